@@ -1,0 +1,195 @@
+// Package apierr is the one error type of the service: every failure carries a
+// Kind, and Kind alone decides the HTTP status (see Status). Handlers and
+// services return *Error values; the HTTP layer renders them in the body of the
+// caller's API version. Internal causes are logged, never echoed.
+package apierr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Kind classifies an error. The zero value is Internal so that an error built
+// without thought never leaks as a 4xx.
+type Kind int
+
+const (
+	Internal            Kind = iota // 500: a bug or a broken dependency
+	Invalid                         // 400: bad input, names Param
+	Unauthenticated                 // 401: missing, unknown, revoked or expired key
+	Forbidden                       // 403: a valid key that may not do this (e.g. live key on a test helper)
+	NotFound                        // 404: missing or out of the caller's scope
+	MethodNotAllowed                // 405
+	Conflict                        // 409: idempotency in flight, illegal state change, lost race
+	TooLarge                        // 413
+	UnsupportedMedia                // 415
+	IdempotencyMismatch             // 422: key reused with a different body
+	RateLimited                     // 429
+	Unavailable                     // 503: dependency down; safe to retry
+	InsufficientFunds               // 400 with code insufficient_balance (spec §7)
+	CardDeclined                    // 402-like outcomes rendered as 400 card_error
+)
+
+var status = map[Kind]int{
+	Internal:            http.StatusInternalServerError,
+	Invalid:             http.StatusBadRequest,
+	Unauthenticated:     http.StatusUnauthorized,
+	Forbidden:           http.StatusForbidden,
+	NotFound:            http.StatusNotFound,
+	MethodNotAllowed:    http.StatusMethodNotAllowed,
+	Conflict:            http.StatusConflict,
+	TooLarge:            http.StatusRequestEntityTooLarge,
+	UnsupportedMedia:    http.StatusUnsupportedMediaType,
+	IdempotencyMismatch: http.StatusUnprocessableEntity,
+	RateLimited:         http.StatusTooManyRequests,
+	Unavailable:         http.StatusServiceUnavailable,
+	InsufficientFunds:   http.StatusBadRequest,
+	CardDeclined:        http.StatusBadRequest,
+}
+
+// errType is the current body's "type" for each kind.
+var errType = map[Kind]string{
+	Internal:            "api_error",
+	Invalid:             "invalid_request_error",
+	Unauthenticated:     "authentication_error",
+	Forbidden:           "invalid_request_error",
+	NotFound:            "invalid_request_error",
+	MethodNotAllowed:    "invalid_request_error",
+	Conflict:            "invalid_request_error",
+	TooLarge:            "invalid_request_error",
+	UnsupportedMedia:    "invalid_request_error",
+	IdempotencyMismatch: "invalid_request_error",
+	RateLimited:         "invalid_request_error",
+	Unavailable:         "api_error",
+	InsufficientFunds:   "invalid_request_error",
+	CardDeclined:        "card_error",
+}
+
+// defaultCode is the "code" used when an error does not set one.
+var defaultCode = map[Kind]string{
+	Internal:            "internal_error",
+	Invalid:             "invalid_request",
+	Unauthenticated:     "invalid_api_key",
+	Forbidden:           "forbidden",
+	NotFound:            "resource_missing",
+	MethodNotAllowed:    "method_not_allowed",
+	Conflict:            "conflict",
+	TooLarge:            "body_too_large",
+	UnsupportedMedia:    "unsupported_media_type",
+	IdempotencyMismatch: "idempotency_key_reused",
+	RateLimited:         "rate_limited",
+	Unavailable:         "service_unavailable",
+	InsufficientFunds:   "insufficient_balance",
+	CardDeclined:        "card_declined",
+}
+
+// Status is the one table from kind to HTTP status.
+func (k Kind) Status() int {
+	if s, ok := status[k]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Type is the current error body's "type".
+func (k Kind) Type() string { return errType[k] }
+
+// Error is the service's error value.
+type Error struct {
+	Kind    Kind
+	Code    string // machine-readable, snake_case; defaults per kind
+	Message string // safe to show to the caller
+	Param   string // the offending field (JSON path), when there is one
+	Op      string // where it happened, for logs only
+	Err     error  // the cause, for logs only; never rendered
+}
+
+func (e *Error) Error() string {
+	msg := e.Message
+	if e.Err != nil {
+		if msg == "" {
+			msg = e.Err.Error()
+		} else {
+			msg += ": " + e.Err.Error()
+		}
+	}
+	if e.Op != "" {
+		return e.Op + ": " + msg
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// CodeOrDefault returns the explicit code or the kind's default one.
+func (e *Error) CodeOrDefault() string {
+	if e.Code != "" {
+		return e.Code
+	}
+	return defaultCode[e.Kind]
+}
+
+// New builds an error of a kind with a caller-safe message.
+func New(kind Kind, code, format string, args ...any) *Error {
+	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalidf is a 400 naming the offending field.
+func Invalidf(param, format string, args ...any) *Error {
+	return &Error{Kind: Invalid, Code: "parameter_invalid", Param: param, Message: fmt.Sprintf(format, args...)}
+}
+
+// Missing is a 400 for a required field that is absent.
+func Missing(param string) *Error {
+	return &Error{Kind: Invalid, Code: "parameter_missing", Param: param, Message: fmt.Sprintf("%s is required", param)}
+}
+
+// NotFoundf is a 404; use it for foreign records too, so existence never leaks.
+func NotFoundf(format string, args ...any) *Error {
+	return &Error{Kind: NotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap attaches an operation and kind to a cause. An *Error cause keeps its own
+// kind, code, message and param unless kind is given explicitly as non-Internal.
+func Wrap(op string, kind Kind, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) && kind == Internal {
+		c := *e
+		if c.Op == "" {
+			c.Op = op
+		} else {
+			c.Op = op + ": " + c.Op
+		}
+		return &c
+	}
+	return &Error{Kind: kind, Op: op, Err: err}
+}
+
+// KindOf reports the kind of err: Internal for anything that is not an *Error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Internal
+}
+
+// Is reports whether err is an *Error of the given kind.
+func Is(err error, kind Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == kind
+}
+
+// As returns err as an *Error, turning anything else into an Internal error
+// whose cause is kept for logs.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Kind: Internal, Err: err}
+}

@@ -1,0 +1,52 @@
+// Package queue is the queue port: SQS semantics (at-least-once delivery,
+// visibility timeout, delay, receive count, dead-letter after MaxReceives),
+// offered by two adapters: SQS and an embedded durable queue.
+package queue
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Logical queue names. Adapters map them to physical names/URLs.
+const (
+	Fulfilment = "fulfilment" // gate orders waiting for a vendor
+	Webhooks   = "webhooks"   // webhook deliveries
+)
+
+// Message is one received message.
+type Message struct {
+	ID           string
+	Body         []byte
+	Receipt      string // handle for Delete/ChangeVisibility; valid for this receive only
+	ReceiveCount int    // 1 on the first delivery
+}
+
+// Queue is the port.
+type Queue interface {
+	// Send enqueues body, invisible for delay (0..15 min).
+	Send(ctx context.Context, queue string, body []byte, delay time.Duration) (id string, err error)
+	// Receive returns up to max (1..10) visible messages and hides them for
+	// visibility; it waits up to wait (0..20 s) for at least one.
+	Receive(ctx context.Context, queue string, max int, visibility, wait time.Duration) ([]Message, error)
+	// Delete acknowledges a message. A stale receipt is ErrStaleReceipt.
+	Delete(ctx context.Context, queue, receipt string) error
+	// ChangeVisibility re-hides (or with 0 releases) a received message; it is
+	// how consumers back off.
+	ChangeVisibility(ctx context.Context, queue, receipt string, visibility time.Duration) error
+	Close() error
+}
+
+// ErrStaleReceipt: the receipt no longer names a hidden message (it became
+// visible again and was received by someone else, or was deleted).
+var ErrStaleReceipt = errors.New("queue: stale receipt")
+
+// ErrInvalid marks a misuse of the port.
+var ErrInvalid = errors.New("queue: invalid request")
+
+// DLQName is the dead-letter queue of a logical queue.
+func DLQName(queue string) string { return queue + "-dlq" }
+
+// MaxReceives before a message moves to its DLQ (SQS redrive maxReceiveCount).
+const MaxReceives = 5
