@@ -1,0 +1,181 @@
+// Package accounts holds the account (merchant or reseller) record: who owns
+// every other record, its mode (test or live), and its default API version.
+package accounts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/version"
+)
+
+// Mode separates sandbox data from real money.
+type Mode string
+
+const (
+	Test Mode = "test"
+	Live Mode = "live"
+)
+
+// Valid reports whether m is a known mode.
+func (m Mode) Valid() bool { return m == Test || m == Live }
+
+// Account is one merchant or reseller.
+type Account struct {
+	ID              string            `json:"id"`
+	Name            string            `json:"name"`
+	MerchantAccount string            `json:"merchant_account"` // checkout's merchantAccount; unique per account
+	Mode            Mode              `json:"mode"`
+	Country         string            `json:"country,omitempty"`
+	Email           string            `json:"email,omitempty"`
+	DefaultVersion  string            `json:"default_version"`
+	Metadata        map[string]string `json:"metadata"`
+	CreatedAt       time.Time         `json:"created_at"`
+}
+
+// Repo reads and writes accounts.
+type Repo struct {
+	st    store.Store
+	clock func() time.Time
+}
+
+// NewRepo builds a repo; nil clock means time.Now.
+func NewRepo(st store.Store, clock func() time.Time) *Repo {
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Repo{st: st, clock: clock}
+}
+
+func accountKey(id string) store.Key {
+	return store.Key{Table: store.TableAccounts, PK: "acct#" + id, SK: "profile"}
+}
+
+// merchantAccountKey reserves a merchantAccount name so two accounts never
+// share one (checkout matches it against the caller).
+func merchantAccountKey(name string) store.Key {
+	return store.Key{Table: store.TableAccounts, PK: "macct#" + strings.ToLower(name), SK: "name"}
+}
+
+// NewAccount is what Create needs.
+type NewAccount struct {
+	Name            string
+	MerchantAccount string // defaults to a name derived from Name
+	Mode            Mode
+	Country         string
+	Email           string
+}
+
+// Create stores a new account, reserving its merchantAccount name.
+func (r *Repo) Create(ctx context.Context, in NewAccount) (*Account, error) {
+	if strings.TrimSpace(in.Name) == "" {
+		return nil, apierr.Missing("name")
+	}
+	if !in.Mode.Valid() {
+		return nil, apierr.Invalidf("mode", "mode must be test or live")
+	}
+	a := &Account{
+		ID:              ids.New(),
+		Name:            in.Name,
+		MerchantAccount: in.MerchantAccount,
+		Mode:            in.Mode,
+		Country:         in.Country,
+		Email:           in.Email,
+		DefaultVersion:  version.Current,
+		Metadata:        map[string]string{},
+		CreatedAt:       r.clock().UTC().Truncate(time.Second),
+	}
+	if a.MerchantAccount == "" {
+		a.MerchantAccount = derivedMerchantAccount(in.Name, a.ID)
+	}
+	data, err := json.Marshal(a)
+	if err != nil {
+		return nil, apierr.Wrap("accounts.Create", apierr.Internal, err)
+	}
+	claim, _ := json.Marshal(map[string]string{"account_id": a.ID})
+	err = r.st.Write(ctx,
+		store.Put(store.Item{Key: accountKey(a.ID), Data: data}, store.IfAbsent),
+		store.Put(store.Item{Key: merchantAccountKey(a.MerchantAccount), Data: claim}, store.IfAbsent),
+	)
+	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 1 {
+		return nil, apierr.New(apierr.Conflict, "merchant_account_taken", "merchant account %q is taken", a.MerchantAccount)
+	}
+	if err != nil {
+		return nil, apierr.Wrap("accounts.Create", apierr.Internal, err)
+	}
+	return a, nil
+}
+
+func derivedMerchantAccount(name, id string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String() + "_" + strings.ReplaceAll(id, "-", "")[20:]
+}
+
+// Get reads one account; a missing one is NotFound.
+func (r *Repo) Get(ctx context.Context, id string) (*Account, error) {
+	a, _, err := r.get(ctx, id)
+	return a, err
+}
+
+func (r *Repo) get(ctx context.Context, id string) (*Account, int64, error) {
+	it, err := r.st.Get(ctx, accountKey(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, apierr.NotFoundf("no such account: %s", id)
+	}
+	if err != nil {
+		return nil, 0, apierr.Wrap("accounts.Get", apierr.Internal, err)
+	}
+	var a Account
+	if err := json.Unmarshal(it.Data, &a); err != nil {
+		return nil, 0, apierr.Wrap("accounts.Get", apierr.Internal, err)
+	}
+	return &a, it.Version, nil
+}
+
+// Update applies fn to the account under optimistic concurrency, together
+// with any extra ops (for example the key records that copy account fields).
+func (r *Repo) Update(ctx context.Context, id string, fn func(*Account) ([]store.Op, error)) (*Account, error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		a, v, err := r.get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		extra, err := fn(a)
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(a)
+		if err != nil {
+			return nil, apierr.Wrap("accounts.Update", apierr.Internal, err)
+		}
+		ops := append([]store.Op{store.Put(store.Item{Key: accountKey(id), Data: data}, store.IfVersion(v))}, extra...)
+		err = r.st.Write(ctx, ops...)
+		if _, ok := store.IsConditionFailed(err); ok {
+			continue
+		}
+		if err != nil {
+			return nil, apierr.Wrap("accounts.Update", apierr.Internal, err)
+		}
+		return a, nil
+	}
+	return nil, apierr.New(apierr.Conflict, "concurrent_update", "the account changed concurrently; retry")
+}
+
+// ValidateVersion is the check shared by every place that sets a version.
+func ValidateVersion(v string) error {
+	if !version.Known(v) {
+		return apierr.Invalidf("version", "unknown version %q; known versions: %s", v, version.List())
+	}
+	return nil
+}

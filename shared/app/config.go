@@ -1,0 +1,66 @@
+// Package app builds a function's dependencies once, from the environment,
+// and starts it: the only code main.go files call. The local gateway and the
+// tests use the same constructors, so every runtime shares one wiring.
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// Config is read from the environment; invalid values fail fast at start.
+type Config struct {
+	Store          string // "dynamodb" (Lambda) or "embedded" (make run, tests)
+	DataDir        string // embedded store and queue files
+	DynamoEndpoint string // DynamoDB Local; empty means AWS
+	SQSEndpoint    string // moto; empty means AWS
+	Region         string
+	Environment    string // dev, staging, prod, local
+	LogLevel       slog.Level
+	Getenv         func(string) string
+}
+
+// ConfigFromEnv reads the configuration.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Store:          getenv("STORE"),
+		DataDir:        getenv("DATA_DIR"),
+		DynamoEndpoint: getenv("DYNAMODB_ENDPOINT"),
+		SQSEndpoint:    getenv("SQS_ENDPOINT"),
+		Region:         getenv("AWS_REGION"),
+		Environment:    getenv("ENVIRONMENT"),
+		Getenv:         getenv,
+	}
+	if c.Store == "" {
+		c.Store = "dynamodb"
+	}
+	if c.Region == "" {
+		c.Region = "us-east-1"
+	}
+	if c.Environment == "" {
+		c.Environment = "local"
+	}
+	switch c.Store {
+	case "dynamodb":
+	case "embedded":
+		if c.DataDir == "" {
+			c.DataDir = ".data"
+		}
+	default:
+		return c, fmt.Errorf("STORE must be dynamodb or embedded, not %q", c.Store)
+	}
+	switch strings.ToLower(getenv("LOG_LEVEL")) {
+	case "", "info":
+		c.LogLevel = slog.LevelInfo
+	case "debug":
+		c.LogLevel = slog.LevelDebug
+	case "warn":
+		c.LogLevel = slog.LevelWarn
+	case "error":
+		c.LogLevel = slog.LevelError
+	default:
+		return c, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error")
+	}
+	return c, nil
+}

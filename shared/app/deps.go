@@ -1,0 +1,137 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/paygate/paygate/shared/accounts"
+	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/boltqueue"
+	"github.com/paygate/paygate/shared/queue/sqsqueue"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/store/dynamostore"
+)
+
+// Deps are the clients and platform services a function group is built from.
+type Deps struct {
+	Config   Config
+	Log      *slog.Logger
+	Clock    func() time.Time
+	Store    store.Store
+	Queue    queue.Queue
+	Accounts *accounts.Repo
+	Keys     *auth.Keys
+	Idem     *idempotency.Store
+	AWS      *aws.Config // nil on the embedded store
+}
+
+// NewLogger is the JSON logger every runtime uses. It never sees keys: the
+// platform logs ids, routes and statuses, not headers or bodies.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// Open builds the dependencies from cfg.
+func Open(ctx context.Context, cfg Config) (*Deps, error) {
+	d := &Deps{Config: cfg, Log: NewLogger(os.Stdout, cfg.LogLevel), Clock: time.Now}
+	var err error
+	switch cfg.Store {
+	case "embedded":
+		if err = os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("data dir: %w", err)
+		}
+		if d.Store, err = boltstore.Open(filepath.Join(cfg.DataDir, "store.db"), d.Clock); err != nil {
+			return nil, fmt.Errorf("embedded store: %w", err)
+		}
+		if d.Queue, err = boltqueue.Open(filepath.Join(cfg.DataDir, "queue.db"), d.Clock); err != nil {
+			d.Store.Close()
+			return nil, fmt.Errorf("embedded queue: %w", err)
+		}
+	default:
+		if err = d.openAWS(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return d.withServices(), nil
+}
+
+// WithStore builds dependencies over an existing store and queue (tests,
+// tools).
+func WithStore(st store.Store, q queue.Queue, log *slog.Logger, clock func() time.Time) *Deps {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if clock == nil {
+		clock = time.Now
+	}
+	return (&Deps{Log: log, Clock: clock, Store: st, Queue: q}).withServices()
+}
+
+func (d *Deps) withServices() *Deps {
+	d.Accounts = accounts.NewRepo(d.Store, d.Clock)
+	d.Keys = auth.NewKeys(d.Store, d.Accounts, d.Clock)
+	d.Idem = idempotency.New(d.Store, d.Clock)
+	return d
+}
+
+func (d *Deps) openAWS(ctx context.Context, cfg Config) error {
+	ac, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.Region))
+	if err != nil {
+		return fmt.Errorf("aws config: %w", err)
+	}
+	d.AWS = &ac
+	tables, err := dynamostore.TablesFromEnv(cfg.Getenv)
+	if err != nil {
+		return err
+	}
+	ddb := dynamodb.NewFromConfig(ac, func(o *dynamodb.Options) {
+		if cfg.DynamoEndpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.DynamoEndpoint)
+		}
+	})
+	d.Store = dynamostore.New(ddb, tables, d.Clock)
+	urls, err := sqsqueue.URLsFromEnv(cfg.Getenv)
+	if err != nil {
+		return err
+	}
+	sq := sqs.NewFromConfig(ac, func(o *sqs.Options) {
+		if cfg.SQSEndpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.SQSEndpoint)
+		}
+	})
+	d.Queue = sqsqueue.New(sq, urls)
+	return nil
+}
+
+// Server builds the HTTP handler of groups over these dependencies.
+func (d *Deps) Server(groups ...httpapi.Group) *httpapi.Server {
+	return httpapi.NewServer(httpapi.Config{Log: d.Log, Keys: d.Keys, Idem: d.Idem, Clock: d.Clock}, groups...)
+}
+
+// Close releases the store and queue.
+func (d *Deps) Close() error {
+	var err error
+	if d.Queue != nil {
+		err = d.Queue.Close()
+	}
+	if d.Store != nil {
+		if e := d.Store.Close(); e != nil {
+			err = e
+		}
+	}
+	return err
+}

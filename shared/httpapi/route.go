@@ -1,0 +1,60 @@
+// Package httpapi is the HTTP platform every function group shares: routes,
+// the middleware chain (request id, logging, panic recovery, body limit,
+// content type, auth, version, idempotency), strict decoding, and rendering of
+// responses and errors in the caller's API version.
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/paygate/paygate/shared/auth"
+)
+
+// AuthMode says which credential a route takes.
+type AuthMode int
+
+const (
+	AuthNone   AuthMode = iota // public (health, OpenAPI document)
+	AuthSecret                 // server key (sk_...), in Authorization or x-api-key
+	AuthClient                 // client key (ck_...) from an allowed Origin
+)
+
+// IdemMode says how a route uses Idempotency-Key.
+type IdemMode int
+
+const (
+	IdemNone     IdemMode = iota // not a creating or money-moving POST
+	IdemOptional                 // honoured when sent (claim/complete around the handler)
+	IdemRequired                 // must be sent (claim/complete around the handler)
+	IdemInline                   // must be sent; the handler writes the record in its own transaction
+)
+
+// Handler serves one route. It returns a response or an error; the platform
+// renders both in the caller's version.
+type Handler func(r *Request) (*Response, error)
+
+// Route is one method and path (Go 1.22 pattern syntax, same as API Gateway's
+// {param}).
+type Route struct {
+	Method      string
+	Path        string
+	Auth        AuthMode
+	Idempotency IdemMode
+	TestOnly    bool // only test-mode keys (the /test-helpers endpoints)
+	Handler     Handler
+}
+
+// Group is one Lambda function's routes. Name is its logical id in
+// template.yaml.
+type Group struct {
+	Name   string
+	Routes []Route
+}
+
+// Principal is the authenticated caller.
+type Principal = auth.Key
+
+// Pattern is the mux pattern of a route.
+func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
+
+var knownMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}

@@ -1,0 +1,321 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/version"
+)
+
+// MaxBody is the request body limit (1 MiB).
+const MaxBody = 1 << 20
+
+// RequestIDHeader is set on every response.
+const RequestIDHeader = "Request-Id"
+
+// Config is what a Server needs.
+type Config struct {
+	Log   *slog.Logger
+	Keys  *auth.Keys
+	Idem  *idempotency.Store
+	Clock func() time.Time
+}
+
+// Server serves route groups.
+type Server struct {
+	mux   *http.ServeMux
+	log   *slog.Logger
+	keys  *auth.Keys
+	idem  *idempotency.Store
+	clock func() time.Time
+	paths []Route
+}
+
+// NewServer builds the handler for groups. A route registered twice panics at
+// start, as http.ServeMux does.
+func NewServer(cfg Config, groups ...Group) *Server {
+	s := &Server{mux: http.NewServeMux(), log: cfg.Log, keys: cfg.Keys, idem: cfg.Idem, clock: cfg.Clock}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	for _, g := range groups {
+		for _, rt := range g.Routes {
+			rt := rt
+			s.paths = append(s.paths, rt)
+			s.mux.Handle(rt.Pattern(), http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+				s.serveRoute(w, hr, &rt)
+			}))
+		}
+	}
+	s.mux.Handle("/", http.HandlerFunc(s.serveUnmatched))
+	return s
+}
+
+// Routes lists the served routes (the local gateway test compares them with
+// template.yaml).
+func (s *Server) Routes() []Route { return slices.Clone(s.paths) }
+
+type ctxKey struct{}
+
+// state is per request, shared by the middleware and the logger.
+type state struct {
+	id        string
+	route     string
+	account   string
+	version   string
+	status    int
+	principal *Principal
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
+	start := time.Now()
+	st := &state{id: "req_" + strings.ReplaceAll(ids.New(), "-", ""), version: version.Current}
+	w.Header().Set(RequestIDHeader, st.id)
+	hr = hr.WithContext(context.WithValue(hr.Context(), ctxKey{}, st))
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic", "request_id", st.id, "route", st.route, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			s.writeError(w, st, &apierr.Error{Kind: apierr.Internal, Op: "panic"})
+		}
+		level := slog.LevelInfo
+		if st.status >= 500 {
+			level = slog.LevelError
+		}
+		s.log.LogAttrs(hr.Context(), level, "request",
+			slog.String("request_id", st.id), slog.String("method", hr.Method), slog.String("route", st.route),
+			slog.Int("status", st.status), slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("account", st.account), slog.String("version", st.version))
+	}()
+	s.mux.ServeHTTP(w, hr)
+}
+
+func stateOf(hr *http.Request) *state { return hr.Context().Value(ctxKey{}).(*state) }
+
+// serveUnmatched answers 405 with Allow when the path exists under other
+// methods, else 404, in the error body.
+func (s *Server) serveUnmatched(w http.ResponseWriter, hr *http.Request) {
+	st := stateOf(hr)
+	st.route = "unmatched"
+	if v := hr.Header.Get(version.Header); version.Known(v) {
+		st.version = v
+	}
+	var allow []string
+	for _, m := range knownMethods {
+		probe := hr.Clone(hr.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.writeError(w, st, apierr.New(apierr.MethodNotAllowed, "", "%s is not allowed here; allowed: %s", hr.Method, strings.Join(allow, ", ")))
+		return
+	}
+	s.writeError(w, st, apierr.New(apierr.NotFound, "route_not_found", "no route for %s %s", hr.Method, hr.URL.Path))
+}
+
+func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route) {
+	st := stateOf(hr)
+	st.route = rt.Pattern()
+	resp, err := s.handle(hr, rt, st)
+	if err != nil {
+		s.writeError(w, st, err)
+		return
+	}
+	s.write(w, st, resp)
+}
+
+func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, error) {
+	// Version from the header first, so even a 401 speaks the caller's version.
+	if v := hr.Header.Get(version.Header); v != "" {
+		if !version.Known(v) {
+			return nil, apierr.Invalidf(version.Header, "unknown %s %q; known versions: %s", version.Header, v, version.List())
+		}
+		st.version = v
+	}
+	body, err := readBody(hr)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{HTTP: hr, ID: st.id, Body: body, Version: st.version, Now: s.clock(), route: rt, server: s}
+	if err := s.authenticate(req, rt, st); err != nil {
+		return nil, err
+	}
+	req.Version = st.version
+	req.Log = s.log.With("request_id", st.id, "account", st.account)
+	switch rt.Idempotency {
+	case IdemOptional, IdemRequired:
+		return s.idempotent(req, rt)
+	case IdemInline:
+		if err := idempotency.ValidateKey(hr.Header.Get(idempotency.Header)); err != nil {
+			return nil, err
+		}
+	}
+	return rt.Handler(req)
+}
+
+// readBody enforces the size limit and the JSON content type.
+func readBody(hr *http.Request) ([]byte, error) {
+	if hr.Body == nil || hr.Body == http.NoBody {
+		return nil, nil
+	}
+	if hr.ContentLength > MaxBody {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(io.LimitReader(hr.Body, MaxBody+1))
+	if err != nil {
+		return nil, apierr.New(apierr.Invalid, "body_unreadable", "the request body could not be read")
+	}
+	if len(body) > MaxBody {
+		return nil, tooLarge
+	}
+	if len(body) == 0 {
+		return nil, nil
+	}
+	ct := hr.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return nil, apierr.New(apierr.UnsupportedMedia, "", "send the body as application/json (got %q)", ct)
+	}
+	return body, nil
+}
+
+var tooLarge = apierr.New(apierr.TooLarge, "", "the request body is larger than %d bytes", MaxBody)
+
+func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
+	if rt.Auth == AuthNone {
+		return nil
+	}
+	secret, err := auth.FromHeaders(req.HTTP.Header)
+	if err != nil {
+		return err
+	}
+	k, err := s.keys.Authenticate(req.HTTP.Context(), secret)
+	if err != nil {
+		return err
+	}
+	switch {
+	case rt.Auth == AuthSecret && k.Kind != auth.Secret:
+		return apierr.New(apierr.Unauthenticated, "wrong_key_kind", "this endpoint takes a secret API key, not a client key")
+	case rt.Auth == AuthClient && k.Kind != auth.Client:
+		return apierr.New(apierr.Unauthenticated, "wrong_key_kind", "this endpoint takes a client key; secret keys must never reach a browser or app")
+	case rt.Auth == AuthClient && !slices.Contains(k.AllowedOrigins, req.HTTP.Header.Get("Origin")):
+		return apierr.New(apierr.Forbidden, "origin_not_allowed", "this client key is not allowed from origin %q", req.HTTP.Header.Get("Origin"))
+	}
+	req.Principal = k
+	st.principal = k
+	st.account = k.AccountID
+	if req.HTTP.Header.Get(version.Header) == "" && version.Known(k.DefaultVersion) {
+		st.version = k.DefaultVersion
+	}
+	if rt.TestOnly && !req.TestMode() {
+		return apierr.New(apierr.Forbidden, "test_mode_only", "test helpers take test-mode keys only")
+	}
+	return nil
+}
+
+// idempotent runs the handler under a claim on the Idempotency-Key.
+func (s *Server) idempotent(req *Request, rt *Route) (*Response, error) {
+	key := req.HTTP.Header.Get(idempotency.Header)
+	if key == "" && rt.Idempotency == IdemOptional {
+		return rt.Handler(req)
+	}
+	if err := idempotency.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	ir := req.IdempotencyRequest()
+	ctx := req.HTTP.Context()
+	prev, err := s.idem.Claim(ctx, ir)
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil {
+		return Replay(*prev), nil
+	}
+	resp, herr := s.safeHandle(req, rt)
+	if herr == nil && resp.Status >= 200 && resp.Status < 300 {
+		res, err := req.Render(resp)
+		if err == nil {
+			err = s.idem.Complete(ctx, ir, res)
+		}
+		if err != nil {
+			// The work is done but not recorded: keep the claim (it lapses
+			// after its lease) rather than invite a duplicate, and say so.
+			req.Log.Error("idempotency record not stored", "error", err.Error())
+		}
+		return Raw(res.Status, res.Body), nil
+	}
+	if err := s.idem.Release(ctx, ir); err != nil {
+		req.Log.Error("idempotency release failed", "error", err.Error())
+	}
+	return resp, herr
+}
+
+// safeHandle turns a handler panic into an error so the claim is released.
+func (s *Server) safeHandle(req *Request, rt *Route) (resp *Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			req.Log.Error("panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			resp, err = nil, &apierr.Error{Kind: apierr.Internal, Op: "panic"}
+		}
+	}()
+	return rt.Handler(req)
+}
+
+// Replay is the response for a stored idempotent result.
+func Replay(res idempotency.Result) *Response {
+	r := Raw(res.Status, res.Body)
+	r.Headers = http.Header{idempotency.ReplayedHeader: []string{"true"}}
+	if res.Version != "" {
+		r.Headers.Set(version.Header, res.Version)
+	}
+	return r
+}
+
+func (s *Server) write(w http.ResponseWriter, st *state, resp *Response) {
+	body, err := s.render(st.version, resp)
+	if err != nil {
+		s.writeError(w, st, apierr.Wrap("render", apierr.Internal, err))
+		return
+	}
+	h := w.Header()
+	h.Set(version.Header, st.version)
+	for k, vs := range resp.Headers {
+		h[k] = vs
+	}
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Cache-Control", "no-store")
+	st.status = resp.Status
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(body)
+}
+
+func (s *Server) writeError(w http.ResponseWriter, st *state, err error) {
+	e := apierr.As(err)
+	if e.Kind == apierr.Internal || e.Kind == apierr.Unavailable {
+		s.log.Error("request failed", "request_id", st.id, "route", st.route, "error", e.Error())
+	}
+	if errors.Is(err, context.Canceled) {
+		e = &apierr.Error{Kind: apierr.Unavailable, Message: "the request was cancelled"}
+	}
+	s.write(w, st, errorResponse(e, st.id))
+}
