@@ -1,0 +1,113 @@
+package ids
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/paygate/paygate/shared/apierr"
+)
+
+func TestNewIsV7(t *testing.T) {
+	s := New()
+	if len(s) != 36 || strings.ToLower(s) != s {
+		t.Fatalf("New() = %q, want canonical lower case", s)
+	}
+	u, err := uuid.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Version() != 7 || u.Variant() != uuid.RFC4122 {
+		t.Errorf("New() = %s: version %d variant %v", s, u.Version(), u.Variant())
+	}
+	if s[14] != '7' {
+		t.Errorf("version nibble of %s is %c", s, s[14])
+	}
+}
+
+// TestOrdering checks that string order is generation order, which is what
+// makes v7 ids usable as sort keys.
+func TestOrdering(t *testing.T) {
+	for name, gen := range map[string]func() string{
+		"New":      New,
+		"Prefixed": func() string { return Prefixed("evt") },
+	} {
+		got := make([]string, 10000)
+		for i := range got {
+			got[i] = gen()
+		}
+		if !sort.StringsAreSorted(got) {
+			t.Errorf("%s: ids not in generation order", name)
+		}
+		seen := map[string]bool{}
+		for _, id := range got {
+			if seen[id] {
+				t.Fatalf("%s: duplicate id %s", name, id)
+			}
+			seen[id] = true
+		}
+	}
+}
+
+func TestPrefixed(t *testing.T) {
+	s := Prefixed("evt")
+	if !strings.HasPrefix(s, "evt_") || len(s) != 4+32 {
+		t.Fatalf("Prefixed = %q", s)
+	}
+	u, err := uuid.Parse(s[4:])
+	if err != nil || u.Version() != 7 {
+		t.Errorf("Prefixed hex %q: version %d, %v", s[4:], u.Version(), err)
+	}
+	if !ValidPrefixed("evt", s) {
+		t.Errorf("ValidPrefixed(evt, %q) = false", s)
+	}
+	for _, bad := range []string{
+		"", "evt", "evt_", "key_" + s[4:], "evt-" + s[4:], "evt_" + strings.ToUpper(s[4:]),
+		s + "0", s[:len(s)-1], "evt_" + s[4:len(s)-1] + "g", "evtx" + s[4:],
+	} {
+		if ValidPrefixed("evt", bad) {
+			t.Errorf("ValidPrefixed(evt, %q) = true", bad)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	const lower = "123e4567-e89b-12d3-a456-426614174000"
+	for _, s := range []string{
+		lower,
+		strings.ToUpper(lower),
+		"00000000-0000-0000-0000-000000000000",
+		New(),
+	} {
+		u, err := Parse(s)
+		if err != nil || u.String() != strings.ToLower(s) || !Valid(s) {
+			t.Errorf("Parse(%q) = %s, %v", s, u, err)
+		}
+	}
+	for _, s := range []string{
+		"",
+		"{" + lower + "}",
+		"urn:uuid:" + lower,
+		strings.ReplaceAll(lower, "-", ""),
+		lower[:35],
+		lower + "0",
+		" " + lower[1:],
+		"123e4567-e89b-12d3-a456_426614174000",
+		"123e4567-e89b-12d3-a456-42661417400g",
+		"123e4567e-89b-12d3-a456-426614174000",
+	} {
+		if Valid(s) {
+			t.Errorf("Valid(%q) = true", s)
+		}
+	}
+	_, err := ParseField("agent_id", "nope")
+	ae := apierr.As(err)
+	if ae.Kind != apierr.Invalid || ae.Param != "agent_id" || !strings.HasPrefix(ae.Message, "agent_id ") {
+		t.Errorf("ParseField error %#v", ae)
+	}
+	if _, err := Parse("nope"); apierr.As(err).Param != "" {
+		t.Errorf("Parse set a param: %v", err)
+	}
+}

@@ -1,0 +1,38 @@
+package money
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/paygate/paygate/shared/apierr"
+)
+
+// Causes carried in the Err of the *apierr.Error values this package returns,
+// so callers can tell failures apart with errors.Is without parsing messages.
+var (
+	ErrSyntax          = errors.New("money: malformed value")
+	ErrNegative        = errors.New("money: negative amount")
+	ErrPrecision       = errors.New("money: more decimal places than the currency allows")
+	ErrRange           = errors.New("money: amount out of range")
+	ErrUnknownCurrency = errors.New("money: unknown currency")
+)
+
+// invalid builds the 400 for a bad value; field may be empty and set by the
+// caller later.
+func invalid(field string, cause error, format string, args ...any) *apierr.Error {
+	return &apierr.Error{
+		Kind:    apierr.Invalid,
+		Code:    "parameter_invalid",
+		Param:   field,
+		Message: fmt.Sprintf(format, args...),
+		Err:     cause,
+	}
+}
+
+// subject names the value in a message: the field when known.
+func subject(field, fallback string) string {
+	if field != "" {
+		return field
+	}
+	return fallback
+}
