@@ -1,0 +1,113 @@
+package boltstore
+
+import (
+	"context"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Write applies ops in one bbolt transaction: every condition is checked
+// before anything is written, so a failure leaves all items untouched.
+func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := store.ValidateOps(ops); err != nil {
+		return err
+	}
+	now := s.clock()
+	return s.db.Update(func(tx *bolt.Tx) error {
+		// raw holds each op's stored item, expired or not: versions continue
+		// across expiry, as they do in DynamoDB.
+		raw := make([]*store.Item, len(ops))
+		for i, op := range ops {
+			b, err := bucket(tx, op.Item.Table)
+			if err != nil {
+				return err
+			}
+			if raw[i], err = loadRaw(b, op.Item.Key); err != nil {
+				return err
+			}
+			live := raw[i]
+			if live != nil && live.Expired(now) {
+				live = nil
+			}
+			if !holds(op, live) {
+				return &store.ConditionFailedError{Index: i, Current: live}
+			}
+		}
+		for i, op := range ops {
+			if err := apply(tx, op, raw[i], now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// holds reports whether op may run over live (nil when absent or expired).
+func holds(op store.Op, live *store.Item) bool {
+	switch op.Cond.Kind {
+	case store.CondAbsent:
+		if live != nil {
+			return false
+		}
+	case store.CondExists:
+		if live == nil {
+			return false
+		}
+	case store.CondVersion:
+		if live == nil || live.Version != op.Cond.Version {
+			return false
+		}
+	}
+	if op.Kind == store.OpAdd && op.NonNegative {
+		var n int64
+		if live != nil {
+			n = live.N
+		}
+		return n+op.Delta >= 0
+	}
+	return true
+}
+
+func apply(tx *bolt.Tx, op store.Op, raw *store.Item, now time.Time) error {
+	b, err := bucket(tx, op.Item.Table)
+	if err != nil {
+		return err
+	}
+	key, err := encodeKey(op.Item.PK, op.Item.SK)
+	if err != nil {
+		return err
+	}
+	var version int64
+	if raw != nil {
+		version = raw.Version
+	}
+	var next store.Item
+	switch op.Kind {
+	case store.OpCheck:
+		return nil
+	case store.OpDelete:
+		return b.Delete(key)
+	case store.OpPut:
+		next = op.Item
+	case store.OpAdd:
+		// An expired item counts as absent: the counter starts again.
+		if raw != nil && !raw.Expired(now) {
+			next = *raw
+		} else {
+			next = store.Item{Key: op.Item.Key}
+		}
+		next.N += op.Delta
+		if op.Item.Data != nil {
+			next.Data = op.Item.Data
+			next.ExpiresAt = op.Item.ExpiresAt
+		}
+	}
+	next.Version = version + 1
+	return b.Put(key, encodeValue(next))
+}

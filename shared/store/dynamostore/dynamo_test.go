@@ -1,0 +1,100 @@
+package dynamostore_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/store/storetest"
+)
+
+// TestContract runs the suite on one shared set of tables: subtests use
+// unique partition keys.
+func TestContract(t *testing.T) {
+	client := dynamotest.Client(t)
+	tables := dynamotest.Tables(t, client)
+	storetest.Run(t, func(t *testing.T, clock store.Clock) store.Store {
+		return dynamostore.New(client, tables, clock)
+	})
+}
+
+func TestCreateTablesIsIdempotentAndStreamsEvents(t *testing.T) {
+	client := dynamotest.Client(t)
+	tables := dynamotest.Tables(t, client)
+	ctx := context.Background()
+	require.NoError(t, dynamostore.CreateTables(ctx, client, tables))
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tables[store.TableEvents])})
+	require.NoError(t, err)
+	require.NotNil(t, out.Table.StreamSpecification)
+	assert.True(t, aws.ToBool(out.Table.StreamSpecification.StreamEnabled))
+	assert.Equal(t, types.StreamViewTypeNewImage, out.Table.StreamSpecification.StreamViewType)
+	assert.Equal(t, types.TableStatusActive, out.Table.TableStatus)
+}
+
+func TestCallCounterCountsOperations(t *testing.T) {
+	counter := dynamostore.NewCallCounter()
+	client := dynamotest.Client(t, counter.Option())
+	s := dynamostore.New(client, dynamotest.Tables(t, client), nil)
+	ctx := context.Background()
+	counter.Reset()
+
+	k := store.Key{Table: store.TableAccounts, PK: "acct", SK: "key"}
+	require.NoError(t, s.Write(ctx, store.Put(store.Item{Key: k, Data: []byte("x")}, store.IfAbsent)))
+	_, err := s.Get(ctx, k)
+	require.NoError(t, err)
+	_, err = s.Query(ctx, store.Query{Table: store.TableAccounts, PK: "acct", Limit: 10})
+	require.NoError(t, err)
+	// A failed condition costs no second read: the item comes back with it.
+	err = s.Write(ctx, store.Put(store.Item{Key: k}, store.IfAbsent))
+	_, failed := store.IsConditionFailed(err)
+	require.True(t, failed)
+	require.NoError(t, s.Write(ctx, store.Add(k, 1, false, store.Always), store.Delete(store.Key{Table: store.TableOrders, PK: "o", SK: "o"}, store.Always)))
+
+	assert.Equal(t, map[string]int{"UpdateItem": 2, "GetItem": 1, "Query": 1, "TransactWriteItems": 1}, counter.Counts())
+	counter.Reset()
+	assert.Empty(t, counter.Counts())
+}
+
+func TestCallCounterRegisterOnConfig(t *testing.T) {
+	counter := dynamostore.NewCallCounter()
+	cfg, endpoint := dynamotest.Config(t)
+	counter.Register(&cfg)
+	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() {
+			_, err := client.ListTables(context.Background(), &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, map[string]int{"ListTables": 5}, counter.Counts())
+}
+
+func TestTablesFromEnv(t *testing.T) {
+	env := map[string]string{}
+	for _, logical := range store.AllTables {
+		env[dynamostore.EnvVar(logical)] = "prod-" + logical
+	}
+	tables, err := dynamostore.TablesFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, dynamostore.TablesWithPrefix("prod-"), tables)
+	assert.Equal(t, "prod-accounts", tables[store.TableAccounts])
+	assert.Equal(t, "TABLE_IDEMPOTENCY", dynamostore.EnvVar(store.TableIdempotency))
+
+	delete(env, "TABLE_LEDGER")
+	delete(env, "TABLE_EVENTS")
+	_, err = dynamostore.TablesFromEnv(func(k string) string { return env[k] })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "TABLE_LEDGER")
+	assert.Contains(t, err.Error(), "TABLE_EVENTS")
+}
