@@ -104,10 +104,7 @@ func (d *Deps) openAWS(ctx context.Context, cfg Config) error {
 		}
 	})
 	d.Store = dynamostore.New(ddb, tables, d.Clock)
-	urls, err := sqsqueue.URLsFromEnv(cfg.Getenv)
-	if err != nil {
-		return err
-	}
+	urls := sqsqueue.URLsFromEnv(cfg.Getenv)
 	sq := sqs.NewFromConfig(ac, func(o *sqs.Options) {
 		if cfg.SQSEndpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.SQSEndpoint)

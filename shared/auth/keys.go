@@ -279,8 +279,11 @@ func (s *Keys) SetDefaultVersion(ctx context.Context, accountID, v string) error
 	_, err = s.accounts.Update(ctx, accountID, func(a *accounts.Account) ([]store.Op, error) {
 		a.DefaultVersion = v
 		var ops []store.Op
+		now := s.clock()
 		for _, k := range keys {
-			if k.RevokedAt != nil {
+			// Revoked and expired keys authenticate nothing, and an expired
+			// key's lookup record may already be gone (TTL), so skip them.
+			if !k.Active(now) {
 				continue
 			}
 			k.DefaultVersion = v

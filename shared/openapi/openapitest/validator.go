@@ -94,15 +94,18 @@ func (v *Validator) Match(path string) (string, bool) {
 // describe is an error too: the document must cover what the service says.
 func (v *Validator) Validate(method, path string, status int, contentType string, body []byte) error {
 	tmpl, ok := v.Match(path)
-	if !ok {
-		return fmt.Errorf("openapi: no path for %s", path)
+	var resps map[string]json.RawMessage
+	if ok {
+		resps, ok = v.paths[tmpl][strings.ToUpper(method)]
 	}
-	resps, ok := v.paths[tmpl][strings.ToUpper(method)]
 	if !ok {
-		if status == 405 || status == 404 {
-			return nil // unmatched method: answered by the platform, not an operation
+		// No such operation: only the platform's 404/405 may answer, in the
+		// shared error response.
+		if status != 404 && status != 405 {
+			return fmt.Errorf("openapi: no %s operation for %s, yet status %d", method, path, status)
 		}
-		return fmt.Errorf("openapi: no %s operation on %s", method, tmpl)
+		tmpl = path
+		resps = map[string]json.RawMessage{"default": json.RawMessage(`{"$ref": "#/components/responses/Error"}`)}
 	}
 	code := strconv.Itoa(status)
 	if _, ok := resps[code]; !ok {
