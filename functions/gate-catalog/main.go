@@ -1,0 +1,9 @@
+// Command gate-catalog is the GateCatalogFunction Lambda: the Gate API catalog.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+func main() { app.StartHTTP(wiring.GateCatalog) }

@@ -1,0 +1,144 @@
+// Package ledger holds an account's prepaid balances (one per currency) and
+// the deposits that credit them. Balances change only through store.Add ops,
+// so every debit and credit is atomic and a debit never takes a balance below
+// zero; callers put DebitOp/CreditOp in their own transactions (orders,
+// refunds) so the money moves with the record that explains it.
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Balance is one currency's available amount.
+type Balance struct {
+	AccountID string
+	Currency  string
+	Available int64 // minor units
+	UpdatedAt time.Time
+	// Version is the store version of the balance item; 0 when no balance has
+	// ever been stored. DebitOp uses it to make balance_before exact.
+	Version int64
+}
+
+// balanceBody is the Data of a balance item; the amount itself is the item's
+// counter N.
+type balanceBody struct {
+	Currency  string    `json:"currency"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// maxCurrencies bounds the one query Balances makes; an account holds one row
+// per currency, so this is far above any real count.
+const maxCurrencies = 300
+
+func balancePK(accountID string) string { return "bal#" + accountID }
+
+// BalanceKey addresses the balance of accountID in currency.
+func BalanceKey(accountID, currency string) store.Key {
+	return store.Key{Table: store.TableLedger, PK: balancePK(accountID), SK: currency}
+}
+
+// Ledger reads balances and posts deposits.
+type Ledger struct {
+	st    store.Store
+	clock func() time.Time
+}
+
+// New builds a ledger; nil clock means time.Now.
+func New(st store.Store, clock func() time.Time) *Ledger {
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Ledger{st: st, clock: clock}
+}
+
+// Balance is a consistent read of one balance. An absent balance is zero at
+// Version 0.
+func (l *Ledger) Balance(ctx context.Context, accountID, currency string) (Balance, error) {
+	it, err := l.st.Get(ctx, BalanceKey(accountID, currency))
+	if errors.Is(err, store.ErrNotFound) {
+		return Balance{AccountID: accountID, Currency: currency}, nil
+	}
+	if err != nil {
+		return Balance{}, apierr.Wrap("ledger.Balance", apierr.Internal, err)
+	}
+	return fromItem(accountID, it)
+}
+
+// Balances lists every currency the account holds, by currency code.
+func (l *Ledger) Balances(ctx context.Context, accountID string) ([]Balance, error) {
+	page, err := l.st.Query(ctx, store.Query{Table: store.TableLedger, PK: balancePK(accountID), Limit: maxCurrencies})
+	if err != nil {
+		return nil, apierr.Wrap("ledger.Balances", apierr.Internal, err)
+	}
+	out := make([]Balance, 0, len(page.Items))
+	for _, it := range page.Items {
+		b, err := fromItem(accountID, it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	return out, nil
+}
+
+func fromItem(accountID string, it store.Item) (Balance, error) {
+	b := Balance{AccountID: accountID, Currency: it.SK, Available: it.N, Version: it.Version}
+	if len(it.Data) > 0 {
+		var body balanceBody
+		if err := json.Unmarshal(it.Data, &body); err != nil {
+			return Balance{}, apierr.Wrap("ledger.balance", apierr.Internal, err)
+		}
+		b.UpdatedAt = body.UpdatedAt
+	}
+	return b, nil
+}
+
+// body is the Data written with every change, so updated_at moves with N.
+func body(currency string, now time.Time) []byte {
+	b, _ := json.Marshal(balanceBody{Currency: currency, UpdatedAt: now.UTC()})
+	return b
+}
+
+// DebitOp takes amount (> 0, minor units) off the balance inside the caller's
+// transaction. It fails its condition when the balance would go below zero
+// and, when version > 0, when the balance is no longer at that version, so the
+// caller's balance_before/balance_after read at version are exact. A failed
+// condition is a *store.ConditionFailedError whose Current is the balance now.
+func DebitOp(accountID, currency string, amount int64, version int64, now time.Time) store.Op {
+	cond := store.Always
+	if version > 0 {
+		cond = store.IfVersion(version)
+	}
+	op := store.Add(BalanceKey(accountID, currency), -amount, true, cond)
+	op.Item.Data = body(currency, now)
+	return op
+}
+
+// CreditOp adds amount (> 0, minor units) to the balance inside the caller's
+// transaction (deposits, refunds of failed orders). It creates the balance if
+// absent and has no condition.
+func CreditOp(accountID, currency string, amount int64, now time.Time) store.Op {
+	op := store.Add(BalanceKey(accountID, currency), amount, false, store.Always)
+	op.Item.Data = body(currency, now)
+	return op
+}
+
+// IsInsufficient reports whether err is the failure of a DebitOp at index i of
+// a Write because the balance was too low (as opposed to a stale version),
+// judged from the item the store returned.
+func IsInsufficient(err error, i int, amount int64) bool {
+	cf, ok := store.IsConditionFailed(err)
+	if !ok || cf.Index != i {
+		return false
+	}
+	return cf.Current == nil || cf.Current.N < amount
+}

@@ -1,0 +1,177 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+	"unicode"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Method is how a deposit reached us.
+type Method string
+
+const (
+	MethodBankWire Method = "bank_wire"
+	MethodManual   Method = "manual"
+)
+
+// Status is a deposit's state: pending until it credits the balance.
+type Status string
+
+const (
+	StatusPending Status = "pending"
+	StatusPosted  Status = "posted"
+)
+
+// KindDeposit is the resource kind for version changes.
+const KindDeposit = "gate_deposit"
+
+// MaxExternalRefLen bounds a deposit reference (a bank or operator reference).
+const MaxExternalRefLen = 128
+
+// Deposit is money added to a balance. Amount is minor units of Currency.
+type Deposit struct {
+	ID          string     `json:"id"`
+	AccountID   string     `json:"account_id"`
+	Currency    string     `json:"currency"`
+	Amount      int64      `json:"amount"`
+	Method      Method     `json:"method"`
+	Status      Status     `json:"status"`
+	ExternalRef string     `json:"external_ref"`
+	CreatedAt   time.Time  `json:"created_at"`
+	PostedAt    *time.Time `json:"posted_at,omitempty"`
+}
+
+// View is the public form of a deposit (amounts as DecimalAmount).
+type View struct {
+	ID           string     `json:"id"`
+	CurrencyCode string     `json:"currency_code"`
+	Amount       string     `json:"amount"`
+	Method       Method     `json:"method"`
+	Status       Status     `json:"status"`
+	ExternalRef  string     `json:"external_ref"`
+	CreatedAt    time.Time  `json:"created_at"`
+	PostedAt     *time.Time `json:"posted_at"`
+}
+
+// View renders d for the API.
+func (d *Deposit) View() View {
+	c, _ := money.ParseCurrency(d.Currency)
+	return View{
+		ID: d.ID, CurrencyCode: d.Currency, Amount: money.FormatDecimal(d.Amount, c), Method: d.Method,
+		Status: d.Status, ExternalRef: d.ExternalRef, CreatedAt: d.CreatedAt, PostedAt: d.PostedAt,
+	}
+}
+
+func depositPK(accountID string) string { return "dep#" + accountID }
+
+// refKey claims an external reference for one deposit of the account; its
+// Data is that deposit, so a duplicate gets the first one without a read.
+func refKey(accountID, ref string) store.Key {
+	return store.Key{Table: store.TableLedger, PK: "depref#" + accountID, SK: ref}
+}
+
+// validate normalises and checks a deposit to post.
+func (in *Deposit) validate() error {
+	c, err := money.ParseCurrencyField("currency_code", in.Currency)
+	if err != nil {
+		return err
+	}
+	in.Currency = c.Code()
+	if in.Amount <= 0 || in.Amount > money.MaxMinor {
+		return apierr.Invalidf("amount", "amount must be greater than zero and at most %s", money.FormatDecimal(money.MaxMinor, c))
+	}
+	switch in.Method {
+	case "":
+		in.Method = MethodManual
+	case MethodBankWire, MethodManual:
+	default:
+		return apierr.Invalidf("method", "method must be bank_wire or manual")
+	}
+	if len(in.ExternalRef) > MaxExternalRefLen {
+		return apierr.Invalidf("external_ref", "external_ref must be at most %d characters", MaxExternalRefLen)
+	}
+	for _, r := range in.ExternalRef {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return apierr.Invalidf("external_ref", "external_ref must be printable characters without spaces")
+		}
+	}
+	return nil
+}
+
+// postAttempts bounds retries of a transaction that lost a race (a DynamoDB
+// transaction conflict): the retry either wins or finds the reference taken.
+const postAttempts = 5
+
+// PostDeposit records a posted deposit and credits the balance in one
+// transaction. The external reference is claimed in the same transaction, so
+// posting one reference twice (or concurrently) credits once: the second call
+// returns the first deposit with created = false, whatever its amount. An
+// empty reference gets the deposit's id.
+func (l *Ledger) PostDeposit(ctx context.Context, accountID string, in Deposit) (*Deposit, bool, error) {
+	if err := in.validate(); err != nil {
+		return nil, false, err
+	}
+	for attempt := 1; ; attempt++ {
+		d, created, err := l.post(ctx, accountID, in)
+		if apierr.Is(err, apierr.Conflict) && attempt < postAttempts && ctx.Err() == nil {
+			continue
+		}
+		return d, created, err
+	}
+}
+
+func (l *Ledger) post(ctx context.Context, accountID string, in Deposit) (*Deposit, bool, error) {
+	now := l.clock().UTC()
+	d := in
+	d.ID = ids.New()
+	d.AccountID = accountID
+	d.Status = StatusPosted
+	d.CreatedAt = now
+	d.PostedAt = &now
+	if d.ExternalRef == "" {
+		d.ExternalRef = d.ID
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return nil, false, apierr.Wrap("ledger.PostDeposit", apierr.Internal, err)
+	}
+	err = l.st.Write(ctx,
+		store.Put(store.Item{Key: store.Key{Table: store.TableLedger, PK: depositPK(accountID), SK: depositSK(&d)}, Data: data}, store.IfAbsent),
+		store.Put(store.Item{Key: refKey(accountID, d.ExternalRef), Data: data}, store.IfAbsent),
+		CreditOp(accountID, d.Currency, d.Amount, now),
+	)
+	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 1 && cf.Current != nil {
+		var first Deposit
+		if err := json.Unmarshal(cf.Current.Data, &first); err != nil {
+			return nil, false, apierr.Wrap("ledger.PostDeposit", apierr.Internal, err)
+		}
+		return &first, false, nil
+	}
+	if err != nil {
+		return nil, false, apierr.Wrap("ledger.PostDeposit", apierr.Internal, err)
+	}
+	return &d, true, nil
+}
+
+// DepositByRef reads the deposit that claimed ref, NotFound when none did.
+func (l *Ledger) DepositByRef(ctx context.Context, accountID, ref string) (*Deposit, error) {
+	it, err := l.st.Get(ctx, refKey(accountID, ref))
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, apierr.NotFoundf("no deposit with external_ref %q", ref)
+		}
+		return nil, apierr.Wrap("ledger.DepositByRef", apierr.Internal, err)
+	}
+	var d Deposit
+	if err := json.Unmarshal(it.Data, &d); err != nil {
+		return nil, apierr.Wrap("ledger.DepositByRef", apierr.Internal, err)
+	}
+	return &d, nil
+}

@@ -1,0 +1,242 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+)
+
+// stores runs a test against the embedded store and DynamoDB Local (skipped
+// without DYNAMODB_ENDPOINT unless REQUIRE_REAL_SERVERS=1).
+func stores(t *testing.T, run func(t *testing.T, st store.Store)) {
+	t.Run("embedded", func(t *testing.T) {
+		st, err := boltstore.Open(filepath.Join(t.TempDir(), "store.db"), time.Now)
+		require.NoError(t, err)
+		t.Cleanup(func() { st.Close() })
+		run(t, st)
+	})
+	t.Run("dynamodb", func(t *testing.T) { run(t, dynamotest.New(t, nil)) })
+}
+
+const acct = "0190f3a2-b4c4-7d1e-8a00-000000000001"
+
+func TestBalanceAbsentIsZero(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		l := ledger.New(st, nil)
+		b, err := l.Balance(context.Background(), acct, "USD")
+		require.NoError(t, err)
+		require.Equal(t, ledger.Balance{AccountID: acct, Currency: "USD"}, b)
+		bs, err := l.Balances(context.Background(), acct)
+		require.NoError(t, err)
+		require.Empty(t, bs)
+	})
+}
+
+func TestDebitAndCreditOps(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+		l := ledger.New(st, func() time.Time { return now })
+		require.NoError(t, st.Write(ctx, ledger.CreditOp(acct, "USD", 1000, now)))
+		b, err := l.Balance(ctx, acct, "USD")
+		require.NoError(t, err)
+		require.Equal(t, int64(1000), b.Available)
+		require.Equal(t, now, b.UpdatedAt)
+		require.Positive(t, b.Version)
+
+		// A stale version fails even when the funds suffice.
+		err = st.Write(ctx, ledger.DebitOp(acct, "USD", 100, b.Version+1, now))
+		_, ok := store.IsConditionFailed(err)
+		require.True(t, ok)
+		require.False(t, ledger.IsInsufficient(err, 0, 100))
+
+		// More than the balance fails and reports insufficiency.
+		err = st.Write(ctx, ledger.DebitOp(acct, "USD", 1001, 0, now))
+		require.True(t, ledger.IsInsufficient(err, 0, 1001))
+		err = st.Write(ctx, ledger.DebitOp(acct, "USD", 1001, b.Version, now))
+		require.True(t, ledger.IsInsufficient(err, 0, 1001))
+
+		// At the read version, exactly all of it.
+		later := now.Add(time.Minute)
+		require.NoError(t, st.Write(ctx, ledger.DebitOp(acct, "USD", 1000, b.Version, later)))
+		b2, err := l.Balance(ctx, acct, "USD")
+		require.NoError(t, err)
+		require.Equal(t, int64(0), b2.Available)
+		require.Equal(t, b.Version+1, b2.Version)
+		require.Equal(t, later, b2.UpdatedAt)
+
+		// Debiting an absent balance fails.
+		require.True(t, ledger.IsInsufficient(st.Write(ctx, ledger.DebitOp(acct, "EUR", 1, 0, now)), 0, 1))
+
+		require.NoError(t, st.Write(ctx, ledger.CreditOp(acct, "EUR", 5, now)))
+		bs, err := l.Balances(ctx, acct)
+		require.NoError(t, err)
+		require.Len(t, bs, 2)
+		require.Equal(t, []string{"EUR", "USD"}, []string{bs[0].Currency, bs[1].Currency})
+	})
+}
+
+func TestConcurrentDebitsNeverGoNegative(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.Now()
+		require.NoError(t, st.Write(ctx, ledger.CreditOp(acct, "USD", 1000, now)))
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ok := 0
+		for range 40 {
+			wg.Go(func() {
+				err := st.Write(ctx, ledger.DebitOp(acct, "USD", 100, 0, now))
+				if err == nil {
+					mu.Lock()
+					ok++
+					mu.Unlock()
+					return
+				}
+				if !ledger.IsInsufficient(err, 0, 100) {
+					require.True(t, apierr.Is(err, apierr.Conflict), "%v", err)
+				}
+			})
+		}
+		wg.Wait()
+		b, err := ledger.New(st, nil).Balance(ctx, acct, "USD")
+		require.NoError(t, err)
+		require.Equal(t, int64(1000-100*ok), b.Available)
+		require.GreaterOrEqual(t, b.Available, int64(0))
+		require.Equal(t, 10, ok, "every affordable debit succeeds once the race is over")
+	})
+}
+
+func TestPostDepositValidation(t *testing.T) {
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "store.db"), time.Now)
+	require.NoError(t, err)
+	defer st.Close()
+	l := ledger.New(st, nil)
+	long := fmt.Sprintf("%0129d", 0)
+	for d, param := range map[ledger.Deposit]string{
+		{Currency: "XYZ", Amount: 1}:                           "currency_code",
+		{Currency: "USD", Amount: 0}:                           "amount",
+		{Currency: "USD", Amount: -5}:                          "amount",
+		{Currency: "USD", Amount: 1, Method: "cash"}:           "method",
+		{Currency: "USD", Amount: 1, ExternalRef: long}:        "external_ref",
+		{Currency: "USD", Amount: 1, ExternalRef: "has space"}: "external_ref",
+	} {
+		_, _, err := l.PostDeposit(context.Background(), acct, d)
+		require.Equal(t, param, apierr.As(err).Param, "%+v", d)
+	}
+	bs, err := l.Balances(context.Background(), acct)
+	require.NoError(t, err)
+	require.Empty(t, bs)
+}
+
+func TestPostDepositOnceOnly(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		l := ledger.New(st, nil)
+		d, created, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 10000, Method: ledger.MethodBankWire, ExternalRef: "BANK-1"})
+		require.NoError(t, err)
+		require.True(t, created)
+		require.Equal(t, "USD", d.Currency)
+		require.Equal(t, ledger.StatusPosted, d.Status)
+		require.NotNil(t, d.PostedAt)
+
+		again, created, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 999, ExternalRef: "BANK-1"})
+		require.NoError(t, err)
+		require.False(t, created)
+		require.Equal(t, d.ID, again.ID)
+		require.Equal(t, int64(10000), again.Amount, "the first deposit is returned")
+
+		b, err := l.Balance(ctx, acct, "USD")
+		require.NoError(t, err)
+		require.Equal(t, int64(10000), b.Available)
+
+		// The same reference on another account is another deposit.
+		other := "0190f3a2-b4c4-7d1e-8a00-000000000002"
+		_, created, err = l.PostDeposit(ctx, other, ledger.Deposit{Currency: "USD", Amount: 1, ExternalRef: "BANK-1"})
+		require.NoError(t, err)
+		require.True(t, created)
+
+		byRef, err := l.DepositByRef(ctx, acct, "BANK-1")
+		require.NoError(t, err)
+		require.Equal(t, d.ID, byRef.ID)
+		_, err = l.DepositByRef(ctx, acct, "BANK-2")
+		require.True(t, apierr.Is(err, apierr.NotFound))
+	})
+}
+
+func TestConcurrentSameReferenceCreditsOnce(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		l := ledger.New(st, nil)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		seen := map[string]int{}
+		createdN := 0
+		for range 20 {
+			wg.Go(func() {
+				d, created, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "EUR", Amount: 2500, ExternalRef: "WIRE-20"})
+				require.NoError(t, err)
+				mu.Lock()
+				seen[d.ID]++
+				if created {
+					createdN++
+				}
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		require.Equal(t, 1, createdN)
+		require.Len(t, seen, 1, "every caller gets the one deposit")
+		b, err := l.Balance(ctx, acct, "EUR")
+		require.NoError(t, err)
+		require.Equal(t, int64(2500), b.Available)
+		ds, next, err := l.Deposits(ctx, acct, ledger.DepositFilter{}, 100, "")
+		require.NoError(t, err)
+		require.Len(t, ds, 1)
+		require.Empty(t, next)
+	})
+}
+
+func TestConcurrentDistinctDepositsSumExactly(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		l := ledger.New(st, nil)
+		var wg sync.WaitGroup
+		var want int64
+		for i := range 30 {
+			amount := int64(100 + i)
+			want += amount
+			wg.Go(func() {
+				_, created, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: amount, ExternalRef: fmt.Sprintf("REF-%d", i)})
+				require.NoError(t, err)
+				require.True(t, created)
+			})
+		}
+		wg.Wait()
+		b, err := l.Balance(ctx, acct, "USD")
+		require.NoError(t, err)
+		require.Equal(t, want, b.Available)
+		var n int
+		for cursor := ""; ; {
+			ds, next, err := l.Deposits(ctx, acct, ledger.DepositFilter{Currency: "USD"}, 7, cursor)
+			require.NoError(t, err)
+			n += len(ds)
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		require.Equal(t, 30, n)
+	})
+}

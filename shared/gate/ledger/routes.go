@@ -1,0 +1,129 @@
+package ledger
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/money"
+)
+
+// KindBalance is the resource kind of a balance row.
+const KindBalance = "gate_balance"
+
+// BalanceRow is the public form of one balance.
+type BalanceRow struct {
+	CurrencyCode string    `json:"currency_code"`
+	Available    string    `json:"available"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// Row renders b for the API.
+func (b Balance) Row() BalanceRow {
+	c, _ := money.ParseCurrency(b.Currency)
+	return BalanceRow{CurrencyCode: b.Currency, Available: money.FormatDecimal(b.Available, c), UpdatedAt: b.UpdatedAt}
+}
+
+// Group is the GateBalanceFunction's routes.
+func Group(l *Ledger) httpapi.Group {
+	return httpapi.Group{Name: "GateBalanceFunction", Routes: []httpapi.Route{
+		{Method: "GET", Path: "/balance", Auth: httpapi.AuthSecret, Handler: l.handleBalance},
+		{Method: "GET", Path: "/deposits", Auth: httpapi.AuthSecret, Handler: l.handleDeposits},
+		{Method: "POST", Path: "/test-helpers/deposits", Auth: httpapi.AuthSecret, TestOnly: true,
+			Idempotency: httpapi.IdemOptional, Handler: l.handleTestDeposit},
+	}}
+}
+
+func (l *Ledger) handleBalance(r *httpapi.Request) (*httpapi.Response, error) {
+	bs, err := l.Balances(r.HTTP.Context(), r.AccountID())
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]BalanceRow, len(bs))
+	for i, b := range bs {
+		rows[i] = b.Row()
+	}
+	return httpapi.List(KindBalance, rows, ""), nil
+}
+
+func (l *Ledger) handleDeposits(r *httpapi.Request) (*httpapi.Response, error) {
+	p, err := r.ListParams()
+	if err != nil {
+		return nil, err
+	}
+	var f DepositFilter
+	switch s := Status(r.Query("status")); s {
+	case "", StatusPending, StatusPosted:
+		f.Status = s
+	default:
+		return nil, apierr.Invalidf("status", "status must be pending or posted")
+	}
+	if s := r.Query("currency"); s != "" {
+		c, err := money.ParseCurrencyField("currency", s)
+		if err != nil {
+			return nil, err
+		}
+		f.Currency = c.Code()
+	}
+	if f.From, f.To, err = r.TimeRange("created_from", "created_to"); err != nil {
+		return nil, err
+	}
+	ds, next, err := l.Deposits(r.HTTP.Context(), r.AccountID(), f, p.Limit, p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]View, len(ds))
+	for i := range ds {
+		views[i] = ds[i].View()
+	}
+	return httpapi.List(KindDeposit, views, next), nil
+}
+
+// testDepositRequest is the body of POST /test-helpers/deposits.
+type testDepositRequest struct {
+	CurrencyCode string `json:"currency_code"`
+	Amount       string `json:"amount"`
+	ExternalRef  string `json:"external_ref"`
+	Method       Method `json:"method"`
+}
+
+// handleTestDeposit posts a deposit to a test account: 201 when new, 200 with
+// the first deposit when the reference was posted before with the same
+// currency and amount, 409 when that reference holds another deposit.
+func (l *Ledger) handleTestDeposit(r *httpapi.Request) (*httpapi.Response, error) {
+	var in testDepositRequest
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	if in.CurrencyCode == "" {
+		return nil, apierr.Missing("currency_code")
+	}
+	c, err := money.ParseCurrencyField("currency_code", in.CurrencyCode)
+	if err != nil {
+		return nil, err
+	}
+	if in.Amount == "" {
+		return nil, apierr.Missing("amount")
+	}
+	amount, err := money.ParseDecimalField("amount", in.Amount, c)
+	if err != nil {
+		return nil, err
+	}
+	d, created, err := l.PostDeposit(r.HTTP.Context(), r.AccountID(), Deposit{
+		Currency: c.Code(), Amount: amount, Method: in.Method, ExternalRef: in.ExternalRef,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		return httpapi.Created(KindDeposit, d.View()), nil
+	}
+	if d.Currency != c.Code() || d.Amount != amount {
+		e := apierr.New(apierr.Conflict, "external_ref_in_use",
+			"external_ref %q was already posted as deposit %s with another amount", d.ExternalRef, d.ID)
+		e.Param = "external_ref"
+		return nil, e
+	}
+	return &httpapi.Response{Status: http.StatusOK, Kind: KindDeposit, Body: d.View()}, nil
+}
