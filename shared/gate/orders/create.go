@@ -1,0 +1,198 @@
+package orders
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/gate/catalog"
+	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// placeBudget bounds how long an order keeps retrying lost races on its
+// balance before answering 409 (retry with the same key).
+const placeBudget = 5 * time.Second
+
+// Indexes of the ops of the order transaction.
+const (
+	opIdem = iota
+	opOrder
+	opDebit
+	opPending
+	opProduct
+)
+
+// create serves POST /orders.
+func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
+	ctx := r.HTTP.Context()
+	ir := r.IdempotencyRequest()
+	// The key is read first, so a retry of an order that succeeded replays it
+	// with no write, even if the balance or catalog changed since; a reused
+	// key with another body is a 422. Concurrent duplicates that all find the
+	// key free are settled by the transaction's condition on the record.
+	prev, err := r.Idempotency().Lookup(ctx, ir)
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil {
+		return httpapi.Replay(*prev), nil
+	}
+	return s.place(ctx, r, ir)
+}
+
+func insufficient(cur string) error {
+	return &apierr.Error{Kind: apierr.InsufficientFunds, Param: "product_id",
+		Message: "the " + cur + " balance cannot pay this order; wait for a deposit to post, then retry with the same Idempotency-Key"}
+}
+
+// place validates, prices and commits one order in one store transaction.
+func (s *Service) place(ctx context.Context, r *httpapi.Request, ir idempotency.Request) (*httpapi.Response, error) {
+	var in createInput
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	acct := r.AccountID()
+	deadline := time.Now().Add(placeBudget)
+	for attempt := 0; ; attempt++ {
+		prod, prodVersion, err := s.products.get(ctx, acct, *in.ProductID)
+		if err != nil {
+			return nil, err
+		}
+		pr, err := in.price(prod)
+		if err != nil {
+			return nil, err
+		}
+		resp, retry, err := s.commit(ctx, r, ir, &in, prod, prodVersion, pr, deadline)
+		if !retry {
+			return resp, err
+		}
+		// The product changed since it was cached: read it again.
+		s.products.forget(acct, prod.ID)
+		if time.Now().After(deadline) {
+			return nil, busy
+		}
+	}
+}
+
+var busy = &apierr.Error{Kind: apierr.Conflict, Code: "balance_busy",
+	Message: "the balance is being changed by other orders; retry with the same Idempotency-Key"}
+
+// commit reads the balance and writes the order, retrying lost races on the
+// balance version. retry asks the caller to re-read the product.
+func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency.Request, in *createInput,
+	prod *catalog.Product, prodVersion int64, pr priced, deadline time.Time) (_ *httpapi.Response, retry bool, _ error) {
+	acct, cur, now := r.AccountID(), prod.CurrencyCode, r.Now.UTC()
+	rec := &record{
+		ID: newOrderID(now), AccountID: acct, ProductID: prod.ID, ProductSlug: prod.Slug, ProductType: prod.TypeCode,
+		IdempotencyKey: ir.Key, Status: StatusPending, Currency: cur, Charged: pr.charge, Quantity: pr.quantity,
+		UnitPrice: pr.unitPrice, IsTest: r.TestMode() || in.Test, Live: !r.TestMode(), RegionCode: prod.RegionCode,
+		CustomerAccount: pr.customerAccount, Metadata: in.Metadata, CreatedAt: now, UpdatedAt: now,
+	}
+	if in.ExternalRef != nil {
+		rec.ExternalRef = *in.ExternalRef
+	}
+	unlock := s.lockBalance(acct, cur)
+	defer func() { unlock() }() // the latest unlock: the success path releases early
+	bal, guessed := s.balances.get(acct, cur)
+	if !guessed {
+		var err error
+		if bal, err = s.ledger.Balance(ctx, acct, cur); err != nil {
+			return nil, false, err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		if bal.Available < pr.charge {
+			if !guessed {
+				return nil, false, insufficient(cur)
+			}
+			// Refuse only on a fresh read: a deposit may have posted.
+			guessed = false
+			var err error
+			if bal, err = s.ledger.Balance(ctx, acct, cur); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		rec.BalanceBefore, rec.BalanceAfter = bal.Available, bal.Available-pr.charge
+		res, err := r.Render(httpapi.Created(Kind, rec.View()))
+		if err != nil {
+			return nil, false, apierr.Wrap("orders.create", apierr.Internal, err)
+		}
+		err = s.st.Write(ctx,
+			r.Idempotency().RecordOp(ir, res, store.IfAbsent),
+			store.Put(rec.item(), store.IfAbsent),
+			ledger.DebitOp(acct, cur, pr.charge, bal.Version, now),
+			store.Put(pendingItem(rec), store.IfAbsent),
+			store.Check(catalog.ProductKey(acct, prod.ID), store.IfVersion(prodVersion)),
+		)
+		if err == nil {
+			s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
+			unlock()
+			unlock = func() {}
+			s.enqueue(ctx, rec)
+			return httpapi.Raw(res.Status, res.Body), false, nil
+		}
+		cf, isCF := store.IsConditionFailed(err)
+		switch {
+		case isCF && cf.Index == opIdem:
+			// A duplicate won the race (or the key was used before): its result.
+			prev, rerr := r.Idempotency().Resolve(ir, cf)
+			if rerr != nil {
+				return nil, false, rerr
+			}
+			return httpapi.Replay(*prev), false, nil
+		case isCF && cf.Index == opDebit:
+			// The failed condition returns the balance as it is now.
+			if cf.Current == nil {
+				bal = ledger.Balance{}
+			} else {
+				bal = ledger.Balance{Available: cf.Current.N, Version: cf.Current.Version}
+			}
+			guessed = false // fresh from the store
+			s.balances.put(acct, cur, bal)
+			if bal.Available < pr.charge {
+				return nil, false, insufficient(cur)
+			}
+		case isCF && cf.Index == opProduct:
+			return nil, true, nil
+		case apierr.KindOf(err) == apierr.Conflict:
+			// The store gave up on transaction conflicts: read again.
+			guessed = false
+			if bal, err = s.ledger.Balance(ctx, acct, cur); err != nil {
+				return nil, false, err
+			}
+		default:
+			return nil, false, apierr.Wrap("orders.create", apierr.Unavailable, err)
+		}
+		if time.Now().After(deadline) {
+			return nil, false, busy
+		}
+		if err := sleepJitter(ctx, attempt); err != nil {
+			return nil, false, apierr.Wrap("orders.create", apierr.Unavailable, err)
+		}
+	}
+}
+
+// Message is the fulfilment queue's message body.
+type Message struct {
+	AccountID string `json:"account_id"`
+	OrderID   string `json:"order_id"`
+}
+
+// enqueue hands a committed order to fulfilment. A failure is logged, not
+// returned: the order exists and is charged, and the reconciler re-queues
+// pending orders whose message never arrived.
+func (s *Service) enqueue(ctx context.Context, r *record) {
+	body, _ := json.Marshal(Message{AccountID: r.AccountID, OrderID: r.ID})
+	if _, err := s.q.Send(context.WithoutCancel(ctx), queue.Fulfilment, body, 0); err != nil {
+		s.log.Warn("fulfilment enqueue failed; the reconciler will re-queue", "order_id", r.ID, "error", err.Error())
+	}
+}

@@ -1,0 +1,185 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"maps"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/vendor"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// outcome is a definitive end of an order.
+type outcome struct {
+	status  string // StatusCompleted or StatusFailed
+	content map[string]string
+	reason  string
+}
+
+// finishAttempts bounds the re-reads when the order changes under us (a
+// concurrent pending update); the outcome write itself is one transaction.
+const finishAttempts = 8
+
+// finish moves a pending order to its outcome in one transaction with what
+// must move with it: the event record, the pending index entry, and for a
+// failure the refund of the charge. The order write is conditioned on the
+// version read while pending, so of any number of concurrent or repeated
+// finishes exactly one commits, and the refund happens at most once. changed
+// is false when the order was no longer pending (nothing was written).
+func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *record, changed bool, _ error) {
+	for attempt := 0; attempt < finishAttempts; attempt++ {
+		if cur.Status != StatusPending {
+			return cur, false, nil
+		}
+		now := s.clock().UTC()
+		next := *cur
+		next.UpdatedAt = now
+		next.Content = maps.Clone(cur.Content)
+		if next.Content == nil {
+			next.Content = map[string]string{}
+		}
+		ops := []store.Op{{}, store.Delete(pendingKey(cur), store.Always)}
+		switch out.status {
+		case StatusCompleted:
+			next.Status, next.CompletedAt = StatusCompleted, &now
+			maps.Copy(next.Content, out.content)
+			ops = append(ops, eventOp(EventCompleted, &next, now))
+		default:
+			next.Status, next.FailedAt, next.FailureReason, next.Refunded = StatusFailed, &now, out.reason, true
+			ops = append(ops, eventOp(EventFailed, &next, now),
+				ledger.CreditOp(cur.AccountID, cur.Currency, cur.Charged, now))
+		}
+		ops[0] = store.Put(next.item(), store.IfVersion(cur.version))
+		err := s.st.Write(ctx, ops...)
+		if err == nil {
+			next.version = cur.version + 1
+			return &next, true, nil
+		}
+		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
+			if apierr.KindOf(err) != apierr.Conflict {
+				return nil, false, apierr.Wrap("orders.finish", apierr.Unavailable, err)
+			}
+		}
+		// The order changed since it was read: read it again and decide anew.
+		if err := sleepJitter(ctx, attempt); err != nil {
+			return nil, false, err
+		}
+		if cur, err = s.load(ctx, cur.AccountID, cur.ID); err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, false, apierr.New(apierr.Conflict, "", "order %s kept changing", cur.ID)
+}
+
+// load reads one order.
+func (s *Service) load(ctx context.Context, accountID, id string) (*record, error) {
+	it, err := s.st.Get(ctx, orderKey(accountID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("no such order: %s", id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap("orders.load", apierr.Unavailable, err)
+	}
+	r, err := decodeRecord(it)
+	if err != nil {
+		return nil, apierr.Wrap("orders.load", apierr.Internal, err)
+	}
+	return r, nil
+}
+
+// vendorFor routes an order: test orders to the sandbox, the rest to the live
+// vendor (nil when none is configured).
+func (s *Service) vendorFor(r *record) vendor.Vendor {
+	if r.IsTest {
+		return s.sandbox
+	}
+	return s.live
+}
+
+func vendorRequest(r *record) vendor.Request {
+	return vendor.Request{
+		OrderID: r.ID, Quantity: r.Quantity, Amount: r.Charged, CustomerAccount: r.CustomerAccount, ExternalRef: r.ExternalRef,
+		Product: vendor.Product{ID: r.ProductID, Slug: r.ProductSlug, Type: r.ProductType, Currency: r.Currency},
+	}
+}
+
+// Fulfil asks the order's vendor and records the answer. It returns pending
+// = true when the vendor is still working (ask again later). A pending order
+// is a no-op when already completed or failed, so redelivered messages and
+// duplicate re-queues change nothing.
+func (s *Service) Fulfil(ctx context.Context, accountID, orderID string) (pending bool, err error) {
+	rec, err := s.load(ctx, accountID, orderID)
+	if err != nil {
+		return false, err
+	}
+	if rec.Status != StatusPending {
+		return false, nil
+	}
+	v := s.vendorFor(rec)
+	if v == nil {
+		_, _, err = s.finish(ctx, rec, outcome{status: StatusFailed, reason: "vendor_unavailable"})
+		return false, err
+	}
+	res, err := v.Fulfil(ctx, vendorRequest(rec))
+	if err == nil {
+		err = res.Validate()
+	}
+	if err != nil {
+		return false, apierr.Wrap("orders.vendor", apierr.Unavailable, err)
+	}
+	switch res.Status {
+	case vendor.Completed:
+		content := maps.Clone(res.Content)
+		if res.VendorOrderID != "" {
+			content["vendor_order_id"] = res.VendorOrderID
+		}
+		_, _, err = s.finish(ctx, rec, outcome{status: StatusCompleted, content: content})
+		return false, err
+	case vendor.Failed:
+		_, _, err = s.finish(ctx, rec, outcome{status: StatusFailed, reason: res.Reason})
+		return false, err
+	}
+	s.notePending(ctx, rec, res.VendorOrderID)
+	return true, nil
+}
+
+// notePending records the vendor's order id on a still-pending order, once,
+// so callers polling the order see order_content.vendor_order_id. Losing this
+// write to a concurrent change is harmless: the next poll writes it.
+func (s *Service) notePending(ctx context.Context, rec *record, vendorOrderID string) {
+	if vendorOrderID == "" || rec.Content["vendor_order_id"] == vendorOrderID {
+		return
+	}
+	next := *rec
+	next.Content = map[string]string{"vendor_order_id": vendorOrderID}
+	next.UpdatedAt = s.clock().UTC()
+	if err := s.st.Write(ctx, store.Put(next.item(), store.IfVersion(rec.version))); err != nil {
+		if _, ok := store.IsConditionFailed(err); !ok {
+			s.log.Warn("recording vendor_order_id failed", "order_id", rec.ID, "error", err.Error())
+		}
+	}
+}
+
+// ForceOutcome is the test helper's transition: the same finish as the
+// consumer's, with the sandbox deliverable for a completion.
+func (s *Service) ForceOutcome(ctx context.Context, accountID, orderID string, status, reason string) (*Order, error) {
+	rec, err := s.load(ctx, accountID, orderID)
+	if err != nil {
+		return nil, err
+	}
+	out := outcome{status: status, reason: reason}
+	if status == StatusCompleted {
+		out.content = vendor.Deliverable(vendorRequest(rec))
+	}
+	done, changed, err := s.finish(ctx, rec, out)
+	if err != nil {
+		return nil, err
+	}
+	if !changed {
+		return nil, apierr.New(apierr.Conflict, "order_not_pending", "the order is already %s", done.Status)
+	}
+	o := done.View()
+	return &o, nil
+}

@@ -1,0 +1,212 @@
+package orders
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/money"
+)
+
+// TestKill9MidBurst: the server is killed with SIGKILL during a burst of
+// orders and restarted on the same data. Every order whose 201 reached the
+// client exists, and balance = posted deposits - charges of orders that did
+// not fail (pending and completed ones hold their charge; failed ones were
+// refunded in the same transaction as their failure).
+func TestKill9MidBurst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a server")
+	}
+	bin := filepath.Join(t.TempDir(), "killserver")
+	build := exec.Command("go", "build", "-o", bin, "./testdata/killserver")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	dataDir := t.TempDir()
+	const key = "sk_test_killtest0123456789abcdefghijklmn"
+
+	base, stop := startServer(t, bin, dataDir, key)
+	cli := &http.Client{Timeout: 5 * time.Second}
+	do := func(base, method, path string, body any, idem string) (int, map[string]any, error) {
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequest(method, base+path, rd)
+		req.Header.Set("Authorization", key)
+		if rd != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if idem != "" {
+			req.Header.Set("Idempotency-Key", idem)
+		}
+		res, err := cli.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		raw, err := io.ReadAll(res.Body)
+		if err != nil {
+			return 0, nil, err
+		}
+		_ = json.Unmarshal(raw, &m)
+		return res.StatusCode, m, nil
+	}
+
+	usd := money.MustParseCurrency("USD")
+	var deposits int64
+	for i := range 3 {
+		st, _, err := do(base, "POST", "/test-helpers/deposits", map[string]any{"currency_code": "USD", "amount": "1000.00", "external_ref": fmt.Sprintf("dep-%d", i)}, "")
+		require.NoError(t, err)
+		require.Equal(t, 201, st)
+		deposits += 100000
+	}
+
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for w := range 16 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				ref := fmt.Sprintf("w%d-%d", w, i)
+				if i%4 == 0 {
+					ref += "-fail" // the sandbox fails these: refunds mid-burst too
+				}
+				sent.Add(1)
+				st, m, err := do(base, "POST", "/orders", map[string]any{"product_id": 1, "external_ref": ref}, "burst-"+ref)
+				if err != nil {
+					continue // the server died under this request
+				}
+				if st == 201 {
+					mu.Lock()
+					acked[m["id"].(string)] = true
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond)
+	stop() // SIGKILL
+	close(done)
+	wg.Wait()
+	t.Logf("sent %d orders, %d acknowledged with 201 before the kill", sent.Load(), len(acked))
+	require.NotEmpty(t, acked, "the burst ran before the kill")
+
+	base, _ = startServer(t, bin, dataDir, key)
+	for id := range acked {
+		st, m, err := do(base, "GET", "/orders/"+id, nil, "")
+		require.NoError(t, err)
+		require.Equal(t, 200, st, "acknowledged order %s survives the crash: %v", id, m)
+	}
+	// The worker keeps fulfilling after the restart: take the list between
+	// two equal balance reads so no outcome lands in between.
+	balance := func() int64 {
+		st, m, err := do(base, "GET", "/balance", nil, "")
+		require.NoError(t, err)
+		require.Equal(t, 200, st)
+		for _, row := range m["data"].([]any) {
+			r := row.(map[string]any)
+			if r["currency_code"] == "USD" {
+				v, err := money.ParseDecimal(r["available"].(string), usd)
+				require.NoError(t, err)
+				return v
+			}
+		}
+		return 0
+	}
+	list := func() (count int, charged int64) {
+		cursor := ""
+		for {
+			path := "/orders?limit=100"
+			if cursor != "" {
+				path += "&cursor=" + cursor
+			}
+			st, m, err := do(base, "GET", path, nil, "")
+			require.NoError(t, err)
+			require.Equal(t, 200, st)
+			for _, it := range m["data"].([]any) {
+				o := it.(map[string]any)
+				count++
+				if o["status"] != "failed" {
+					v, err := money.ParseDecimal(o["charged_amount"].(string), usd)
+					require.NoError(t, err)
+					charged += v
+				}
+			}
+			if m["has_more"] != true {
+				return count, charged
+			}
+			cursor = m["next_cursor"].(string)
+		}
+	}
+	var count int
+	var charged, available int64
+	for attempt := 0; ; attempt++ {
+		before := balance()
+		count, charged = list()
+		available = balance()
+		if before == available {
+			break
+		}
+		require.Less(t, attempt, 50, "the balance never held still")
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.GreaterOrEqual(t, count, len(acked))
+	t.Logf("%d orders stored; deposits %d, charges of orders not failed %d, balance %d", count, deposits, charged, available)
+	require.Equal(t, deposits-charged, available)
+}
+
+// startServer runs the server binary and returns its base URL and a
+// function that kills it with SIGKILL.
+func startServer(t *testing.T, bin, dataDir, key string) (string, func()) {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Env = append(cmd.Environ(), "DATA_DIR="+dataDir, "SANDBOX_API_KEY="+key)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var once sync.Once
+	kill := func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(kill)
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if addr, ok := strings.CutPrefix(sc.Text(), "LISTEN "); ok {
+				lines <- addr
+			}
+		}
+	}()
+	select {
+	case addr := <-lines:
+		return "http://" + addr, kill
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start")
+		return "", nil
+	}
+}

@@ -1,0 +1,135 @@
+// Package orders is the Gate API's ordering: orders paid from the account's
+// prepaid balance (one transaction reserves the charge with the order and the
+// idempotency record), their fulfilment through a vendor by a queue consumer,
+// and the reconciler that re-queues orders whose queue message was lost.
+package orders
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Kind is the resource kind of an order, for version changes.
+const Kind = "gate_order"
+
+// Order statuses (spec §3). pending -> completed | failed, nothing else.
+const (
+	StatusPending   = "pending"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// Limits of the request body, documented in the OpenAPI fragment.
+const (
+	MaxQuantity       = 100
+	MaxExternalRefLen = 64
+)
+
+// record is the stored order: amounts in minor units, plus what fulfilment
+// needs and the API does not show (the customer account, the vendor route).
+type record struct {
+	ID              string            `json:"id"`
+	AccountID       string            `json:"account_id"`
+	ProductID       int64             `json:"product_id"`
+	ProductSlug     string            `json:"product_slug"`
+	ProductType     string            `json:"product_type"`
+	ExternalRef     string            `json:"external_ref,omitempty"`
+	IdempotencyKey  string            `json:"idempotency_key"`
+	Status          string            `json:"status"`
+	Currency        string            `json:"currency"`
+	Charged         int64             `json:"charged"`
+	BalanceBefore   int64             `json:"balance_before"`
+	BalanceAfter    int64             `json:"balance_after"`
+	Quantity        int64             `json:"quantity"`
+	UnitPrice       int64             `json:"unit_price"`
+	IsTest          bool              `json:"is_test"`
+	Live            bool              `json:"live"` // placed with a live-mode key
+	RegionCode      string            `json:"region_code"`
+	CustomerAccount map[string]string `json:"customer_account,omitempty"`
+	Content         map[string]string `json:"content,omitempty"`
+	FailureReason   string            `json:"failure_reason,omitempty"`
+	Refunded        bool              `json:"refunded,omitempty"`
+	Metadata        map[string]string `json:"metadata,omitempty"`
+	CreatedAt       time.Time         `json:"created_at"`
+	UpdatedAt       time.Time         `json:"updated_at"`
+	CompletedAt     *time.Time        `json:"completed_at,omitempty"`
+	FailedAt        *time.Time        `json:"failed_at,omitempty"`
+	version         int64             // the store version read; 0 for a new record
+}
+
+// Order is the public representation (provider notes, "Gate API").
+type Order struct {
+	ID             string            `json:"id"`
+	ProductID      int64             `json:"product_id"`
+	ExternalRef    *string           `json:"external_ref"`
+	IdempotencyKey string            `json:"idempotency_key"`
+	Status         string            `json:"status"`
+	CurrencyCode   string            `json:"currency_code"`
+	ChargedAmount  string            `json:"charged_amount"`
+	BalanceBefore  string            `json:"balance_before"`
+	BalanceAfter   string            `json:"balance_after"`
+	Quantity       int64             `json:"quantity"`
+	UnitPrice      string            `json:"unit_price"`
+	IsTest         bool              `json:"is_test"`
+	RegionCode     string            `json:"region_code"`
+	CreatedAt      time.Time         `json:"created_at"`
+	UpdatedAt      time.Time         `json:"updated_at"`
+	CompletedAt    *time.Time        `json:"completed_at"`
+	FailedAt       *time.Time        `json:"failed_at"`
+	FailureReason  *string           `json:"failure_reason"`
+	OrderContent   map[string]string `json:"order_content"`
+	Metadata       map[string]string `json:"metadata"`
+}
+
+// View is the public representation of the record.
+func (r *record) View() Order {
+	c, _ := money.ParseCurrency(r.Currency)
+	o := Order{
+		ID: r.ID, ProductID: r.ProductID, IdempotencyKey: r.IdempotencyKey, Status: r.Status,
+		CurrencyCode: r.Currency, ChargedAmount: money.FormatDecimal(r.Charged, c),
+		BalanceBefore: money.FormatDecimal(r.BalanceBefore, c), BalanceAfter: money.FormatDecimal(r.BalanceAfter, c),
+		Quantity: r.Quantity, UnitPrice: money.FormatDecimal(r.UnitPrice, c), IsTest: r.IsTest,
+		RegionCode: r.RegionCode, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		CompletedAt: r.CompletedAt, FailedAt: r.FailedAt, OrderContent: map[string]string{}, Metadata: r.Metadata,
+	}
+	if r.ExternalRef != "" {
+		ref := r.ExternalRef
+		o.ExternalRef = &ref
+	}
+	if r.FailureReason != "" {
+		reason := r.FailureReason
+		o.FailureReason = &reason
+	}
+	for k, v := range r.Content {
+		o.OrderContent[k] = v
+	}
+	if o.Metadata == nil {
+		o.Metadata = map[string]string{}
+	}
+	return o
+}
+
+func orderPK(accountID string) string { return "ord#" + accountID }
+
+// orderKey addresses one order; the sort key is the UUIDv7 id, so an
+// account's orders list newest first with a descending query.
+func orderKey(accountID, id string) store.Key {
+	return store.Key{Table: store.TableOrders, PK: orderPK(accountID), SK: id}
+}
+
+func (r *record) item() store.Item {
+	data, _ := json.Marshal(r)
+	return store.Item{Key: orderKey(r.AccountID, r.ID), Data: data}
+}
+
+func decodeRecord(it store.Item) (*record, error) {
+	var r record
+	if err := json.Unmarshal(it.Data, &r); err != nil {
+		return nil, err
+	}
+	r.version = it.Version
+	return &r, nil
+}

@@ -1,0 +1,119 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Get reads one order of the account; another account's order is NotFound.
+func (s *Service) Get(ctx context.Context, accountID, id string) (*Order, error) {
+	r, err := s.load(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	o := r.View()
+	return &o, nil
+}
+
+// Filter narrows a list of orders; zero values do not filter.
+type Filter struct {
+	Status      string
+	ProductID   int64
+	ExternalRef string
+	From, To    time.Time // created_at range, inclusive
+}
+
+func (f Filter) filtered() bool { return f.Status != "" || f.ProductID != 0 || f.ExternalRef != "" }
+
+func (f Filter) match(r *record) bool {
+	return (f.Status == "" || r.Status == f.Status) &&
+		(f.ProductID == 0 || r.ProductID == f.ProductID) &&
+		(f.ExternalRef == "" || r.ExternalRef == f.ExternalRef) &&
+		(f.From.IsZero() || !r.CreatedAt.Before(f.From)) &&
+		(f.To.IsZero() || !r.CreatedAt.After(f.To))
+}
+
+// listBudget bounds the orders one list request examines; a filtered page may
+// come back short, with a cursor to go on from where it stopped.
+const listBudget = 1000
+
+// List returns the account's orders newest first. The created range is a
+// key range (ids are time-ordered); the other filters are applied to at most
+// listBudget orders per call.
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Order, string, error) {
+	q := store.Query{Table: store.TableOrders, PK: orderPK(accountID), Desc: true, Cursor: p.Cursor, Limit: p.Limit + 1}
+	if f.filtered() {
+		q.Limit = 100
+	}
+	if !f.From.IsZero() {
+		q.From = idBound(f.From, false)
+	}
+	if !f.To.IsZero() {
+		q.To = idBound(f.To, true)
+	}
+	out := make([]Order, 0, p.Limit)
+	examined := 0
+	for {
+		page, err := s.st.Query(ctx, q)
+		if err != nil {
+			if errors.Is(err, store.ErrInvalid) {
+				return nil, "", apierr.Invalidf("cursor", "cursor is malformed or from another filter")
+			}
+			return nil, "", apierr.Wrap("orders.List", apierr.Unavailable, err)
+		}
+		for i, it := range page.Items {
+			examined++
+			r, err := decodeRecord(it)
+			if err != nil {
+				return nil, "", apierr.Wrap("orders.List", apierr.Internal, err)
+			}
+			if f.match(r) {
+				out = append(out, r.View())
+			}
+			more := i < len(page.Items)-1 || page.Next != ""
+			if len(out) == p.Limit || examined >= listBudget {
+				if !more {
+					return out, "", nil
+				}
+				return out, store.EncodeCursor(it.SK), nil
+			}
+		}
+		if page.Next == "" {
+			return out, "", nil
+		}
+		q.Cursor = page.Next
+	}
+}
+
+// parseFilter reads the list's query parameters.
+func parseFilter(r *httpapi.Request) (Filter, error) {
+	var f Filter
+	switch st := r.Query("status"); st {
+	case "", StatusPending, StatusCompleted, StatusFailed:
+		f.Status = st
+	default:
+		return f, apierr.Invalidf("status", "status must be pending, completed or failed")
+	}
+	if s := r.Query("product_id"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return f, apierr.Invalidf("product_id", "product_id must be a positive integer")
+		}
+		f.ProductID = n
+	}
+	if s := r.Query("external_ref"); s != "" {
+		if err := checkExternalRef("external_ref", s); err != nil {
+			return f, err
+		}
+		f.ExternalRef = s
+	}
+	var err error
+	f.From, f.To, err = r.TimeRange("created_from", "created_to")
+	return f, err
+}

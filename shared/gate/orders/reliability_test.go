@@ -1,0 +1,260 @@
+package orders
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/gate/catalog"
+	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
+)
+
+// TestConcurrentOrdersNeverOverdraw: 200 concurrent orders worth four times
+// the balance. Exactly the affordable quarter succeed, the rest are refused
+// with insufficient_balance, and the successes' balance_before/balance_after
+// form one unbroken chain from the deposit down to zero.
+func TestConcurrentOrdersNeverOverdraw(t *testing.T) {
+	backends(t, func(t *testing.T, st func(testing.TB) store.Store) {
+		for _, serial := range []bool{false, true} {
+			t.Run("serialize="+strconv.FormatBool(serial), func(t *testing.T) {
+				s := st(t)
+				if s != nil && !serial {
+					// 200 optimistic writers on one DynamoDB Local item mostly
+					// time out with balance_busy (see the package report); the
+					// one-process (serialized) run below is the DynamoDB check.
+					t.Skip("unserialized 200-way contention on DynamoDB Local is not a pass/fail check")
+				}
+				e := newEnv(t, envOpts{store: s, serial: serial, ttl: time.Minute})
+				const orders, affordable = 200, 50
+				e.deposit(e.Account.ID, "USD", affordable*1000)
+				type result struct {
+					status        int
+					code          string
+					before, after string
+				}
+				results := make([]result, orders)
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for i := range orders {
+					wg.Go(func() {
+						<-start
+						r := e.Do("POST", "/orders", map[string]any{"product_id": pCard}, "Idempotency-Key", fmt.Sprintf("burst-%d", i))
+						res := result{status: r.Status}
+						if r.Status == 201 {
+							m := r.Map(t)
+							res.before, res.after = m["balance_before"].(string), m["balance_after"].(string)
+						} else if e := r.Err(t); e != nil {
+							res.code, _ = e["code"].(string)
+						}
+						results[i] = res
+					})
+				}
+				began := time.Now()
+				close(start)
+				wg.Wait()
+				t.Logf("%d orders in %s", orders, time.Since(began))
+
+				usd := money.MustParseCurrency("USD")
+				var afters []int64
+				busy := 0
+				chain := map[int64]int64{}
+				for i, r := range results {
+					switch r.status {
+					case 201:
+						b, err := money.ParseDecimal(r.before, usd)
+						require.NoError(t, err)
+						a, err := money.ParseDecimal(r.after, usd)
+						require.NoError(t, err)
+						require.GreaterOrEqual(t, a, int64(0))
+						require.Equal(t, b-1000, a)
+						_, dup := chain[b]
+						require.False(t, dup, "two orders saw balance_before %d", b)
+						chain[b] = a
+						afters = append(afters, a)
+					case 409:
+						// Many processes racing on one balance (serialize=false
+						// stands for 200 Lambda instances) may give up with the
+						// retryable balance_busy; nothing was charged for it.
+						require.False(t, serial, "order %d: %+v", i, r)
+						require.Equal(t, "balance_busy", r.code)
+						busy++
+					default:
+						require.Equal(t, 400, r.status, "order %d: %+v", i, r)
+						require.Equal(t, "insufficient_balance", r.code)
+					}
+				}
+				t.Logf("%d answered balance_busy", busy)
+				require.Len(t, afters, affordable)
+				sort.Slice(afters, func(i, j int) bool { return afters[i] > afters[j] })
+				for i, a := range afters {
+					require.Equal(t, int64(affordable-1-i)*1000, a, "balance_after values form the exact chain")
+				}
+				require.EqualValues(t, 0, e.balance(e.Account.ID, "USD"))
+				require.Equal(t, affordable, e.count())
+			})
+		}
+	})
+}
+
+// TestConcurrentSameKey: 50 concurrent requests with one Idempotency-Key
+// make one order and one charge; every caller gets that order.
+func TestConcurrentSameKey(t *testing.T) {
+	backends(t, func(t *testing.T, st func(testing.TB) store.Store) {
+		e := newEnv(t, envOpts{store: st(t)})
+		e.deposit(e.Account.ID, "USD", 100000)
+		const n = 50
+		bodies := make([]string, n)
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				r := e.Do("POST", "/orders", map[string]any{"product_id": pCard, "external_ref": "same"}, "Idempotency-Key", "one-key")
+				statuses[i], bodies[i] = r.Status, string(r.Body)
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i := range n {
+			require.Equal(t, 201, statuses[i], bodies[i])
+			require.JSONEq(t, bodies[0], bodies[i])
+		}
+		require.Equal(t, 1, e.count())
+		require.EqualValues(t, 99000, e.balance(e.Account.ID, "USD"))
+	})
+}
+
+// faultyStore fails the first outcome write (the transaction with an event
+// record) after the vendor has answered.
+type faultyStore struct {
+	store.Store
+	armed atomic.Bool
+}
+
+func (f *faultyStore) Write(ctx context.Context, ops ...store.Op) error {
+	for _, op := range ops {
+		if op.Item.Table == store.TableEvents && f.armed.CompareAndSwap(true, false) {
+			return errors.New("injected: connection reset after the vendor answered")
+		}
+	}
+	return f.Store.Write(ctx, ops...)
+}
+
+func sqsEvent(acct, id string, n int) events.SQSEvent {
+	body, _ := json.Marshal(Message{AccountID: acct, OrderID: id})
+	ev := events.SQSEvent{}
+	for i := range n {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d", i), ReceiptHandle: "r", Body: string(body),
+			Attributes: map[string]string{"ApproximateReceiveCount": "1"}})
+	}
+	return ev
+}
+
+// TestConsumerOneOutcome: a failure after the vendor answered, then the same
+// message many times (in one batch and concurrently): one outcome, one
+// refund, one event.
+func TestConsumerOneOutcome(t *testing.T) {
+	backends(t, func(t *testing.T, st func(testing.TB) store.Store) {
+		clock := &apitest.Clock{}
+		base := st(t)
+		if base == nil {
+			bs, err := boltstore.Open(filepath.Join(t.TempDir(), "store.db"), clock.Now)
+			require.NoError(t, err)
+			t.Cleanup(func() { bs.Close() })
+			base = bs
+		}
+		fs := &faultyStore{Store: base}
+		e := &env{}
+		e.Env = apitest.NewWith(t, apitest.Options{Store: fs, Clock: clock}, func(d *app.Deps) (httpapi.Group, error) {
+			e.svc = New(Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log})
+			return e.svc.Group(), nil
+		})
+		e.led = ledger.New(base, clock.Now)
+		require.NoError(t, catalog.NewRepo(base).Load(context.Background(), e.Account.ID, testCatalog))
+		e.deposit(e.Account.ID, "KZT", 100000)
+		ctx := context.Background()
+
+		for _, phone := range []string{"+77010000000", "+77011234567"} { // fails, completes
+			r := e.order(map[string]any{"product_id": pTopUp, "topup_request": map[string]any{
+				"amount": "100.00", "customer_account": map[string]any{"phone_number": phone}}})
+			require.Equal(t, 201, r.Status, string(r.Body))
+			id := r.Map(t)["id"].(string)
+
+			fs.armed.Store(true)
+			resp, err := e.svc.HandleSQS(ctx, sqsEvent(e.Account.ID, id, 1))
+			require.NoError(t, err)
+			require.Len(t, resp.BatchItemFailures, 1, "the failed write asks for redelivery")
+			require.Equal(t, "pending", e.get(id)["status"])
+
+			resp, err = e.svc.HandleSQS(ctx, sqsEvent(e.Account.ID, id, 3)) // redelivery, duplicated in the batch
+			require.NoError(t, err)
+			require.Empty(t, resp.BatchItemFailures)
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Go(func() {
+					resp, err := e.svc.HandleSQS(ctx, sqsEvent(e.Account.ID, id, 1))
+					require.NoError(t, err)
+					require.Empty(t, resp.BatchItemFailures)
+				})
+			}
+			wg.Wait()
+		}
+		require.EqualValues(t, 90000, e.balance(e.Account.ID, "KZT"), "one refund of the failed order, none for the completed one")
+		page, err := base.Query(ctx, store.Query{Table: store.TableEvents, PK: "evt#" + e.Account.ID, Limit: 100})
+		require.NoError(t, err)
+		var types []string
+		for _, it := range page.Items {
+			var ev Event
+			require.NoError(t, json.Unmarshal(it.Data, &ev))
+			types = append(types, ev.Type)
+		}
+		sort.Strings(types)
+		require.Equal(t, []string{EventCompleted, EventFailed}, types, "one event per outcome")
+	})
+}
+
+// TestReconcilerRequeuesLostMessages: an order whose queue message was lost
+// (a crash between commit and send) is re-queued once it is a minute old.
+func TestReconcilerRequeuesLostMessages(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.deposit(e.Account.ID, "USD", 5000)
+	r := e.order(map[string]any{"product_id": pCard})
+	require.Equal(t, 201, r.Status)
+	id := r.Map(t)["id"].(string)
+	// Lose the message: receive and delete it without processing.
+	msgs, err := e.Deps.Queue.Receive(context.Background(), "fulfilment", 10, time.Minute, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	require.NoError(t, e.Deps.Queue.Delete(context.Background(), "fulfilment", msgs[0].Receipt))
+
+	n, err := e.svc.Reconcile(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "a fresh order is left alone")
+	e.Clock.Set(time.Now().Add(2 * time.Minute))
+	n, err = e.svc.Reconcile(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	e.drain()
+	require.Equal(t, "completed", e.get(id)["status"])
+	n, err = e.svc.Reconcile(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "finished orders leave the pending index")
+}

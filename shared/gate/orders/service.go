@@ -1,0 +1,124 @@
+package orders
+
+import (
+	"context"
+	"encoding/binary"
+	"hash/fnv"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/vendor"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Config builds a Service.
+type Config struct {
+	Store store.Store
+	Queue queue.Queue
+	Clock func() time.Time // nil: time.Now
+	Log   *slog.Logger     // nil: discard
+	// Sandbox fulfils test orders (test-mode keys, or "test": true).
+	Sandbox vendor.Vendor
+	// Live fulfils the other orders; nil means no live vendor is configured,
+	// and such orders fail with reason vendor_unavailable (charge returned).
+	Live vendor.Vendor
+	// ProductTTL is how long an active product stays in the per-instance
+	// cache; 0 disables the cache. Staleness is impossible either way (see
+	// productCache).
+	ProductTTL time.Duration
+	// SerializeBalances makes this process place one order at a time per
+	// balance, so a burst of one account's orders in one process (the local
+	// gateway) does not race on the balance version. Correctness never
+	// depends on it: the store conditions hold across processes.
+	SerializeBalances bool
+}
+
+// Service places, reads and fulfils orders.
+type Service struct {
+	st       store.Store
+	q        queue.Queue
+	clock    func() time.Time
+	log      *slog.Logger
+	sandbox  vendor.Vendor
+	live     vendor.Vendor
+	ledger   *ledger.Ledger
+	products *productCache
+	balances balanceCache
+	serial   bool
+	locks    [64]sync.Mutex
+}
+
+// New builds the service.
+func New(c Config) *Service {
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Sandbox == nil {
+		c.Sandbox = vendor.NewSandbox()
+	}
+	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, sandbox: c.Sandbox, live: c.Live,
+		ledger: ledger.New(c.Store, c.Clock), products: &productCache{st: c.Store, ttl: c.ProductTTL}, serial: c.SerializeBalances}
+}
+
+// lockBalance serialises this process's orders on one balance when asked to.
+func (s *Service) lockBalance(accountID, currency string) func() {
+	if !s.serial {
+		return func() {}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(accountID + "|" + currency))
+	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// newOrderID is a UUIDv7 whose timestamp is the service clock's, so the
+// orders partition sorts by created_at and a created range is a key range.
+func newOrderID(now time.Time) string {
+	u := uuid.Must(uuid.NewV7())
+	setMillis(&u, now.UnixMilli())
+	return u.String()
+}
+
+func setMillis(u *uuid.UUID, ms int64) {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(ms))
+	copy(u[0:6], b[2:8])
+}
+
+// idBound is the smallest (or largest) UUIDv7 string of a millisecond.
+func idBound(t time.Time, upper bool) string {
+	var u uuid.UUID
+	if upper {
+		for i := range u {
+			u[i] = 0xff
+		}
+	}
+	setMillis(&u, t.UnixMilli())
+	return u.String()
+}
+
+// sleepJitter waits a growing, jittered delay before retrying a lost race.
+func sleepJitter(ctx context.Context, attempt int) error {
+	// Full jitter over a window that doubles up to 256 ms: under heavy
+	// contention on one balance the racers spread out instead of colliding.
+	d := 2 * time.Millisecond << min(attempt, 7)
+	d = rand.N(d) + time.Millisecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
