@@ -1,0 +1,9 @@
+// Command checkout-client is the CheckoutClientFunction: the drop-in's client-key endpoints.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+func main() { app.StartHTTP(wiring.CheckoutClient) }

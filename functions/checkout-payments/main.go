@@ -1,0 +1,9 @@
+// Command checkout-payments is the CheckoutPaymentsFunction: the advanced flow.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+func main() { app.StartHTTP(wiring.CheckoutPayments) }

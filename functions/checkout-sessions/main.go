@@ -1,0 +1,9 @@
+// Command checkout-sessions is the CheckoutSessionsFunction: sessions and their results.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+func main() { app.StartHTTP(wiring.CheckoutSessions) }

@@ -1,0 +1,9 @@
+// Command checkout-testhelpers is the CheckoutTestHelpersFunction: sandbox 3-D Secure helpers.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+func main() { app.StartHTTP(wiring.CheckoutTestHelpers) }

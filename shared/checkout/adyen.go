@@ -1,0 +1,127 @@
+package checkout
+
+// Adyen Checkout v71 shapes. Only fields the reference schemas name appear,
+// because the reference response schemas forbid any other.
+
+// Amount is Adyen's amount: integer minor units and an ISO 4217 code.
+type Amount struct {
+	Value    int64  `json:"value"`
+	Currency string `json:"currency"`
+}
+
+// LineItem is the subset of Adyen's LineItem the service accepts.
+type LineItem struct {
+	ID                 string `json:"id,omitempty"`
+	Description        string `json:"description,omitempty"`
+	Quantity           int64  `json:"quantity,omitempty"`
+	AmountIncludingTax int64  `json:"amountIncludingTax,omitempty"`
+	AmountExcludingTax int64  `json:"amountExcludingTax,omitempty"`
+	TaxAmount          int64  `json:"taxAmount,omitempty"`
+	TaxPercentage      int64  `json:"taxPercentage,omitempty"`
+	SKU                string `json:"sku,omitempty"`
+	ProductURL         string `json:"productUrl,omitempty"`
+	ImageURL           string `json:"imageUrl,omitempty"`
+	ItemCategory       string `json:"itemCategory,omitempty"`
+}
+
+// SessionResponse is CreateCheckoutSessionResponse.
+type SessionResponse struct {
+	ID               string            `json:"id"`
+	SessionData      string            `json:"sessionData"`
+	Amount           Amount            `json:"amount"`
+	CountryCode      string            `json:"countryCode,omitempty"`
+	ExpiresAt        string            `json:"expiresAt"`
+	MerchantAccount  string            `json:"merchantAccount"`
+	Reference        string            `json:"reference"`
+	ReturnURL        string            `json:"returnUrl"`
+	ShopperLocale    string            `json:"shopperLocale"`
+	ShopperReference string            `json:"shopperReference,omitempty"`
+	ShopperEmail     string            `json:"shopperEmail,omitempty"`
+	Channel          string            `json:"channel,omitempty"`
+	LineItems        []LineItem        `json:"lineItems,omitempty"`
+	Mode             string            `json:"mode"`
+	Metadata         map[string]string `json:"metadata,omitempty"`
+}
+
+// SessionResult is SessionResultResponse.
+type SessionResult struct {
+	ID        string          `json:"id"`
+	Status    string          `json:"status"`
+	Reference string          `json:"reference"`
+	Payments  []ResultPayment `json:"payments"`
+}
+
+// ResultPayment is Adyen's Payment inside a session result.
+type ResultPayment struct {
+	PSPReference  string         `json:"pspReference"`
+	ResultCode    string         `json:"resultCode"`
+	Amount        Amount         `json:"amount"`
+	PaymentMethod ResponseMethod `json:"paymentMethod"`
+}
+
+// ResponseMethod is ResponsePaymentMethod.
+type ResponseMethod struct {
+	Type  string `json:"type"`
+	Brand string `json:"brand,omitempty"`
+}
+
+// MethodsResponse is PaymentMethodsResponse.
+type MethodsResponse struct {
+	PaymentMethods       []PaymentMethod `json:"paymentMethods"`
+	StoredPaymentMethods []StoredMethod  `json:"storedPaymentMethods,omitempty"`
+}
+
+// PaymentMethod is Adyen's PaymentMethod.
+type PaymentMethod struct {
+	Type          string            `json:"type"`
+	Name          string            `json:"name"`
+	Brands        []string          `json:"brands,omitempty"`
+	Configuration map[string]string `json:"configuration,omitempty"`
+}
+
+// StoredMethod is Adyen's StoredPaymentMethod.
+type StoredMethod struct {
+	ID                                 string   `json:"id"`
+	Type                               string   `json:"type"`
+	Brand                              string   `json:"brand"`
+	Name                               string   `json:"name"`
+	LastFour                           string   `json:"lastFour"`
+	ExpiryMonth                        string   `json:"expiryMonth"`
+	ExpiryYear                         string   `json:"expiryYear"`
+	HolderName                         string   `json:"holderName,omitempty"`
+	SupportedShopperInteractions       []string `json:"supportedShopperInteractions"`
+	SupportedRecurringProcessingModels []string `json:"supportedRecurringProcessingModels,omitempty"`
+}
+
+// Action is CheckoutThreeDS2Action or CheckoutRedirectAction (by Type).
+type Action struct {
+	Type               string `json:"type"`
+	Subtype            string `json:"subtype,omitempty"`
+	Token              string `json:"token,omitempty"`
+	PaymentData        string `json:"paymentData,omitempty"`
+	AuthorisationToken string `json:"authorisationToken,omitempty"`
+	PaymentMethodType  string `json:"paymentMethodType"`
+	URL                string `json:"url,omitempty"`
+	Method             string `json:"method,omitempty"`
+}
+
+// PaymentResponse is PaymentResponse and PaymentDetailsResponse (the details
+// response names the same fields this service uses).
+type PaymentResponse struct {
+	ResultCode        string          `json:"resultCode"`
+	PSPReference      string          `json:"pspReference,omitempty"`
+	MerchantReference string          `json:"merchantReference,omitempty"`
+	Amount            *Amount         `json:"amount,omitempty"`
+	PaymentMethod     *ResponseMethod `json:"paymentMethod,omitempty"`
+	RefusalReason     string          `json:"refusalReason,omitempty"`
+	RefusalReasonCode string          `json:"refusalReasonCode,omitempty"`
+	Action            *Action         `json:"action,omitempty"`
+}
+
+// Resource kinds of checkout responses (for version changes).
+const (
+	KindSession       = "checkout.session"
+	KindSessionResult = "checkout.session_result"
+	KindMethods       = "checkout.payment_methods"
+	KindPayment       = "checkout.payment"
+)

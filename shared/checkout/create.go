@@ -1,0 +1,329 @@
+package checkout
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/text/language"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Session limits (spec §2.4, §8; Adyen's schema for the rest).
+const (
+	MaxReturnURL      = 1024
+	MinReference      = 3
+	MaxReference      = 80
+	MinShopperRef     = 3
+	MaxShopperRef     = 256
+	DefaultExpiry     = time.Hour
+	MaxExpiry         = 24 * time.Hour
+	DefaultLocale     = "en-US"
+	MaxLineItems      = 100
+	TransactionSale   = "sale"
+	TransactionVerify = "validation"
+)
+
+// CreateSessionRequest is the accepted subset of CreateCheckoutSessionRequest
+// plus the spec's transactionType.
+type CreateSessionRequest struct {
+	MerchantAccount  string            `json:"merchantAccount"`
+	Amount           *Amount           `json:"amount"`
+	ReturnURL        string            `json:"returnUrl"`
+	Reference        string            `json:"reference"`
+	ExpiresAt        string            `json:"expiresAt"`
+	CountryCode      string            `json:"countryCode"`
+	ShopperReference string            `json:"shopperReference"`
+	TransactionType  string            `json:"transactionType"`
+	Channel          string            `json:"channel"`
+	ShopperLocale    string            `json:"shopperLocale"`
+	ShopperEmail     string            `json:"shopperEmail"`
+	LineItems        []LineItem        `json:"lineItems"`
+	Metadata         map[string]string `json:"metadata"`
+}
+
+var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)
+var localeRE = regexp.MustCompile(`^[a-z]{2,3}([-_][A-Z]{2})?$`)
+
+// containsPersonalData reports whether s, raw or URL-decoded (once or
+// twice), carries an e-mail address or the given shopper e-mail.
+func containsPersonalData(s, email string) bool {
+	forms := []string{s}
+	cur := s
+	for i := 0; i < 2; i++ {
+		d, err := url.QueryUnescape(cur)
+		if err != nil {
+			d, err = url.PathUnescape(cur)
+		}
+		if err != nil || d == cur {
+			break
+		}
+		forms = append(forms, d)
+		cur = d
+	}
+	email = strings.ToLower(strings.TrimSpace(email))
+	for _, f := range forms {
+		if emailRE.MatchString(f) {
+			return true
+		}
+		lf := strings.ToLower(f)
+		if email != "" && (strings.Contains(lf, email) || strings.Contains(lf, strings.ToLower(url.QueryEscape(email)))) {
+			return true
+		}
+	}
+	return false
+}
+
+// merchantAccountOf checks a sent merchantAccount against the key's.
+func merchantAccountOf(r *httpapi.Request, sent string) (string, error) {
+	own := r.Principal.MerchantAccount
+	if sent != "" && sent != own {
+		return "", invalid("merchantAccount", "merchant_account_mismatch",
+			"merchantAccount %q is not the merchant account of this API key", sent)
+	}
+	return own, nil
+}
+
+// checkAmount validates an amount object; zero is allowed only when allowZero.
+func checkAmount(a *Amount, allowZero bool) error {
+	if a == nil {
+		return apierr.Missing("amount")
+	}
+	if a.Currency == "" {
+		return apierr.Missing("amount.currency")
+	}
+	if _, err := money.ParseCurrencyField("amount.currency", a.Currency); err != nil {
+		return err
+	}
+	switch {
+	case a.Value < 0:
+		return apierr.Invalidf("amount.value", "amount.value must not be negative")
+	case a.Value == 0 && !allowZero:
+		return apierr.Invalidf("amount.value", "amount.value must be positive (minor units); only transactionType validation takes 0")
+	case a.Value > money.MaxMinor:
+		return apierr.Invalidf("amount.value", "amount.value is too large")
+	}
+	return nil
+}
+
+func checkCountry(field, c string) error {
+	if c == "" {
+		return nil
+	}
+	reg, err := language.ParseRegion(c)
+	if len(c) != 2 || strings.ToUpper(c) != c || err != nil || !reg.IsCountry() || reg.String() != c {
+		return apierr.Invalidf(field, "%s must be an ISO 3166-1 alpha-2 country code such as NL", field)
+	}
+	return nil
+}
+
+func checkChannel(c string) error {
+	switch c {
+	case "", "iOS", "Android", "Web":
+		return nil
+	}
+	return apierr.Invalidf("channel", "channel must be iOS, Android or Web")
+}
+
+func checkReturnURL(u, email string) error {
+	if u == "" {
+		return apierr.Missing("returnUrl")
+	}
+	if len(u) > MaxReturnURL {
+		return apierr.Invalidf("returnUrl", "returnUrl must be at most %d characters", MaxReturnURL)
+	}
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme == "" || (p.Host == "" && p.Opaque == "" && p.Path == "") {
+		return apierr.Invalidf("returnUrl", "returnUrl must be an absolute URL (https://... or an app scheme)")
+	}
+	if containsPersonalData(u, email) {
+		return invalid("returnUrl", "personal_data", "returnUrl must not contain personal data such as an e-mail address")
+	}
+	return nil
+}
+
+// validate checks every rule and fills defaults into a new session.
+func (in *CreateSessionRequest) validate(r *httpapi.Request) (*Session, error) {
+	ma, err := merchantAccountOf(r, in.MerchantAccount)
+	if err != nil {
+		return nil, err
+	}
+	tt := in.TransactionType
+	switch tt {
+	case "":
+		tt = TransactionSale
+	case TransactionSale, TransactionVerify:
+	default:
+		return nil, apierr.Invalidf("transactionType", "transactionType must be sale or validation")
+	}
+	if err := checkAmount(in.Amount, tt == TransactionVerify); err != nil {
+		return nil, err
+	}
+	if len(in.Reference) < MinReference {
+		return nil, apierr.Invalidf("reference", "reference must have at least %d characters", MinReference)
+	}
+	if len(in.Reference) > MaxReference {
+		return nil, apierr.Invalidf("reference", "reference must have at most %d characters", MaxReference)
+	}
+	if in.ShopperEmail != "" && !emailRE.MatchString(in.ShopperEmail) {
+		return nil, apierr.Invalidf("shopperEmail", "shopperEmail must be an e-mail address")
+	}
+	if err := checkReturnURL(in.ReturnURL, in.ShopperEmail); err != nil {
+		return nil, err
+	}
+	now := r.Now.UTC()
+	exp := now.Add(DefaultExpiry)
+	if in.ExpiresAt != "" {
+		t, err := time.Parse(time.RFC3339, in.ExpiresAt)
+		if err != nil {
+			return nil, apierr.Invalidf("expiresAt", "expiresAt must be an ISO 8601 date-time with Z or an offset, e.g. 2024-01-15T13:00:00Z")
+		}
+		if !t.After(now) {
+			return nil, apierr.Invalidf("expiresAt", "expiresAt must be in the future")
+		}
+		if t.Sub(now) > MaxExpiry {
+			return nil, apierr.Invalidf("expiresAt", "expiresAt must be at most 24 hours after now")
+		}
+		exp = t.UTC()
+	}
+	if err := checkCountry("countryCode", in.CountryCode); err != nil {
+		return nil, err
+	}
+	if in.ShopperReference != "" {
+		switch {
+		case len(in.ShopperReference) < MinShopperRef:
+			return nil, apierr.Invalidf("shopperReference", "shopperReference must have at least %d characters", MinShopperRef)
+		case len(in.ShopperReference) > MaxShopperRef:
+			return nil, apierr.Invalidf("shopperReference", "shopperReference must have at most %d characters", MaxShopperRef)
+		case containsPersonalData(in.ShopperReference, in.ShopperEmail):
+			return nil, invalid("shopperReference", "personal_data", "shopperReference must not contain personal data such as an e-mail address")
+		}
+	}
+	if err := checkChannel(in.Channel); err != nil {
+		return nil, err
+	}
+	locale := in.ShopperLocale
+	if locale == "" {
+		locale = DefaultLocale
+	} else if !localeRE.MatchString(locale) {
+		return nil, apierr.Invalidf("shopperLocale", "shopperLocale must be a language and country code such as en-US")
+	}
+	if len(in.LineItems) > MaxLineItems {
+		return nil, apierr.Invalidf("lineItems", "at most %d line items", MaxLineItems)
+	}
+	for i, li := range in.LineItems {
+		if li.Quantity < 0 || li.AmountIncludingTax < 0 || li.AmountExcludingTax < 0 || li.TaxAmount < 0 {
+			return nil, apierr.Invalidf("lineItems", "lineItems[%d] has a negative quantity or amount", i)
+		}
+	}
+	if err := checkMetadata(in.Metadata); err != nil {
+		return nil, err
+	}
+	return &Session{
+		ID: "CS" + strings.ToUpper(strings.ReplaceAll(ids.New(), "-", "")), AccountID: r.AccountID(), MerchantAccount: ma,
+		Livemode: !r.TestMode(), Amount: *in.Amount, CountryCode: in.CountryCode, Reference: in.Reference,
+		ReturnURL: in.ReturnURL, ShopperReference: in.ShopperReference, ShopperEmail: in.ShopperEmail,
+		ShopperLocale: locale, Channel: in.Channel, TransactionType: tt, LineItems: in.LineItems,
+		Metadata: in.Metadata, CreatedAt: now, ExpiresAt: exp, Status: StatusActive,
+	}, nil
+}
+
+// checkMetadata applies the Stripe limits the provider notes name.
+func checkMetadata(md map[string]string) error {
+	if len(md) > 50 {
+		return apierr.Invalidf("metadata", "metadata takes at most 50 keys")
+	}
+	for k, v := range md {
+		if k == "" || len(k) > 40 || len(v) > 500 {
+			return apierr.Invalidf("metadata", "metadata keys must have 1 to 40 characters and values at most 500")
+		}
+	}
+	return nil
+}
+
+// createSession serves POST /v2/sessions: one transactional write (session,
+// live marker and, with an Idempotency-Key, the idempotency record).
+func (svc *Service) createSession(r *httpapi.Request) (*httpapi.Response, error) {
+	if resp, err := replayIfDone(r); resp != nil || err != nil {
+		return resp, err
+	}
+	var in CreateSessionRequest
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	s, err := in.validate(r)
+	if err != nil {
+		return nil, err
+	}
+	sd, err := svc.sessionData(s)
+	if err != nil {
+		return nil, apierr.Wrap("checkout.createSession", apierr.Internal, err)
+	}
+	ops, err := s.createOps()
+	if err != nil {
+		return nil, err
+	}
+	return svc.commit(r, httpapi.Created(KindSession, s.response(sd)), ops, nil)
+}
+
+// commit writes ops with the inline idempotency record when the request
+// carries an Idempotency-Key, and returns resp (or the winner's replay).
+// onConflict maps a failed condition on one of ops (index into ops).
+func (svc *Service) commit(r *httpapi.Request, resp *httpapi.Response, ops []store.Op, onConflict func(i int) error) (*httpapi.Response, error) {
+	ctx := r.HTTP.Context()
+	idem := r.IdempotencyRequest()
+	keyed := idem.Key != ""
+	if keyed {
+		res, err := r.Render(resp)
+		if err != nil {
+			return nil, apierr.Wrap("checkout.commit", apierr.Internal, err)
+		}
+		ops = append([]store.Op{r.Idempotency().RecordOp(idem, res, store.IfAbsent)}, ops...)
+	}
+	err := svc.st.Write(ctx, ops...)
+	if cf, ok := store.IsConditionFailed(err); ok {
+		if keyed && cf.Index == 0 {
+			prev, err := r.Idempotency().Resolve(idem, cf)
+			if err != nil {
+				return nil, err
+			}
+			return httpapi.Replay(*prev), nil
+		}
+		i := cf.Index
+		if keyed {
+			i--
+		}
+		if onConflict != nil {
+			return nil, onConflict(i)
+		}
+		return nil, apierr.New(apierr.Conflict, "concurrent_update", "the record changed concurrently; retry")
+	}
+	if err != nil {
+		return nil, apierr.Wrap("checkout.commit", apierr.Unavailable, err)
+	}
+	return resp, nil
+}
+
+// replayIfDone checks an Idempotency-Key before any work: a stored result is
+// replayed; a key in flight or reused with another body is an error.
+func replayIfDone(r *httpapi.Request) (*httpapi.Response, error) {
+	idem := r.IdempotencyRequest()
+	if idem.Key == "" {
+		return nil, nil
+	}
+	if err := idempotency.ValidateKey(idem.Key); err != nil {
+		return nil, err
+	}
+	prev, err := r.Idempotency().Lookup(r.HTTP.Context(), idem)
+	if err != nil || prev == nil {
+		return nil, err
+	}
+	return httpapi.Replay(*prev), nil
+}

@@ -1,0 +1,47 @@
+// Package checkout serves checkout sessions, the advanced flow and the
+// client-key endpoints of the drop-in, speaking Adyen Checkout v71 shapes
+// (reference/adyen-checkout-v71.json): every success body validates against
+// the reference response schemas, which allow only the fields they name.
+//
+// Decisions (where the spec says "not shown"):
+//
+//   - Function groups: CheckoutSessionsFunction (POST /v2/sessions, GET
+//     /v2/sessions/{id}), CheckoutPaymentsFunction (POST /v2/paymentMethods,
+//     /v2/payments, /v2/payments/details), CheckoutClientFunction (the
+//     drop-in's /v2/client/sessions/{id}/... endpoints) and
+//     CheckoutTestHelpersFunction (POST /test-helpers/payments/{id}/challenge).
+//   - Client key (spec §5.6): sent like a server key, raw in Authorization or
+//     in x-api-key, with the browser's Origin, which must be one of the key's
+//     allowed origins. Client endpoints also require the session's
+//     sessionData in the body; server keys are refused there (401) and client
+//     keys on server endpoints (401).
+//   - merchantAccount may be left out of POST /v2/sessions, /v2/paymentMethods
+//     and /v2/payments (it defaults to the key's); when sent it must be the
+//     key's, else a 400 naming it.
+//   - sessionData binds session id, account, amount, currency and expiry with
+//     HMAC-SHA256 (package sessiondata); any mismatch is a 400 naming
+//     sessionData. paymentData of a pending action is sealed the same way.
+//   - Session storage: table sessions, PK "cs#<id>": SK "session" is the
+//     record (kept 30 days after expiry so results stay readable) and SK
+//     "live" is a marker whose store expiry is the session's expiresAt. Every
+//     write that authorises a payment on a session checks the marker in the
+//     same transaction, so nothing is authorised once the session expired,
+//     even if it expired between the read and the write; and the session
+//     record is written conditioned on the version read, so two concurrent
+//     payments cannot both complete it.
+//   - Session statuses: active; paymentPending while a payment waits for
+//     3-D Secure or a redirect; completed once a payment is authorised;
+//     refused after MaxRefusals refused or failed attempts; canceled when the
+//     shopper cancels a challenge; expired once expiresAt passed without a
+//     final status (computed on read). Only active and paymentPending sessions
+//     take payments; a new attempt while one is pending supersedes it (the old
+//     one can no longer complete the session).
+//   - Idempotency-Key is honoured on POST /v2/sessions and both /payments
+//     routes inline: the record is written in the same transaction as the
+//     session or payment, so a retry replays the one payment and a session
+//     costs a single write call after the key read.
+//   - Payments: each attempt is a payments.Payment (status machine, history
+//     and events in the same transaction). pspReference is the payment id.
+//   - Live mode: raw card numbers and test_ card data are refused with a 400;
+//     any other live card data gets a 403 (no live acquirer is connected).
+package checkout

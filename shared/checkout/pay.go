@@ -1,0 +1,419 @@
+package checkout
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/checkout/processor"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// PaymentRequest is the accepted subset of Adyen's PaymentRequest.
+type PaymentRequest struct {
+	MerchantAccount    string            `json:"merchantAccount"`
+	Amount             *Amount           `json:"amount"`
+	Reference          string            `json:"reference"`
+	ReturnURL          string            `json:"returnUrl"`
+	PaymentMethod      *MethodDetails    `json:"paymentMethod"`
+	CountryCode        string            `json:"countryCode"`
+	Channel            string            `json:"channel"`
+	ShopperReference   string            `json:"shopperReference"`
+	ShopperEmail       string            `json:"shopperEmail"`
+	ShopperLocale      string            `json:"shopperLocale"`
+	ShopperIP          string            `json:"shopperIP"`
+	Origin             string            `json:"origin"`
+	StorePaymentMethod bool              `json:"storePaymentMethod"`
+	BrowserInfo        json.RawMessage   `json:"browserInfo"`
+	AuthenticationData json.RawMessage   `json:"authenticationData"`
+	AdditionalData     map[string]string `json:"additionalData"`
+	Metadata           map[string]string `json:"metadata"`
+	LineItems          []LineItem        `json:"lineItems"`
+	CheckoutAttemptID  string            `json:"checkoutAttemptId"`
+}
+
+// MethodDetails is the accepted subset of CardDetails, ApplePayDetails and
+// GooglePayDetails.
+type MethodDetails struct {
+	Type                  string `json:"type"`
+	Brand                 string `json:"brand"`
+	HolderName            string `json:"holderName"`
+	Number                string `json:"number"`
+	ExpiryMonth           string `json:"expiryMonth"`
+	ExpiryYear            string `json:"expiryYear"`
+	CVC                   string `json:"cvc"`
+	EncryptedCardNumber   string `json:"encryptedCardNumber"`
+	EncryptedExpiryMonth  string `json:"encryptedExpiryMonth"`
+	EncryptedExpiryYear   string `json:"encryptedExpiryYear"`
+	EncryptedSecurityCode string `json:"encryptedSecurityCode"`
+	StoredPaymentMethodID string `json:"storedPaymentMethodId"`
+	ApplePayToken         string `json:"applePayToken"`
+	GooglePayToken        string `json:"googlePayToken"`
+	CheckoutAttemptID     string `json:"checkoutAttemptId"`
+	ThreeDS2SdkVersion    string `json:"threeDS2SdkVersion"`
+	FundingSource         string `json:"fundingSource"`
+}
+
+// testPrefix marks unencrypted sandbox data in encrypted fields.
+const testPrefix = "test_"
+
+// cardField reads one card field from its raw or encrypted form, returning
+// the value and the request field that carried it (for error params).
+func cardField(raw, rawName, enc, encName string) (string, string, error) {
+	switch {
+	case raw != "" && enc != "":
+		return "", "", apierr.Invalidf("paymentMethod."+encName, "send %s or %s, not both", rawName, encName)
+	case enc != "":
+		if !strings.HasPrefix(enc, testPrefix) {
+			return "", "", invalid("paymentMethod."+encName, "encrypted_data_unsupported",
+				"the sandbox takes test data in encrypted fields: %s followed by the plain value", testPrefix)
+		}
+		return strings.TrimPrefix(enc, testPrefix), "paymentMethod." + encName, nil
+	default:
+		return raw, "paymentMethod." + rawName, nil
+	}
+}
+
+// usesTestData reports whether the method carries raw or test_ card data.
+func (m *MethodDetails) usesTestData() bool {
+	for _, v := range []string{m.EncryptedCardNumber, m.EncryptedExpiryMonth, m.EncryptedExpiryYear, m.EncryptedSecurityCode, m.ApplePayToken, m.GooglePayToken} {
+		if strings.HasPrefix(v, testPrefix) {
+			return true
+		}
+	}
+	return m.Number != "" || m.ExpiryMonth != "" || m.ExpiryYear != "" || m.CVC != ""
+}
+
+// attempt is a processed payment method, before it is recorded.
+type attempt struct {
+	out    processor.Outcome
+	method string // payment record's paymentMethod
+	kind   string // ResponsePaymentMethod.type
+	card   *processor.Card
+}
+
+// run sends the method to the sandbox processor. Live keys never reach it.
+func (svc *Service) run(r *httpapi.Request, m *MethodDetails, shopperRef string) (*attempt, error) {
+	if m == nil {
+		return nil, apierr.Missing("paymentMethod")
+	}
+	if !r.TestMode() {
+		if m.usesTestData() {
+			return nil, invalid("paymentMethod", "test_data_in_live_mode", "raw card numbers and test_ data are accepted only with test keys")
+		}
+		return nil, apierr.New(apierr.Forbidden, "live_processing_unavailable", "live card processing is not enabled for this account")
+	}
+	switch m.Type {
+	case "scheme", "":
+		return svc.runCard(r, m, shopperRef)
+	case processor.ApplePay, processor.GooglePay:
+		token, field := m.ApplePayToken, "paymentMethod.applePayToken"
+		if m.Type == processor.GooglePay {
+			token, field = m.GooglePayToken, "paymentMethod.googlePayToken"
+		}
+		if token == "" {
+			return nil, apierr.Missing(field)
+		}
+		out, ok := processor.AuthoriseWallet(m.Type, token)
+		if !ok {
+			return nil, invalid(field, "invalid_wallet_token", "unknown sandbox token: use test_%s_authorised or test_%s_refused", m.Type, m.Type)
+		}
+		return &attempt{out: out, method: m.Type, kind: m.Type}, nil
+	default:
+		return nil, apierr.Invalidf("paymentMethod.type", "paymentMethod.type must be scheme, applepay or googlepay")
+	}
+}
+
+func (svc *Service) runCard(r *httpapi.Request, m *MethodDetails, shopperRef string) (*attempt, error) {
+	var c processor.Card
+	names := map[string]string{}
+	if m.StoredPaymentMethodID != "" {
+		if shopperRef == "" {
+			return nil, apierr.Missing("shopperReference")
+		}
+		it, err := svc.st.Get(r.HTTP.Context(), storedKey(r.AccountID(), shopperRef, m.StoredPaymentMethodID))
+		if err != nil {
+			return nil, invalid("paymentMethod.storedPaymentMethodId", "stored_method_unknown", "no stored payment method %q for this shopperReference", m.StoredPaymentMethodID)
+		}
+		var sc StoredCard
+		if err := json.Unmarshal(it.Data, &sc); err != nil {
+			return nil, apierr.Wrap("checkout.runCard", apierr.Internal, err)
+		}
+		c = processor.Card{Number: sc.Number, ExpiryMonth: sc.ExpiryMonth, ExpiryYear: sc.ExpiryYear, HolderName: sc.HolderName, Stored: true}
+		for _, f := range []string{"number", "expiryMonth", "expiryYear", "cvc"} {
+			names[f] = "paymentMethod.storedPaymentMethodId"
+		}
+	} else {
+		var err error
+		fields := []struct {
+			dst           *string
+			logical       string
+			raw, enc      string
+			rawN, encName string
+		}{
+			{&c.Number, "number", m.Number, m.EncryptedCardNumber, "number", "encryptedCardNumber"},
+			{&c.ExpiryMonth, "expiryMonth", m.ExpiryMonth, m.EncryptedExpiryMonth, "expiryMonth", "encryptedExpiryMonth"},
+			{&c.ExpiryYear, "expiryYear", m.ExpiryYear, m.EncryptedExpiryYear, "expiryYear", "encryptedExpiryYear"},
+			{&c.CVC, "cvc", m.CVC, m.EncryptedSecurityCode, "cvc", "encryptedSecurityCode"},
+		}
+		for _, f := range fields {
+			var name string
+			if *f.dst, name, err = cardField(f.raw, f.rawN, f.enc, f.encName); err != nil {
+				return nil, err
+			}
+			names[f.logical] = name
+			if *f.dst == "" && f.logical != "cvc" {
+				return nil, apierr.Missing("paymentMethod." + f.encName)
+			}
+		}
+		c.HolderName = m.HolderName
+	}
+	out, err := processor.AuthoriseCard(c, r.Now)
+	if err != nil {
+		e := *apierr.As(err)
+		if n, ok := names[e.Param]; ok {
+			e.Param = n
+		}
+		return nil, &e
+	}
+	return &attempt{out: out, method: out.Brand, kind: "scheme", card: &c}, nil
+}
+
+// paymentClaims bind a pending action to its payment and stage.
+type paymentClaims struct {
+	Payment string `json:"p"`
+	Account string `json:"a"`
+	Session string `json:"s,omitempty"`
+	Stage   string `json:"st"`
+}
+
+const purposePayment = "pd1"
+
+// Stages of a payment waiting for the shopper (payment.Internal["stage"]).
+const (
+	stageFingerprint = "fingerprint"
+	stageChallenge   = "challenge"
+	stageRedirect    = "redirect"
+)
+
+// action builds the Adyen action for p's current stage.
+func (svc *Service) action(p *payments.Payment, returnURL string) (*Action, error) {
+	stage := p.Internal["stage"]
+	tok, err := svc.signer.Seal(purposePayment, paymentClaims{Payment: p.ID, Account: p.AccountID, Session: p.PaymentSessionID, Stage: stage})
+	if err != nil {
+		return nil, apierr.Wrap("checkout.action", apierr.Internal, err)
+	}
+	switch stage {
+	case stageRedirect:
+		sep := "?"
+		if strings.Contains(returnURL, "?") {
+			sep = "&"
+		}
+		// The sandbox issuer approves at once and sends the shopper straight
+		// back to returnUrl with the redirectResult to submit.
+		return &Action{Type: "redirect", Method: "GET", PaymentMethodType: "scheme", URL: returnURL + sep + "redirectResult=" + tok}, nil
+	default:
+		detail := map[string]string{"threeDSServerTransID": p.ID, "messageVersion": "2.2.0"}
+		if stage == stageChallenge {
+			detail["acsTransID"] = p.ID
+			detail["acsURL"] = "https://sandbox.paygate.test/3ds2/challenge"
+		} else {
+			detail["threeDSMethodUrl"] = "https://sandbox.paygate.test/3ds2/fingerprint"
+		}
+		b, _ := json.Marshal(detail)
+		return &Action{Type: "threeDS2", Subtype: stage, Token: base64.StdEncoding.EncodeToString(b),
+			PaymentData: tok, AuthorisationToken: tok, PaymentMethodType: "scheme"}, nil
+	}
+}
+
+// apply moves p (and s, when the payment belongs to a session) to the
+// outcome's state. It returns the response body.
+func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome, kind string, r *httpapi.Request) (PaymentResponse, error) {
+	now := r.Now
+	resp := PaymentResponse{ResultCode: string(out.Result), PSPReference: p.ID, MerchantReference: p.MerchantReference,
+		Amount: &Amount{Value: p.Amount, Currency: p.Currency}, PaymentMethod: &ResponseMethod{Type: kind, Brand: p.PaymentMethod}}
+	if kind != "scheme" {
+		resp.PaymentMethod.Brand = ""
+	}
+	var err error
+	switch out.Result {
+	case processor.Authorised:
+		err = p.Transition(payments.Authorized, "", now)
+	case processor.Refused:
+		err = p.Transition(payments.Rejected, out.RefusalReason, now)
+	case processor.Error:
+		err = p.Transition(payments.Failed, out.RefusalReason, now)
+	case processor.Cancelled:
+		err = p.Transition(payments.Cancelled, "cancelled by the shopper", now)
+	default:
+		stage := map[processor.Result]string{processor.IdentifyShopper: stageFingerprint, processor.ChallengeShopper: stageChallenge, processor.RedirectShopper: stageRedirect}[out.Result]
+		if p.Status != payments.RequiresAction {
+			err = p.Transition(payments.RequiresAction, "3-D Secure "+stage, now)
+		}
+		p.Secure3D = p.Secure3D || stage != stageRedirect
+		if p.Internal == nil {
+			p.Internal = map[string]string{}
+		}
+		p.Internal["stage"] = stage
+		if out.Flow != "" {
+			p.Internal["flow"] = string(out.Flow)
+		}
+		returnURL := p.Internal["returnUrl"]
+		if err == nil {
+			resp.Action, err = svc.action(p, returnURL)
+		}
+	}
+	if err != nil {
+		return resp, err
+	}
+	if p.Status.Final() || p.Status == payments.Authorized {
+		delete(p.Internal, "stage")
+	}
+	resp.RefusalReason, resp.RefusalReasonCode = out.RefusalReason, out.RefusalReasonCode
+	if s != nil {
+		s.record(p, resp)
+	}
+	return resp, nil
+}
+
+// record updates the session for a payment's new state.
+func (s *Session) record(p *payments.Payment, resp PaymentResponse) {
+	entry := ResultPayment{PSPReference: p.ID, Amount: *resp.Amount, PaymentMethod: *resp.PaymentMethod}
+	kept := s.Payments[:0]
+	for _, e := range s.Payments {
+		if e.PSPReference != p.ID {
+			kept = append(kept, e)
+		}
+	}
+	s.Payments = kept
+	switch p.Status {
+	case payments.Authorized:
+		entry.ResultCode = "Authorised"
+		s.Payments = append(s.Payments, entry)
+		s.Status, s.PendingPaymentID = StatusCompleted, ""
+	case payments.RequiresAction:
+		entry.ResultCode = "Pending"
+		s.Payments = append(s.Payments, entry)
+		s.Status, s.PendingPaymentID = StatusPaymentPending, p.ID
+	case payments.Cancelled:
+		s.Status, s.PendingPaymentID = StatusCanceled, ""
+	default: // rejected, failed
+		s.Refusals++
+		s.PendingPaymentID = ""
+		s.Status = StatusActive
+		if s.Refusals >= MaxRefusals {
+			s.Status = StatusRefused
+		}
+	}
+}
+
+// validatePayment checks the request fields shared by both flows.
+func validatePayment(in *PaymentRequest) error {
+	if err := checkCountry("countryCode", in.CountryCode); err != nil {
+		return err
+	}
+	if err := checkChannel(in.Channel); err != nil {
+		return err
+	}
+	if in.ShopperReference != "" && (len(in.ShopperReference) < MinShopperRef || len(in.ShopperReference) > MaxShopperRef) {
+		return apierr.Invalidf("shopperReference", "shopperReference must have %d to %d characters", MinShopperRef, MaxShopperRef)
+	}
+	return checkMetadata(in.Metadata)
+}
+
+// submit runs a payment for the advanced flow (s == nil) or a session.
+func (svc *Service) submit(r *httpapi.Request, in *PaymentRequest, s *Session) (*httpapi.Response, error) {
+	if err := validatePayment(in); err != nil {
+		return nil, err
+	}
+	shopperRef := in.ShopperReference
+	if s != nil {
+		if err := s.payable(r.Now); err != nil {
+			return nil, err
+		}
+		if in.Amount != nil && *in.Amount != s.Amount {
+			return nil, invalid("amount", "amount_mismatch", "amount must equal the session's amount (%d %s)", s.Amount.Value, s.Amount.Currency)
+		}
+		if in.Reference != "" && in.Reference != s.Reference {
+			return nil, invalid("reference", "reference_mismatch", "reference must equal the session's reference")
+		}
+		a := s.Amount
+		in.Amount, in.Reference = &a, s.Reference
+		if in.ReturnURL == "" {
+			in.ReturnURL = s.ReturnURL
+		}
+		if shopperRef == "" {
+			shopperRef = s.ShopperReference
+		} else if shopperRef != s.ShopperReference {
+			return nil, invalid("shopperReference", "shopper_reference_mismatch", "shopperReference must equal the session's")
+		}
+	} else {
+		if _, err := merchantAccountOf(r, in.MerchantAccount); err != nil {
+			return nil, err
+		}
+		if err := checkAmount(in.Amount, false); err != nil {
+			return nil, err
+		}
+		if len(in.Reference) < MinReference || len(in.Reference) > MaxReference {
+			return nil, apierr.Invalidf("reference", "reference must have %d to %d characters", MinReference, MaxReference)
+		}
+	}
+	if err := checkReturnURL(in.ReturnURL, in.ShopperEmail); err != nil {
+		return nil, err
+	}
+	att, err := svc.run(r, in.PaymentMethod, shopperRef)
+	if err != nil {
+		return nil, err
+	}
+	p := payments.New(payments.Payment{
+		ID: ids.New(), AccountID: r.AccountID(), Livemode: !r.TestMode(), Amount: in.Amount.Value,
+		Currency: in.Amount.Currency, PaymentMethod: att.method, Last4: att.out.Last4,
+		MerchantReference: in.Reference, Metadata: in.Metadata,
+		Internal: map[string]string{"returnUrl": in.ReturnURL},
+	}, r.Now)
+	if s != nil {
+		p.PaymentSessionID = s.ID
+	}
+	body, err := svc.apply(p, s, att.out, att.kind, r)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := svc.pays.SaveOps(p)
+	if err != nil {
+		return nil, err
+	}
+	if in.StorePaymentMethod && shopperRef != "" && att.card != nil && !att.card.Stored && p.Status == payments.Authorized {
+		sc := StoredCard{ID: ids.Prefixed("spm"), Brand: att.out.Brand, Last4: att.out.Last4, ExpiryMonth: att.card.ExpiryMonth,
+			ExpiryYear: att.card.ExpiryYear, HolderName: att.card.HolderName, Number: att.card.Number}
+		data, _ := json.Marshal(sc)
+		ops = append(ops, store.Put(store.Item{Key: storedKey(r.AccountID(), shopperRef, sc.ID), Data: data}, store.IfAbsent))
+	}
+	return svc.commitWithSession(r, httpapi.OK(KindPayment, body), ops, s)
+}
+
+// commitWithSession appends the session's ops (version condition and live
+// check) and maps their failures.
+func (svc *Service) commitWithSession(r *httpapi.Request, resp *httpapi.Response, ops []store.Op, s *Session) (*httpapi.Response, error) {
+	first := len(ops)
+	if s != nil {
+		sops, err := s.updateOps(true)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, sops...)
+	}
+	return svc.commit(r, resp, ops, func(i int) error {
+		switch {
+		case s != nil && i == first+1:
+			return apierr.New(apierr.Conflict, "session_expired", "session %s expired", s.ID)
+		case s != nil && i == first:
+			return apierr.New(apierr.Conflict, "session_changed", "another payment on session %s changed it first; read the session result", s.ID)
+		default:
+			return apierr.New(apierr.Conflict, "payment_changed", "the payment changed concurrently; retry")
+		}
+	})
+}

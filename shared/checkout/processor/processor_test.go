@@ -1,0 +1,115 @@
+package processor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apierr"
+)
+
+var now = time.Date(2024, 3, 15, 12, 0, 0, 0, time.UTC)
+
+func card(n string) Card {
+	return Card{Number: n, ExpiryMonth: "03", ExpiryYear: "2030", CVC: "737"}
+}
+
+func TestTestCards(t *testing.T) {
+	cases := []struct {
+		number string
+		result Result
+		flow   Flow
+		brand  string
+	}{
+		{"4111111111111111", Authorised, FlowNone, "visa"},
+		{"5555555555554444", Authorised, FlowNone, "mc"},
+		{"4917610000000000", IdentifyShopper, FlowFrictionless, "visa"},
+		{"5454545454545454", IdentifyShopper, FlowChallenge, "mc"},
+		{"4212345678901237", RedirectShopper, FlowRedirect, "visa"},
+		{"4000000000000010", Refused, FlowNone, "visa"},
+		{"4000000000000002", Error, FlowNone, "visa"},
+		{"4000020000000000", Refused, FlowNone, "visa"},
+	}
+	for _, c := range cases {
+		out, err := AuthoriseCard(card(c.number), now)
+		require.NoError(t, err, c.number)
+		assert.Equal(t, c.result, out.Result, c.number)
+		assert.Equal(t, c.flow, out.Flow, c.number)
+		assert.Equal(t, c.brand, out.Brand, c.number)
+		assert.Equal(t, c.number[len(c.number)-4:], out.Last4)
+	}
+	amex := card("370000000000002")
+	amex.CVC = "7373"
+	out, err := AuthoriseCard(amex, now)
+	require.NoError(t, err)
+	assert.Equal(t, Authorised, out.Result)
+	assert.Equal(t, "amex", out.Brand)
+}
+
+func TestHolderNames(t *testing.T) {
+	for name, want := range map[string]string{"DECLINED": "Refused", "CARD_EXPIRED": "Expired Card", "BLOCK_CARD": "Blocked Card", "ERROR": "Acquirer Error"} {
+		c := card("4111111111111111")
+		c.HolderName = name
+		out, err := AuthoriseCard(c, now)
+		require.NoError(t, err)
+		assert.Equal(t, want, out.RefusalReason)
+		assert.NotEqual(t, Authorised, out.Result)
+	}
+}
+
+func TestChecks(t *testing.T) {
+	bad := []struct {
+		mut   func(*Card)
+		param string
+		code  string
+	}{
+		{func(c *Card) { c.Number = "4111111111111112" }, "number", "invalid_number"},
+		{func(c *Card) { c.Number = "41111" }, "number", "invalid_number"},
+		{func(c *Card) { c.Number = "6011111111111117" }, "number", "card_not_supported"},
+		{func(c *Card) { c.ExpiryMonth = "13" }, "expiryMonth", "invalid_expiry_month"},
+		{func(c *Card) { c.ExpiryMonth = "0" }, "expiryMonth", "invalid_expiry_month"},
+		{func(c *Card) { c.ExpiryMonth, c.ExpiryYear = "02", "2024" }, "expiryYear", "expired_card"},
+		{func(c *Card) { c.ExpiryYear = "20x0" }, "expiryYear", "invalid_expiry_year"},
+		{func(c *Card) { c.CVC = "73" }, "cvc", "invalid_cvc"},
+		{func(c *Card) { c.CVC = "7373" }, "cvc", "invalid_cvc"},
+	}
+	for _, b := range bad {
+		c := card("4111111111111111")
+		b.mut(&c)
+		_, err := AuthoriseCard(c, now)
+		require.Error(t, err)
+		e := apierr.As(err)
+		assert.Equal(t, apierr.CardDeclined, e.Kind)
+		assert.Equal(t, b.param, e.Param)
+		assert.Equal(t, b.code, e.Code)
+	}
+	// Valid through the end of the expiry month.
+	c := card("4111111111111111")
+	c.ExpiryMonth, c.ExpiryYear = "03", "24"
+	_, err := AuthoriseCard(c, now)
+	assert.NoError(t, err)
+	// Stored cards need no CVC.
+	c = card("4111111111111111")
+	c.CVC, c.Stored = "", true
+	_, err = AuthoriseCard(c, now)
+	assert.NoError(t, err)
+}
+
+func TestWalletsAnd3DS(t *testing.T) {
+	out, ok := AuthoriseWallet(ApplePay, "test_applepay_authorised")
+	assert.True(t, ok)
+	assert.Equal(t, Authorised, out.Result)
+	out, ok = AuthoriseWallet(GooglePay, "test_googlepay_refused")
+	assert.True(t, ok)
+	assert.Equal(t, Refused, out.Result)
+	_, ok = AuthoriseWallet(GooglePay, "test_applepay_authorised")
+	assert.False(t, ok)
+
+	assert.Equal(t, Authorised, AfterFingerprint(FlowFrictionless).Result)
+	assert.Equal(t, ChallengeShopper, AfterFingerprint(FlowChallenge).Result)
+	assert.Equal(t, Authorised, ChallengeWithPassword("password").Result)
+	assert.Equal(t, Refused, ChallengeWithPassword("nope").Result)
+	assert.Equal(t, Cancelled, AfterChallenge("U").Result)
+}

@@ -1,0 +1,107 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/version"
+)
+
+func TestTransitions(t *testing.T) {
+	allowed := map[[2]Status]bool{}
+	for from, tos := range transitions {
+		for _, to := range tos {
+			allowed[[2]Status{from, to}] = true
+		}
+	}
+	all := []Status{Created, RequiresAction, Authorized, Rejected, Failed, Charged, Cancelled, Refunded}
+	for _, from := range all {
+		for _, to := range all {
+			p := New(Payment{ID: "p1", AccountID: "a"}, time.Now())
+			p.Status = from
+			err := p.Transition(to, "", time.Now())
+			if allowed[[2]Status{from, to}] {
+				assert.NoError(t, err, "%s -> %s", from, to)
+				assert.Equal(t, to, p.Status)
+			} else {
+				assert.True(t, apierr.Is(err, apierr.Conflict), "%s -> %s must be a conflict", from, to)
+				assert.Equal(t, from, p.Status, "a refused change leaves the record")
+			}
+		}
+	}
+	for _, s := range []Status{Rejected, Failed, Cancelled, Refunded} {
+		assert.True(t, s.Final())
+	}
+	assert.False(t, Authorized.Final())
+}
+
+func TestSaveWritesHistoryAndEventsInOneTransaction(t *testing.T) {
+	now := time.Date(2024, 2, 1, 10, 0, 0, 0, time.UTC)
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "s.db"), func() time.Time { return now })
+	require.NoError(t, err)
+	defer st.Close()
+	ctx := context.Background()
+	repo := NewRepo(st)
+	p := New(Payment{ID: "pay1", AccountID: "acct1", Amount: 1000, Currency: "EUR"}, now)
+	require.NoError(t, p.Transition(RequiresAction, "3ds2 challenge", now))
+	require.NoError(t, repo.Save(ctx, p))
+
+	got, err := repo.Get(ctx, "acct1", "pay1")
+	require.NoError(t, err)
+	assert.Equal(t, RequiresAction, got.Status)
+	require.Len(t, got.History, 2)
+
+	// A stale copy cannot overwrite a newer one: the version condition fails
+	// and nothing (not even the event) is written.
+	stale, err := repo.Get(ctx, "acct1", "pay1")
+	require.NoError(t, err)
+	require.NoError(t, got.Transition(Authorized, "", now.Add(time.Second)))
+	require.NoError(t, repo.Save(ctx, got))
+	require.NoError(t, stale.Transition(Rejected, "late", now.Add(2*time.Second)))
+	err = repo.Save(ctx, stale)
+	assert.True(t, apierr.Is(err, apierr.Conflict))
+
+	final, err := repo.Get(ctx, "acct1", "pay1")
+	require.NoError(t, err)
+	assert.Equal(t, Authorized, final.Status)
+	assert.NotNil(t, final.AuthedAt)
+	assert.Len(t, final.History, 3)
+
+	page, err := st.Query(ctx, store.Query{Table: store.TableEvents, PK: "evt#acct1", Limit: 10})
+	require.NoError(t, err)
+	var types []string
+	for _, it := range page.Items {
+		var ev Event
+		require.NoError(t, json.Unmarshal(it.Data, &ev))
+		types = append(types, ev.Type)
+		assert.Nil(t, ev.Data.Internal)
+	}
+	assert.ElementsMatch(t, []string{"payment.requires_action", "payment.authorised"}, types)
+
+	_, err = repo.Get(ctx, "other", "pay1")
+	assert.True(t, apierr.Is(err, apierr.NotFound))
+}
+
+func TestLegacyVersionSeesThreeD(t *testing.T) {
+	obj := map[string]any{"status": "requires_action", "history": []any{map[string]any{"status": "created"}, map[string]any{"status": "requires_action"}}}
+	out := version.Apply("2023-09-01", version.Ctx{Kind: Kind, Status: 200}, obj)
+	assert.Equal(t, "3d", out["status"])
+	assert.Equal(t, "3d", out["history"].([]any)[1].(map[string]any)["status"])
+
+	cur := version.Apply(version.Current, version.Ctx{Kind: Kind}, map[string]any{"status": "requires_action"})
+	assert.Equal(t, "requires_action", cur["status"])
+
+	ev := map[string]any{"type": "payment.requires_action", "account": "a", "data": map[string]any{"status": "requires_action"}}
+	old := version.Apply("2023-09-01", version.Ctx{Kind: version.KindEvent}, ev)
+	assert.Equal(t, "payment.3d", old["type"])
+	assert.Equal(t, "3d", old["data"].(map[string]any)["status"])
+}

@@ -1,0 +1,117 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Event is an event record: the webhook pipeline's envelope. Data is the
+// payment's public view at the time of the change.
+type Event struct {
+	ID      string  `json:"id"`
+	Type    string  `json:"type"`
+	Created int64   `json:"created"`
+	Account string  `json:"account"`
+	Data    Payment `json:"data"`
+}
+
+// EventRetention is how long event records stay in the events table (the
+// stream reads them at once; the copy serves listing and re-sending).
+const EventRetention = 30 * 24 * time.Hour
+
+// Key addresses a payment.
+func Key(accountID, id string) store.Key {
+	return store.Key{Table: store.TablePayments, PK: "pay#" + accountID, SK: id}
+}
+
+// EventKey addresses an event record.
+func EventKey(accountID, eventID string) store.Key {
+	return store.Key{Table: store.TableEvents, PK: "evt#" + accountID, SK: eventID}
+}
+
+// Repo reads payments and builds their writes.
+type Repo struct {
+	st store.Store
+}
+
+// NewRepo builds a repo over st.
+func NewRepo(st store.Store) *Repo { return &Repo{st: st} }
+
+// Get reads one of the account's payments; another account's is NotFound.
+func (r *Repo) Get(ctx context.Context, accountID, id string) (*Payment, error) {
+	it, err := r.st.Get(ctx, Key(accountID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("no such payment: %s", id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap("payments.Get", apierr.Unavailable, err)
+	}
+	return Decode(it)
+}
+
+// Decode turns a stored item into a payment that remembers its version.
+func Decode(it store.Item) (*Payment, error) {
+	var p Payment
+	if err := json.Unmarshal(it.Data, &p); err != nil {
+		return nil, apierr.Wrap("payments.Decode", apierr.Internal, err)
+	}
+	p.version = it.Version
+	return &p, nil
+}
+
+// SaveOps are the writes that store p and its queued events: a put-if-absent
+// for a new record, else a put conditioned on the version it was read at, so
+// a concurrent change makes the whole transaction fail. Callers add their own
+// ops and write them together. The first op is always the payment's.
+func (r *Repo) SaveOps(p *Payment) ([]store.Op, error) {
+	cond := store.IfAbsent
+	if p.version > 0 {
+		cond = store.IfVersion(p.version)
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, apierr.Wrap("payments.SaveOps", apierr.Internal, err)
+	}
+	ops := []store.Op{store.Put(store.Item{Key: Key(p.AccountID, p.ID), Data: data}, cond)}
+	pub := p.Public()
+	for _, ev := range p.pending {
+		ev.ID = ids.Prefixed("evt")
+		ev.Data = pub
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return nil, apierr.Wrap("payments.SaveOps", apierr.Internal, err)
+		}
+		exp := time.Unix(ev.Created, 0).Add(EventRetention)
+		ops = append(ops, store.Put(store.Item{Key: EventKey(p.AccountID, ev.ID), Data: b, ExpiresAt: exp}, store.IfAbsent))
+	}
+	return ops, nil
+}
+
+// Saved marks p as written at the next version, after the caller's Write of
+// SaveOps succeeded, so it can be changed again.
+func (p *Payment) Saved() {
+	p.version++
+	p.pending = nil
+}
+
+// Save writes p and its events alone.
+func (r *Repo) Save(ctx context.Context, p *Payment) error {
+	ops, err := r.SaveOps(p)
+	if err != nil {
+		return err
+	}
+	if err := r.st.Write(ctx, ops...); err != nil {
+		if _, ok := store.IsConditionFailed(err); ok {
+			return apierr.New(apierr.Conflict, "payment_changed", "payment %s changed concurrently; retry", p.ID)
+		}
+		return apierr.Wrap("payments.Save", apierr.Unavailable, err)
+	}
+	p.Saved()
+	return nil
+}
