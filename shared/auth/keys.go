@@ -326,6 +326,25 @@ var errInvalidKey = &apierr.Error{Kind: apierr.Unauthenticated, Code: "invalid_a
 // Live accounts never take imported keys; importing a key that exists for the
 // same account is a no-op.
 func (s *Keys) Import(ctx context.Context, accountID, secret, name string) (*Key, error) {
+	return s.importKey(ctx, accountID, secret, Secret, nil, name)
+}
+
+// ImportClient is Import for a client key (ck_test_...) allowed from
+// origins, so sample events can call the drop-in's endpoints. Re-importing
+// an existing key is a no-op that keeps its origins.
+func (s *Keys) ImportClient(ctx context.Context, accountID, secret string, origins []string, name string) (*Key, error) {
+	if len(origins) == 0 {
+		return nil, apierr.Invalidf("allowed_origins", "a client key needs at least one allowed origin")
+	}
+	for _, o := range origins {
+		if err := validateOrigin(o); err != nil {
+			return nil, err
+		}
+	}
+	return s.importKey(ctx, accountID, secret, Client, origins, name)
+}
+
+func (s *Keys) importKey(ctx context.Context, accountID, secret string, kind KeyKind, origins []string, name string) (*Key, error) {
 	a, err := s.accounts.Get(ctx, accountID)
 	if err != nil {
 		return nil, err
@@ -333,7 +352,7 @@ func (s *Keys) Import(ctx context.Context, accountID, secret, name string) (*Key
 	if a.Mode != accounts.Test {
 		return nil, apierr.Invalidf("mode", "only test-mode accounts take imported keys")
 	}
-	want := secretPrefix(Secret, accounts.Test)
+	want := secretPrefix(kind, accounts.Test)
 	if !strings.HasPrefix(secret, want) || len(secret) < len(want)+24 || len(secret) > 200 {
 		return nil, apierr.Invalidf("key", "an imported key must start with %s and have at least 24 more characters", want)
 	}
@@ -344,9 +363,9 @@ func (s *Keys) Import(ctx context.Context, accountID, secret, name string) (*Key
 		return k, nil
 	}
 	k := &Key{
-		ID: ids.Prefixed("key"), AccountID: a.ID, Kind: Secret, Mode: a.Mode, Prefix: secret[:len(want)+4],
-		Hash: Hash(secret), Name: name, MerchantAccount: a.MerchantAccount, DefaultVersion: a.DefaultVersion,
-		CreatedAt: s.clock().UTC().Truncate(time.Second),
+		ID: ids.Prefixed("key"), AccountID: a.ID, Kind: kind, Mode: a.Mode, Prefix: secret[:len(want)+4],
+		Hash: Hash(secret), Name: name, AllowedOrigins: origins, MerchantAccount: a.MerchantAccount,
+		DefaultVersion: a.DefaultVersion, CreatedAt: s.clock().UTC().Truncate(time.Second),
 	}
 	if err := s.st.Write(ctx, s.putOps(k, store.IfAbsent)...); err != nil {
 		if _, ok := store.IsConditionFailed(err); ok {

@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 type probe struct {
 	calls   atomic.Int64
 	release chan struct{} // when set, /_test/slow blocks until closed
+	entered chan struct{} // /_test/slow signals here once it holds the key
 }
 
 type probeBody struct {
@@ -65,6 +66,7 @@ func (p *probe) build(*app.Deps) (httpapi.Group, error) {
 		{Method: "POST", Path: "/_test/echo", Auth: httpapi.AuthSecret, Handler: handle},
 		{Method: "POST", Path: "/_test/idem", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemRequired, Handler: handle},
 		{Method: "POST", Path: "/_test/slow", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemRequired, Handler: func(r *httpapi.Request) (*httpapi.Response, error) {
+			p.entered <- struct{}{}
 			<-p.release
 			return handle(r)
 		}},
@@ -343,15 +345,22 @@ func TestIdempotency(t *testing.T) {
 	})
 	t.Run("in flight is 409", func(t *testing.T) {
 		p.release = make(chan struct{})
+		p.entered = make(chan struct{}, 1)
 		var once sync.Once
 		release := func() { once.Do(func() { close(p.release) }) }
 		defer release() // never leave the handler blocked, even on failure
 		done := make(chan *apitest.Resp, 1)
 		go func() { done <- e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3") }()
-		require.Eventually(t, func() bool {
+		select {
+		case <-p.entered: // the first request now holds the key
+		case <-time.After(5 * time.Second):
+			t.Fatal("the first request never reached the handler")
+		}
+		for i := 0; i < 3; i++ {
 			r := e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3")
-			return r.Status == 409 && r.Err(t)["code"] == "idempotency_in_flight"
-		}, 5*time.Second, 20*time.Millisecond)
+			require.Equal(t, 409, r.Status)
+			assert.Equal(t, "idempotency_in_flight", r.Err(t)["code"])
+		}
 		release()
 		require.Equal(t, 201, (<-done).Status)
 		r := e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3")

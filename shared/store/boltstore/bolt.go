@@ -36,6 +36,18 @@ func Open(path string, clock store.Clock) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
+	// Only a new file needs its buckets: skipping the write transaction (and
+	// its fsync) otherwise keeps a function's cold start short.
+	missing := false
+	_ = db.View(func(tx *bolt.Tx) error {
+		for _, t := range store.AllTables {
+			missing = missing || tx.Bucket([]byte(t)) == nil
+		}
+		return nil
+	})
+	if !missing {
+		return &Store{db: db, clock: clock}, nil
+	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, t := range store.AllTables {
 			if _, err := tx.CreateBucketIfNotExists([]byte(t)); err != nil {

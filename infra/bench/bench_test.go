@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/infra/runtimeapi"
+)
+
+func moduleRoot(tb testing.TB) string {
+	root, err := runtimeapi.ModuleRoot(".")
+	require.NoError(tb, err)
+	return root
+}
+
+// BenchmarkMerchantDetailsWarm is a warm MerchantsFunction invocation in
+// process: GET /v1/merchants/me through the API Gateway v2 adapter on the
+// embedded store.
+func BenchmarkMerchantDetailsWarm(b *testing.B) {
+	benchMerchantDetailsWarm(b, moduleRoot(b))
+}
+
+// TestDynamoCallsPerAuthenticatedRequest holds authentication to its
+// promise: one consistent GetItem for the key, no Scan, nothing else; and
+// GET /v1/merchants/me to that plus the account read. Counts are not
+// timings, so this is a test.
+func TestDynamoCallsPerAuthenticatedRequest(t *testing.T) {
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
+			t.Fatal("DYNAMODB_ENDPOINT is not set and REQUIRE_REAL_SERVERS=1 (start infra/scripts/dynamodb-local.sh)")
+		}
+		t.Skip("DYNAMODB_ENDPOINT is not set")
+	}
+	c, err := measureDynamoCalls(context.Background(), endpoint)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"GetItem": 1}, c.Auth, "authenticating a key")
+	assert.Zero(t, c.Request["Scan"], "no Scan on a request path")
+	assert.Equal(t, map[string]int{"GetItem": 2}, c.Request, "GET /v1/merchants/me: the key, then the account")
+}
+
+// TestWarmFixtureAnswers keeps the benchmark honest: its request must get
+// the 200 it measures, not a cheap 401.
+func TestWarmFixtureAnswers(t *testing.T) {
+	f, err := newWarmFixture(context.Background(), moduleRoot(t))
+	require.NoError(t, err)
+	defer f.close()
+	require.NoError(t, f.serve(context.Background()))
+}
+
+func TestHealthLoadInProcess(t *testing.T) {
+	rows, err := healthLoad(context.Background(), options{concurrency: 2, loadFor: 200e6})
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	assert.Equal(t, "ok", rows[0].ok, rows[0].value)
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/infra/runtimeapi"
+	"github.com/paygate/paygate/shared/app"
+)
+
+// maxColdStartRatio is the cold start target, relative to hello world.
+const maxColdStartRatio = 1.5
+
+// coldSubject is one binary whose cold start is measured.
+type coldSubject struct {
+	name  string
+	pkg   string
+	env   map[string]string
+	event string // file in events/
+	bin   string
+	times []time.Duration
+	// informative rows are not held to the target: their first answer
+	// includes round trips to DynamoDB Local, a JVM on this machine.
+	informative bool
+}
+
+// coldStarts measures, runs times each, the time from exec of bootstrap to
+// the first answer through the Runtime API, for the hello-world baseline and
+// the given functions (host builds). Runs are interleaved so drift in the
+// machine's load hits every subject alike.
+func coldStarts(ctx context.Context, root string, fns []function, runs int) ([]row, error) {
+	dir, err := os.MkdirTemp("", "paygate-bench-cold-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	dataDir := filepath.Join(dir, "data")
+	if err := seedEmbedded(ctx, dataDir); err != nil {
+		return nil, err
+	}
+	subjects := []*coldSubject{{name: "hello world (aws-lambda-go)", pkg: "./infra/bench/hello", event: "health-get.json"}}
+	for _, c := range []struct{ id, event string }{{"HealthFunction", "health-get.json"}, {"MerchantsFunction", "merchants-me.json"}} {
+		fn, ok := findFunction(fns, c.id)
+		if !ok {
+			return nil, fmt.Errorf("template.yaml has no %s", c.id)
+		}
+		env := map[string]string{}
+		for k, v := range fn.Env {
+			env[k] = v
+		}
+		env["STORE"], env["DATA_DIR"] = "embedded", dataDir
+		subjects = append(subjects, &coldSubject{name: c.id, pkg: "./" + fn.CodeURI, env: env, event: c.event})
+	}
+	if endpoint := os.Getenv("DYNAMODB_ENDPOINT"); endpoint != "" {
+		// The store Lambda runs on: DynamoDB (Local), config and SDK clients
+		// built at start as in production.
+		env, cleanup, err := dynamoEnv(ctx, endpoint)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		m := *subjects[len(subjects)-1]
+		m.name += " on DynamoDB Local"
+		m.informative = true
+		for k, v := range m.env {
+			if _, ok := env[k]; !ok {
+				env[k] = v
+			}
+		}
+		m.env = env
+		subjects = append(subjects, &m)
+	}
+	for _, s := range subjects {
+		s.bin = filepath.Join(dir, filepath.Base(s.pkg))
+		if err := runtimeapi.Build(ctx, root, s.pkg, s.bin, runtimeapi.BuildOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	for range runs {
+		for _, s := range subjects {
+			d, err := coldStartOnce(ctx, root, s)
+			if err != nil {
+				return nil, fmt.Errorf("cold start %s: %w", s.name, err)
+			}
+			s.times = append(s.times, d)
+		}
+	}
+	base := median(subjects[0].times)
+	rows := []row{{name: fmt.Sprintf("cold start %s, median of %d", subjects[0].name, runs), value: ms(base), target: "baseline", ok: "-"}}
+	for _, s := range subjects[1:] {
+		m := median(s.times)
+		ratio := float64(m) / float64(base)
+		r := row{
+			name:   fmt.Sprintf("cold start %s, median of %d", s.name, runs),
+			value:  fmt.Sprintf("%s = %.2fx hello", ms(m), ratio),
+			target: fmt.Sprintf("<= %.1fx", maxColdStartRatio),
+			ok:     verdict(ratio <= maxColdStartRatio),
+		}
+		if s.informative {
+			r.target, r.ok = "report (incl. DynamoDB Local round trips)", "-"
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+func coldStartOnce(ctx context.Context, root string, s *coldSubject) (time.Duration, error) {
+	event, err := os.ReadFile(filepath.Join(root, "events", s.event))
+	if err != nil {
+		return 0, err
+	}
+	d, out, err := runtimeapi.ColdStart(ctx, runtimeapi.Config{Binary: s.bin, Name: s.name, Env: s.env}, event)
+	if err != nil {
+		return 0, err
+	}
+	var resp events.APIGatewayV2HTTPResponse
+	if err := json.Unmarshal(out, &resp); err != nil || resp.StatusCode != 200 {
+		return 0, fmt.Errorf("unexpected answer %s", out)
+	}
+	return d, nil
+}
+
+// seedEmbedded creates the embedded store in dir with the sample account.
+func seedEmbedded(ctx context.Context, dir string) error {
+	d, err := app.Open(ctx, app.Config{Store: "embedded", DataDir: dir})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	_, err = sample.EnsureAccount(ctx, d.Accounts, d.Keys)
+	return err
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -1,0 +1,86 @@
+package load
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunCountsEveryRequest(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen[r.Header.Get("Idempotency-Key")+"|"+string(body)] = true
+		mu.Unlock()
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if n, _ := strconv.Atoi(string(body)); n%10 == 0 {
+			w.WriteHeader(http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+
+	res, err := Run(context.Background(), Config{
+		URL: srv.URL, Method: http.MethodPost, Concurrency: 4, Requests: 100,
+		Body:    func(i int) []byte { return []byte(strconv.Itoa(i)) },
+		Headers: func(i int) http.Header { return http.Header{"Idempotency-Key": {"k" + strconv.Itoa(i)}} },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 100, res.Requests)
+	assert.Equal(t, 0, res.Errors)
+	assert.Equal(t, map[int]int{http.StatusCreated: 90, http.StatusConflict: 10}, res.StatusCounts)
+	assert.Len(t, seen, 100, "each request gets its own body and headers")
+	assert.Positive(t, res.RPS)
+	assert.LessOrEqual(t, res.P50, res.P99)
+	assert.LessOrEqual(t, res.P99, res.Max)
+}
+
+func TestRunForADuration(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Concurrency: 2, Duration: 200 * time.Millisecond})
+	require.NoError(t, err)
+	assert.Positive(t, res.StatusCounts[http.StatusOK])
+	assert.Equal(t, res.Requests, res.StatusCounts[http.StatusOK], "requests cut by the end of the run are not counted")
+}
+
+func TestRunCountsTransportErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	url := srv.URL
+	srv.Close() // nothing listens any more
+	res, err := Run(context.Background(), Config{URL: url, Requests: 5})
+	require.NoError(t, err)
+	assert.Equal(t, 5, res.Errors)
+	assert.Error(t, res.FirstError)
+	assert.Empty(t, res.StatusCounts)
+}
+
+func TestRunRefusesUnboundedRuns(t *testing.T) {
+	_, err := Run(context.Background(), Config{URL: "http://127.0.0.1:1"})
+	assert.Error(t, err)
+}
+
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i))
+	}
+	assert.Equal(t, time.Duration(50), Percentile(d, 50))
+	assert.Equal(t, time.Duration(99), Percentile(d, 99))
+	assert.Equal(t, time.Duration(100), Percentile(d, 100))
+	assert.Equal(t, time.Duration(1), Percentile(d[:1], 99))
+}

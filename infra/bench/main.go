@@ -1,0 +1,153 @@
+// Command bench is `make bench`: it measures what the project promises
+// about size, cold start, warm latency, DynamoDB round trips and local
+// throughput, and prints one table (name | value | target | ok). Figures are
+// reported, never asserted; -strict makes a missed target exit 1.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/paygate/paygate/infra/runtimeapi"
+)
+
+// row is one line of the table.
+type row struct{ name, value, target, ok string }
+
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISSED"
+}
+
+type options struct {
+	runs        int
+	loadFor     time.Duration
+	concurrency int
+	loadURL     string
+	strict      bool
+}
+
+func main() {
+	testing.Init() // testing.Benchmark reads the test flags
+	var o options
+	flag.IntVar(&o.runs, "runs", 15, "cold start runs per binary (the median is reported)")
+	flag.DurationVar(&o.loadFor, "load-duration", 3*time.Second, "length of each load run")
+	flag.IntVar(&o.concurrency, "concurrency", 16, "load generator workers")
+	flag.StringVar(&o.loadURL, "load-url", "", "base URL of a running server for the load runs (default: an in-process server)")
+	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rows, err := run(ctx, o, os.Stderr)
+	print(os.Stdout, rows)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if o.strict {
+		for _, r := range rows {
+			if r.ok == "MISSED" {
+				os.Exit(1)
+			}
+		}
+	}
+}
+
+// run measures everything in turn; a failing step is reported in its row and
+// the others still run.
+func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
+	root, err := runtimeapi.ModuleRoot(".")
+	if err != nil {
+		return nil, err
+	}
+	fns, err := templateFunctions(root)
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
+	var failed []string
+	step := func(name string, f func() ([]row, error)) {
+		fmt.Fprintf(progress, "bench: %s...\n", name)
+		r, err := f()
+		if err != nil {
+			failed = append(failed, name)
+			r = append(r, row{name: name, value: "error: " + err.Error(), target: "-", ok: "MISSED"})
+		}
+		rows = append(rows, r...)
+	}
+	step("binary sizes", func() ([]row, error) { return binarySizes(ctx, root, fns) })
+	step("cold starts", func() ([]row, error) { return coldStarts(ctx, root, fns, o.runs) })
+	step("warm GET /v1/merchants/me", func() ([]row, error) { return warmRow(root) })
+	step("DynamoDB calls per request", func() ([]row, error) { return dynamoRows(ctx) })
+	step("load GET /health", func() ([]row, error) { return healthLoad(ctx, o) })
+	if len(failed) > 0 {
+		return rows, fmt.Errorf("failed: %s", strings.Join(failed, ", "))
+	}
+	return rows, nil
+}
+
+func warmRow(root string) ([]row, error) {
+	var runErr error
+	res := testing.Benchmark(func(b *testing.B) {
+		defer func() {
+			if b.Failed() {
+				runErr = fmt.Errorf("benchmark failed")
+			}
+		}()
+		benchMerchantDetailsWarm(b, root)
+	})
+	if runErr != nil || res.N == 0 {
+		return nil, fmt.Errorf("BenchmarkMerchantDetailsWarm did not run (go test -bench MerchantDetailsWarm ./infra/bench shows why)")
+	}
+	return []row{{
+		name:   "warm GET /v1/merchants/me in-process (embedded store)",
+		value:  fmt.Sprintf("%.1f µs/op, %d allocs/op, %d B/op", float64(res.NsPerOp())/1000, res.AllocsPerOp(), res.AllocedBytesPerOp()),
+		target: "report",
+		ok:     "-",
+	}}, nil
+}
+
+func dynamoRows(ctx context.Context) ([]row, error) {
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		return []row{{name: "DynamoDB calls per authenticated request", value: "skipped: DYNAMODB_ENDPOINT unset", target: "-", ok: "-"}}, nil
+	}
+	c, err := measureDynamoCalls(ctx, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return []row{
+		{name: "DynamoDB calls: authenticate a key", value: formatCounts(c.Auth), target: "GetItem=1", ok: verdict(authCostOK(c.Auth))},
+		{name: "DynamoDB calls: GET /v1/merchants/me", value: formatCounts(c.Request), target: "key GetItem + account GetItem, no Scan", ok: verdict(c.Request["Scan"] == 0 && c.Request["GetItem"] == 2 && total(c.Request) == 2)},
+	}, nil
+}
+
+// authCostOK is the auth target: exactly one GetItem, nothing else.
+func authCostOK(c map[string]int) bool { return c["GetItem"] == 1 && total(c) == 1 }
+
+func total(c map[string]int) int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+func print(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVALUE\tTARGET\tOK")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.name, r.value, r.target, r.ok)
+	}
+	tw.Flush()
+}

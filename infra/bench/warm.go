@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+// warmFixture is a warm MerchantsFunction in this process: the handler
+// lambda.Start would call, over the embedded store, with the sample account.
+type warmFixture struct {
+	adapter *httpadapter.HandlerAdapterV2
+	req     events.APIGatewayV2HTTPRequest
+	close   func()
+}
+
+func newWarmFixture(ctx context.Context, root string) (*warmFixture, error) {
+	dir, err := os.MkdirTemp("", "paygate-bench-warm-")
+	if err != nil {
+		return nil, err
+	}
+	st, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	cleanup := func() { st.Close(); os.RemoveAll(dir) }
+	d := app.WithStore(st, nil, nil, nil)
+	if _, err := sample.EnsureAccount(ctx, d.Accounts, d.Keys); err != nil {
+		cleanup()
+		return nil, err
+	}
+	g, err := wiring.Merchants(d)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	// The request is the sample event the invoker test also sends.
+	raw, err := os.ReadFile(filepath.Join(root, "events", "merchants-me.json"))
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	f := &warmFixture{adapter: httpadapter.NewV2(d.Server(g)), close: cleanup}
+	if err := json.Unmarshal(raw, &f.req); err != nil {
+		cleanup()
+		return nil, err
+	}
+	return f, nil
+}
+
+// serve is one warm invocation; it fails unless the answer is a 200.
+func (f *warmFixture) serve(ctx context.Context) error {
+	resp, err := f.adapter.ProxyWithContext(ctx, f.req)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET /v1/merchants/me answered %d: %s", resp.StatusCode, resp.Body)
+	}
+	return nil
+}
+
+// benchMerchantDetailsWarm is BenchmarkMerchantDetailsWarm's body, shared
+// with the runner (testing.Benchmark).
+func benchMerchantDetailsWarm(b *testing.B, root string) {
+	ctx := context.Background()
+	f, err := newWarmFixture(ctx, root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := f.serve(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+// Command local is the local gateway behind `make run`: every HTTP function
+// group served from one process on 127.0.0.1:$PORT, every queue consumer
+// polling its queue in the background, all on the embedded store and queue
+// under $DATA_DIR. No cloud, no containers.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, options{Getenv: os.Getenv, Stdout: os.Stdout}); err != nil {
+		fmt.Fprintln(os.Stderr, "local gateway:", err)
+		os.Exit(1)
+	}
+}
+
+// options are run's inputs, so tests can start the gateway in-process.
+type options struct {
+	Getenv    func(string) string
+	Stdout    io.Writer         // the banner
+	Logs      io.Writer         // JSON logs; nil means Stdout
+	Ready     chan<- string     // gets the listen address once serving
+	HTTP      []app.HTTPBuilder // nil means wiring.HTTP()
+	Consumers []wiring.Consumer // nil means wiring.SQS()
+}
+
+// shutdownGrace bounds how long in-flight requests may finish on shutdown.
+const shutdownGrace = 10 * time.Second
+
+// run serves until ctx is done, then shuts down in order: stop accepting and
+// drain requests, stop the workers (a batch in flight finishes), close the
+// store and queue.
+func run(ctx context.Context, o options) error {
+	cfg, port, err := config(o.Getenv)
+	if err != nil {
+		return err
+	}
+	d, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	logs := o.Logs
+	if logs == nil {
+		logs = o.Stdout
+	}
+	d.Log = app.NewLogger(logs, cfg.LogLevel)
+
+	builders, consumers := o.HTTP, o.Consumers
+	if builders == nil {
+		builders = wiring.HTTP()
+	}
+	if consumers == nil {
+		consumers = wiring.SQS()
+	}
+	srv, err := d.ServeAll(builders...)
+	if err != nil {
+		return err
+	}
+	pollers, err := buildPollers(d, consumers)
+	if err != nil {
+		return err
+	}
+	sb, err := ensureSandbox(ctx, d, o.Getenv("SANDBOX_API_KEY"))
+	if err != nil {
+		return fmt.Errorf("sandbox account: %w", err)
+	}
+	if err := seed(ctx, d, sb.AccountID); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+
+	wctx, stopWorkers := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, p := range pollers {
+		wg.Go(func() { p.Run(wctx) })
+	}
+
+	addr := ln.Addr().String()
+	printBanner(o.Stdout, "http://"+addr, cfg.DataDir, sb)
+	d.Log.Info("local gateway listening", "addr", addr, "data_dir", cfg.DataDir,
+		"routes", len(srv.Routes()), "workers", len(pollers))
+	if o.Ready != nil {
+		o.Ready <- addr
+	}
+
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if serr := hs.Shutdown(sctx); serr != nil && err == nil {
+		err = serr
+	}
+	stopWorkers()
+	wg.Wait()
+	d.Log.Info("local gateway stopped")
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// config reads the app configuration with the store forced to embedded, and
+// the port (default 8080; 0 picks a free one).
+func config(getenv func(string) string) (app.Config, string, error) {
+	cfg, err := app.ConfigFromEnv(func(k string) string {
+		if k == "STORE" {
+			return "embedded"
+		}
+		return getenv(k)
+	})
+	if err != nil {
+		return cfg, "", err
+	}
+	port := getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return cfg, "", fmt.Errorf("PORT must be a port number, not %q", port)
+	}
+	return cfg, port, nil
+}
+
+// buildPollers builds every consumer and its worker, as the event source
+// mappings of the template would.
+func buildPollers(d *app.Deps, consumers []wiring.Consumer) ([]*app.Poller, error) {
+	var out []*app.Poller
+	for _, c := range consumers {
+		h, err := c.Build(d)
+		if err != nil {
+			return nil, fmt.Errorf("build %s: %w", c.Function, err)
+		}
+		out = append(out, &app.Poller{
+			Queue: d.Queue, Name: c.Queue, Handler: h, Region: d.Config.Region,
+			Log: d.Log.With("function", c.Function, "queue", c.Queue),
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,158 @@
+// Package samtemplate reads the SAM template (template.yaml) so that code and
+// tests can rely on what it declares: the functions with their routes, events,
+// environment and permissions, and the tables and queues. The local gateway
+// serves exactly these routes, the invoker finds a function's CodeUri and
+// environment here, and the tests in this package hold the template to the
+// project's deployment rules.
+package samtemplate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Resource types this package interprets.
+const (
+	TypeFunction = "AWS::Serverless::Function"
+	TypeHTTPAPI  = "AWS::Serverless::HttpApi"
+	TypeTable    = "AWS::DynamoDB::Table"
+	TypeQueue    = "AWS::SQS::Queue"
+	TypeAlarm    = "AWS::CloudWatch::Alarm"
+)
+
+// Template is a parsed SAM template. Values are plain Go values
+// (map[string]any, []any, string, int, bool) with intrinsics in long form
+// ({"Ref": "X"}, {"Fn::GetAtt": ["X", "Arn"]}, ...).
+type Template struct {
+	Path       string
+	Parameters map[string]any
+	Conditions map[string]any
+	Outputs    map[string]any
+	// GlobalFunction is Globals.Function: defaults merged into every function.
+	GlobalFunction map[string]any
+	resources      map[string]Resource
+}
+
+// Resource is one entry of Resources.
+type Resource struct {
+	LogicalID  string
+	Type       string
+	Condition  string
+	Metadata   map[string]any
+	Properties map[string]any
+}
+
+// Load parses the template at path.
+func Load(path string) (*Template, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t.Path = path
+	return t, nil
+}
+
+// Parse parses a template from its YAML (or JSON) text.
+func Parse(data []byte) (*Template, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	v, err := decode(&doc)
+	if err != nil {
+		return nil, err
+	}
+	root, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("template is not a mapping")
+	}
+	globals := mapOf(root["Globals"])
+	t := &Template{
+		Parameters:     mapOf(root["Parameters"]),
+		Conditions:     mapOf(root["Conditions"]),
+		Outputs:        mapOf(root["Outputs"]),
+		GlobalFunction: mapOf(globals["Function"]),
+		resources:      map[string]Resource{},
+	}
+	res, ok := root["Resources"].(map[string]any)
+	if !ok || len(res) == 0 {
+		return nil, errors.New("template has no Resources")
+	}
+	for id, body := range res {
+		m, ok := body.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("resource %s is not a mapping", id)
+		}
+		typ, _ := m["Type"].(string)
+		if typ == "" {
+			return nil, fmt.Errorf("resource %s has no Type", id)
+		}
+		cond, _ := m["Condition"].(string)
+		t.resources[id] = Resource{
+			LogicalID:  id,
+			Type:       typ,
+			Condition:  cond,
+			Metadata:   mapOf(m["Metadata"]),
+			Properties: mapOf(m["Properties"]),
+		}
+	}
+	return t, nil
+}
+
+// Resource returns the resource with logical id id.
+func (t *Template) Resource(id string) (Resource, bool) {
+	r, ok := t.resources[id]
+	return r, ok
+}
+
+// ResourcesOfType returns the resources of type typ, sorted by logical id.
+func (t *Template) ResourcesOfType(typ string) []Resource {
+	var out []Resource
+	for _, r := range t.resources {
+		if r.Type == typ {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].LogicalID < out[j].LogicalID })
+	return out
+}
+
+// Tables returns the logical ids of the DynamoDB tables, sorted.
+func (t *Template) Tables() []string {
+	var ids []string
+	for _, r := range t.ResourcesOfType(TypeTable) {
+		ids = append(ids, r.LogicalID)
+	}
+	return ids
+}
+
+// mapOf returns v as a map, or an empty map when it is absent or not one.
+func mapOf(v any) map[string]any {
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	return map[string]any{}
+}
+
+// intOf returns v as an int when it is a literal number.
+func intOf(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		if x == float64(int(x)) {
+			return int(x), true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# make bench: starts (or reuses) DynamoDB Local so the round-trip counts are
+# measured, then runs the benchmark table. Without java, the DynamoDB rows
+# say "skipped" and the rest still runs.
+#   bench.sh [flags of go run ./infra/bench, e.g. -runs 30 -strict]
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$REPO"
+if [[ -z ${DYNAMODB_ENDPOINT:-} ]]; then
+  if endpoint=$(infra/scripts/dynamodb-local.sh start 2>/dev/null); then
+    export DYNAMODB_ENDPOINT=$endpoint
+  else
+    echo "bench: DynamoDB Local could not start; DynamoDB rows will be skipped" >&2
+  fi
+fi
+exec go run ./infra/bench "$@"

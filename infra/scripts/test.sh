@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make test: everything CI runs, on a fresh machine. It installs and starts
+# what it needs (DynamoDB Local from Maven Central, moto server from PyPI, the
+# SAM CLI from PyPI; all cached under .cache after the first run) and stops
+# the servers it started.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$REPO"
+scripts=infra/scripts
+export PAYGATE_CACHE=${PAYGATE_CACHE:-$REPO/.cache}
+mkdir -p "$PAYGATE_CACHE"
+
+step() { printf '\n== %s\n' "$*"; }
+
+# The servers are stopped on exit, also when a step fails.
+cleanup() {
+  "$scripts/dynamodb-local.sh" stop >/dev/null 2>&1 || true
+  "$scripts/moto.sh" stop >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+step "lint"
+"$scripts/lint.sh"
+
+step "start DynamoDB Local and moto (first run installs them)"
+ddb_log="$PAYGATE_CACHE/test-ddb.out"; moto_log="$PAYGATE_CACHE/test-moto.out"
+# Install and start both at once; each prints its endpoint last.
+"$scripts/dynamodb-local.sh" start >"$ddb_log" & ddb_pid=$!
+"$scripts/moto.sh" start >"$moto_log" & moto_pid=$!
+wait $ddb_pid || { echo "DynamoDB Local did not start"; exit 1; }
+wait $moto_pid || { echo "moto did not start"; exit 1; }
+DYNAMODB_ENDPOINT=$(tail -n 1 "$ddb_log")
+SQS_ENDPOINT=$(tail -n 1 "$moto_log")
+export DYNAMODB_ENDPOINT SQS_ENDPOINT REQUIRE_REAL_SERVERS=1
+echo "DynamoDB Local: $DYNAMODB_ENDPOINT"
+echo "moto (SQS):     $SQS_ENDPOINT"
+
+step "go test -race (all packages; contract suites on the embedded adapters, DynamoDB Local and moto; invoker)"
+go test -race -count=1 -timeout 30m ./...
+
+step "sam validate --lint"
+"$scripts/sam.sh" validate --lint
+
+step "sam build"
+"$scripts/sam.sh" build
+
+step "make test: ok"
