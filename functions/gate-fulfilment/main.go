@@ -1,10 +1,11 @@
-// Command gate-fulfilment is the GateFulfilmentFunction: the fulfilment queue
-// consumer that asks the vendor and records each order's outcome.
+// Command gate-fulfilment is the GateFulfilmentFunction Lambda: it consumes
+// the fulfilment queue (and backs off pending orders on it).
 package main
 
 import (
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/app/sqsapp"
 	"github.com/paygate/paygate/shared/wiring"
 )
 
-func main() { app.StartSQS(wiring.GateFulfilment) }
+func main() { app.StartSQS(wiring.GateFulfilment, app.WithQueue(sqsapp.Open)) }

@@ -1,10 +1,11 @@
-// Command gate-orders is the GateOrdersFunction: create, read and list Gate
-// API orders, and the order test helpers.
+// Command gate-orders is the GateOrdersFunction Lambda: POST/GET /orders and
+// the order test helpers. It sends new orders to the fulfilment queue.
 package main
 
 import (
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/app/sqsapp"
 	"github.com/paygate/paygate/shared/wiring"
 )
 
-func main() { app.StartHTTP(wiring.GateOrders) }
+func main() { app.StartHTTP(wiring.GateOrders, app.WithQueue(sqsapp.Open)) }

@@ -1,4 +1,5 @@
 // Command health is the HealthFunction Lambda: GET /health, GET /openapi.json.
+// Liveness calls no dependency, so it opens none.
 package main
 
 import (
@@ -6,4 +7,4 @@ import (
 	"github.com/paygate/paygate/shared/wiring"
 )
 
-func main() { app.StartHTTP(wiring.Health) }
+func main() { app.StartHTTP(wiring.Health, app.WithoutStore()) }

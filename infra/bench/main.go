@@ -90,6 +90,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("warm GET /v1/merchants/me", func() ([]row, error) { return warmRow(root) })
 	step("DynamoDB calls per request", func() ([]row, error) { return dynamoRows(ctx) })
 	step("load GET /health", func() ([]row, error) { return healthLoad(ctx, o) })
+	checkoutSteps(ctx, o, step)
 	if len(failed) > 0 {
 		return rows, fmt.Errorf("failed: %s", strings.Join(failed, ", "))
 	}

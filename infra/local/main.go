@@ -52,7 +52,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	d, err := app.Open(ctx, cfg)
+	d, err := app.Open(ctx, cfg, app.WithQueue(nil)) // embedded only: the local queue
 	if err != nil {
 		return err
 	}

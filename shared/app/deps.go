@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/auth"
@@ -20,7 +19,6 @@ import (
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/queue/sqsqueue"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore"
@@ -45,9 +43,39 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
+// SQSOpener builds the SQS-backed queue. It lives in package app/sqsapp so
+// that functions which never touch a queue do not link the SQS client.
+type SQSOpener func(aws.Config, Config) (queue.Queue, error)
+
+// Option tunes what Open builds: each function opens only what it uses,
+// because everything opened or linked is paid for on every cold start.
+type Option func(*openOptions)
+
+type openOptions struct {
+	queue   bool
+	sqs     SQSOpener
+	noStore bool
+}
+
+// WithQueue opens the queue: the embedded one locally, SQS (through open) in
+// AWS. Functions that send or consume messages ask for it.
+func WithQueue(open SQSOpener) Option {
+	return func(o *openOptions) { o.queue, o.sqs = true, open }
+}
+
+// WithoutStore opens nothing: for functions that call no dependency (health).
+func WithoutStore() Option { return func(o *openOptions) { o.noStore = true } }
+
 // Open builds the dependencies from cfg.
-func Open(ctx context.Context, cfg Config) (*Deps, error) {
+func Open(ctx context.Context, cfg Config, opts ...Option) (*Deps, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	d := &Deps{Config: cfg, Log: NewLogger(os.Stdout, cfg.LogLevel), Clock: time.Now}
+	if o.noStore {
+		return d.withServices(), nil
+	}
 	var err error
 	switch cfg.Store {
 	case "embedded":
@@ -57,12 +85,14 @@ func Open(ctx context.Context, cfg Config) (*Deps, error) {
 		if d.Store, err = boltstore.Open(filepath.Join(cfg.DataDir, "store.db"), d.Clock); err != nil {
 			return nil, fmt.Errorf("embedded store: %w", err)
 		}
-		if d.Queue, err = boltqueue.Open(filepath.Join(cfg.DataDir, "queue.db"), d.Clock); err != nil {
-			d.Store.Close()
-			return nil, fmt.Errorf("embedded queue: %w", err)
+		if o.queue {
+			if d.Queue, err = boltqueue.Open(filepath.Join(cfg.DataDir, "queue.db"), d.Clock); err != nil {
+				d.Store.Close()
+				return nil, fmt.Errorf("embedded queue: %w", err)
+			}
 		}
 	default:
-		if err = d.openAWS(ctx, cfg); err != nil {
+		if err = d.openAWS(ctx, cfg, o); err != nil {
 			return nil, err
 		}
 	}
@@ -88,7 +118,7 @@ func (d *Deps) withServices() *Deps {
 	return d
 }
 
-func (d *Deps) openAWS(_ context.Context, cfg Config) error {
+func (d *Deps) openAWS(_ context.Context, cfg Config, o openOptions) error {
 	ac, err := lambdaAWSConfig(cfg)
 	if err != nil {
 		return err
@@ -104,13 +134,14 @@ func (d *Deps) openAWS(_ context.Context, cfg Config) error {
 		}
 	})
 	d.Store = dynamostore.New(ddb, tables, d.Clock)
-	urls := sqsqueue.URLsFromEnv(cfg.Getenv)
-	sq := sqs.NewFromConfig(ac, func(o *sqs.Options) {
-		if cfg.SQSEndpoint != "" {
-			o.BaseEndpoint = aws.String(cfg.SQSEndpoint)
+	if o.queue {
+		if o.sqs == nil {
+			return fmt.Errorf("this function needs a queue but was started without an SQS opener")
 		}
-	})
-	d.Queue = sqsqueue.New(sq, urls)
+		if d.Queue, err = o.sqs(ac, cfg); err != nil {
+			return fmt.Errorf("sqs: %w", err)
+		}
+	}
 	return nil
 }
 

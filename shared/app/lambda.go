@@ -24,8 +24,8 @@ type SQSBuilder func(*Deps) (SQSHandler, error)
 
 // StartHTTP is the whole main of an HTTP function: config, clients once,
 // service, lambda.Start through the API Gateway v2 adapter.
-func StartHTTP(build HTTPBuilder) {
-	d := mustOpen()
+func StartHTTP(build HTTPBuilder, opts ...Option) {
+	d := mustOpen(opts...)
 	g, err := build(d)
 	if err != nil {
 		fail(err)
@@ -34,8 +34,8 @@ func StartHTTP(build HTTPBuilder) {
 }
 
 // StartSQS is the whole main of a queue consumer.
-func StartSQS(build SQSBuilder) {
-	d := mustOpen()
+func StartSQS(build SQSBuilder, opts ...Option) {
+	d := mustOpen(opts...)
 	h, err := build(d)
 	if err != nil {
 		fail(err)
@@ -43,12 +43,12 @@ func StartSQS(build SQSBuilder) {
 	lambda.Start(h)
 }
 
-func mustOpen() *Deps {
+func mustOpen(opts ...Option) *Deps {
 	cfg, err := ConfigFromEnv(os.Getenv)
 	if err != nil {
 		fail(err)
 	}
-	d, err := Open(context.Background(), cfg)
+	d, err := Open(context.Background(), cfg, opts...)
 	if err != nil {
 		fail(err)
 	}

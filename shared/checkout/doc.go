@@ -40,6 +40,13 @@
 //     routes inline: the record is written in the same transaction as the
 //     session or payment, so a retry replays the one payment and a session
 //     costs a single write call after the key read.
+//   - DynamoDB calls (asserted in calls_test.go on DynamoDB Local): POST
+//     /v2/sessions is GetItem (key) + one TransactWriteItems; with an
+//     Idempotency-Key one more GetItem (the key's record, which then joins
+//     the same transaction); a replay is the two GetItems. An authorised card
+//     payment on /v2/payments is the same (1 GetItem + 1 TransactWriteItems,
+//     2 + 1 with a key); on a session, the session's GetItem is added. No
+//     Scan anywhere.
 //   - Payments: each attempt is a payments.Payment (status machine, history
 //     and events in the same transaction). pspReference is the payment id.
 //   - Live mode: raw card numbers and test_ card data are refused with a 400;

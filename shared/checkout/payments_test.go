@@ -37,8 +37,8 @@ func TestAdvancedFlowOutcomes(t *testing.T) {
 	e := newEnv(t)
 	p := pay(t, e, "/v2/payments", paymentBody("ord-1", card("4111111111111111")), "PaymentResponse")
 	assert.Equal(t, "Authorised", p.ResultCode)
-	raw := card("5555555555554444")
-	raw = map[string]any{"type": "scheme", "number": "5555555555554444", "expiryMonth": "03", "expiryYear": "2030", "cvc": "737", "holderName": "DECLINED"}
+	// Raw card fields (not the test_ encrypted ones), refused by holder name.
+	raw := map[string]any{"type": "scheme", "number": "5555555555554444", "expiryMonth": "03", "expiryYear": "2030", "cvc": "737", "holderName": "DECLINED"}
 	p = pay(t, e, "/v2/payments", paymentBody("ord-2", raw), "PaymentResponse")
 	assert.Equal(t, "Refused", p.ResultCode)
 	assert.Equal(t, "Refused", p.RefusalReason)

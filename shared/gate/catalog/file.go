@@ -34,9 +34,11 @@ const (
 )
 
 var (
-	slugRe      = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	regionRe    = regexp.MustCompile(`^[A-Z0-9_]{2,16}$`)
-	fieldNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	slugRe = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	// Lengths are checked apart from these patterns: a counted repetition
+	// such as {0,63} compiles into that many copies at every cold start.
+	regionRe    = regexp.MustCompile(`^[A-Z0-9_]+$`)
+	fieldNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
 
 // rawFile defers product decoding so errors can name the product's index.
@@ -171,7 +173,7 @@ func checkProduct(p *Product, types map[int64]ProductType, cats map[int64]bool) 
 		return apierr.Invalidf("product_type_code", "product_type_code %q does not match product type %d (%s)", p.TypeCode, t.ID, t.Code)
 	case !cats[p.CategoryID]:
 		return apierr.Invalidf("category_id", "unknown category %d", p.CategoryID)
-	case !regionRe.MatchString(p.RegionCode):
+	case !validRegion(p.RegionCode):
 		return apierr.Invalidf("region_code", "region_code must be 2 to 16 upper-case letters, digits or _ (e.g. US, GLOBAL)")
 	case len(p.Logo) > maxTextLen || len(p.Description) > maxTextLen:
 		return apierr.Invalidf("description", "logo and description must be at most %d characters", maxTextLen)
@@ -200,7 +202,7 @@ func checkFields(fs []AccountField) error {
 	for i, f := range fs {
 		path := fmt.Sprintf("customer_account[%d]", i)
 		switch {
-		case !fieldNameRe.MatchString(f.Name):
+		case len(f.Name) > 64 || !fieldNameRe.MatchString(f.Name):
 			return apierr.Invalidf(path+".name", "name must be snake_case")
 		case seen[f.Name]:
 			return apierr.Invalidf(path+".name", "field %s appears twice", f.Name)
@@ -218,3 +220,6 @@ func checkFields(fs []AccountField) error {
 	}
 	return nil
 }
+
+// validRegion: 2 to 16 of A-Z, 0-9 and _.
+func validRegion(s string) bool { return len(s) >= 2 && len(s) <= 16 && regionRe.MatchString(s) }

@@ -128,7 +128,7 @@ func filter(r *httpapi.Request) (Filter, error) {
 		return f, apierr.Invalidf("type", "type must be redeem_card, direct_transfer or direct_top_up")
 	}
 	if s := r.Query("region_code"); s != "" {
-		if !regionRe.MatchString(s) {
+		if !validRegion(s) {
 			return f, apierr.Invalidf("region_code", "region_code must be 2 to 16 upper-case letters, digits or _ (e.g. US, GLOBAL)")
 		}
 		f.RegionCode = s

@@ -16,7 +16,7 @@ import (
 
 // placeBudget bounds how long an order keeps retrying lost races on its
 // balance before answering 409 (retry with the same key).
-const placeBudget = 5 * time.Second
+var placeBudget = 5 * time.Second
 
 // Indexes of the ops of the order transaction.
 const (
@@ -177,6 +177,11 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 		}
 		if err := sleepJitter(ctx, attempt); err != nil {
 			return nil, false, apierr.Wrap("orders.create", apierr.Unavailable, err)
+		}
+		if xReread {
+			if bal, err = s.ledger.Balance(ctx, acct, cur); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 }
