@@ -3,6 +3,7 @@ package apitest
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 )
@@ -63,4 +64,22 @@ func NoSecretsLogged() error {
 		return fmt.Errorf("%d of %d keys appear in the logs", leaked, len(secrets))
 	}
 	return nil
+}
+
+// Main is a test package's TestMain: it runs the tests, then scans the whole
+// run's logs for every key issued during it. A run that issued no key (a
+// -run filter that matched no HTTP test) has nothing to scan and is not
+// failed for it.
+func Main(m interface{ Run() int }) {
+	code := m.Run()
+	secretsMu.Lock()
+	issued := len(secrets)
+	secretsMu.Unlock()
+	if code == 0 && issued > 0 {
+		if err := NoSecretsLogged(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: secret scan of the test run's logs:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -20,16 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := apitest.NoSecretsLogged(); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL: secret scan of the test run's logs:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 func group(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
 	return func(d *app.Deps) (httpapi.Group, error) {

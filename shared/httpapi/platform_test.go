@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,16 +21,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := apitest.NoSecretsLogged(); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL: secret scan of the test run's logs:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 // probe is a test-only group exercising decoding, panics and idempotency.
 type probe struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -28,7 +29,7 @@ func (f Filter) match(p *Product) bool {
 // Products lists accountID's products by id, filtered while paging.
 func (r *Repo) Products(ctx context.Context, accountID string, f Filter, limit int, cursor string) ([]Product, string, error) {
 	q := store.Query{Table: store.TableCatalog, PK: partition(accountID), Prefix: prefixProduct, Cursor: cursor}
-	return collect(ctx, r.st, q, limit, func(it store.Item) (Product, bool, error) {
+	return listing.Collect(ctx, r.st, q, limit, scanMax, func(it store.Item) (Product, bool, error) {
 		var p Product
 		if err := p.UnmarshalJSON(it.Data); err != nil {
 			return p, false, apierr.Wrap("catalog.Products", apierr.Internal, err)
@@ -49,7 +50,7 @@ func (r *Repo) Categories(ctx context.Context, accountID string, limit int, curs
 
 func listAll[T any](ctx context.Context, st store.Store, accountID, prefix string, limit int, cursor string) ([]T, string, error) {
 	q := store.Query{Table: store.TableCatalog, PK: partition(accountID), Prefix: prefix, Cursor: cursor}
-	return collect(ctx, st, q, limit, func(it store.Item) (T, bool, error) {
+	return listing.Collect(ctx, st, q, limit, scanMax, func(it store.Item) (T, bool, error) {
 		var v T
 		if err := json.Unmarshal(it.Data, &v); err != nil {
 			return v, false, apierr.Wrap("catalog.list", apierr.Internal, err)

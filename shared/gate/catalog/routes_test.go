@@ -2,7 +2,6 @@ package catalog_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 
@@ -15,16 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/httpapi"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := apitest.NoSecretsLogged(); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL: secret scan of the test run's logs:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 func build(d *app.Deps) (httpapi.Group, error) { return catalog.Group(catalog.NewRepo(d.Store)), nil }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -27,7 +28,7 @@ func (l *Ledger) Deposits(ctx context.Context, accountID string, f DepositFilter
 	if !f.To.IsZero() {
 		q.To = timeKey(f.To) + "~" // after every deposit of that instant
 	}
-	return collect(ctx, l.st, q, limit, func(it store.Item) (Deposit, bool, error) {
+	return listing.Collect(ctx, l.st, q, limit, listing.DefaultBudget, func(it store.Item) (Deposit, bool, error) {
 		var d Deposit
 		if err := json.Unmarshal(it.Data, &d); err != nil {
 			return d, false, apierr.Wrap("ledger.Deposits", apierr.Internal, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -19,16 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := apitest.NoSecretsLogged(); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL: secret scan of the test run's logs:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 func build(d *app.Deps) (httpapi.Group, error) {
 	return ledger.Group(ledger.New(d.Store, d.Clock)), nil

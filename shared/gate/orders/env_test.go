@@ -3,7 +3,6 @@ package orders
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,16 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := apitest.NoSecretsLogged(); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL: secret scan of the test run's logs:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 // Products of the test catalog.
 const (

@@ -2,12 +2,12 @@ package orders
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -47,9 +47,9 @@ const listBudget = 1000
 // key range (ids are time-ordered); the other filters are applied to at most
 // listBudget orders per call.
 func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Order, string, error) {
-	q := store.Query{Table: store.TableOrders, PK: orderPK(accountID), Desc: true, Cursor: p.Cursor, Limit: p.Limit + 1}
-	if f.filtered() {
-		q.Limit = 100
+	q := store.Query{Table: store.TableOrders, PK: orderPK(accountID), Desc: true, Cursor: p.Cursor}
+	if !f.filtered() {
+		q.Limit = p.Limit + 1 // every order matches: one store page is enough
 	}
 	if !f.From.IsZero() {
 		q.From = idBound(f.From, false)
@@ -57,38 +57,13 @@ func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpap
 	if !f.To.IsZero() {
 		q.To = idBound(f.To, true)
 	}
-	out := make([]Order, 0, p.Limit)
-	examined := 0
-	for {
-		page, err := s.st.Query(ctx, q)
+	return listing.Collect(ctx, s.st, q, p.Limit, listBudget, func(it store.Item) (Order, bool, error) {
+		r, err := decodeRecord(it)
 		if err != nil {
-			if errors.Is(err, store.ErrInvalid) {
-				return nil, "", apierr.Invalidf("cursor", "cursor is malformed or from another filter")
-			}
-			return nil, "", apierr.Wrap("orders.List", apierr.Unavailable, err)
+			return Order{}, false, apierr.Wrap("orders.List", apierr.Internal, err)
 		}
-		for i, it := range page.Items {
-			examined++
-			r, err := decodeRecord(it)
-			if err != nil {
-				return nil, "", apierr.Wrap("orders.List", apierr.Internal, err)
-			}
-			if f.match(r) {
-				out = append(out, r.View())
-			}
-			more := i < len(page.Items)-1 || page.Next != ""
-			if len(out) == p.Limit || examined >= listBudget {
-				if !more {
-					return out, "", nil
-				}
-				return out, store.EncodeCursor(it.SK), nil
-			}
-		}
-		if page.Next == "" {
-			return out, "", nil
-		}
-		q.Cursor = page.Next
-	}
+		return r.View(), f.match(r), nil
+	})
 }
 
 // parseFilter reads the list's query parameters.

@@ -67,7 +67,7 @@ func (q *Queue) Close() error {
 
 // Send implements queue.Queue.
 func (q *Queue) Send(ctx context.Context, name string, body []byte, delay time.Duration) (string, error) {
-	if err := errors.Join(checkName(name), checkBody(body), checkDelay(delay)); err != nil {
+	if err := errors.Join(queue.CheckName(name), queue.CheckBody(body), queue.CheckDelay(delay)); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
@@ -95,7 +95,7 @@ func (q *Queue) Send(ctx context.Context, name string, body []byte, delay time.D
 
 // Receive implements queue.Queue.
 func (q *Queue) Receive(ctx context.Context, name string, limit int, visibility, wait time.Duration) ([]queue.Message, error) {
-	if err := errors.Join(checkName(name), checkReceive(limit, visibility, wait)); err != nil {
+	if err := errors.Join(queue.CheckName(name), queue.CheckReceive(limit, visibility, wait)); err != nil {
 		return nil, err
 	}
 	visibility = ceilSeconds(visibility)
@@ -208,7 +208,7 @@ func (q *Queue) Delete(ctx context.Context, name, rcpt string) error {
 
 // ChangeVisibility implements queue.Queue.
 func (q *Queue) ChangeVisibility(ctx context.Context, name, rcpt string, visibility time.Duration) error {
-	if err := checkVisibility(visibility, true); err != nil {
+	if err := queue.CheckVisibility(visibility, true); err != nil {
 		return err
 	}
 	err := q.withReceipt(ctx, "change visibility", name, rcpt, func(b *bolt.Bucket, id string, rec record) error {
@@ -228,7 +228,7 @@ func (q *Queue) ChangeVisibility(ctx context.Context, name, rcpt string, visibil
 // is current until the message is received again or deleted; like SQS, it
 // still works after the visibility timeout if nobody received it since.
 func (q *Queue) withReceipt(ctx context.Context, op, name, rcpt string, fn func(*bolt.Bucket, string, record) error) error {
-	if err := checkName(name); err != nil {
+	if err := queue.CheckName(name); err != nil {
 		return err
 	}
 	if rcpt == "" {

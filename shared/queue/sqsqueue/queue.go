@@ -40,7 +40,7 @@ func New(client *sqs.Client, urls map[string]string) *Queue {
 func (q *Queue) Close() error { return nil }
 
 func (q *Queue) url(name string) (*string, error) {
-	if err := checkName(name); err != nil {
+	if err := queue.CheckName(name); err != nil {
 		return nil, err
 	}
 	u, ok := q.urls[name]
@@ -56,7 +56,7 @@ func (q *Queue) Send(ctx context.Context, name string, body []byte, delay time.D
 	if err != nil {
 		return "", err
 	}
-	if err := errors.Join(checkBody(body), checkDelay(delay)); err != nil {
+	if err := errors.Join(queue.CheckBody(body), queue.CheckDelay(delay)); err != nil {
 		return "", err
 	}
 	out, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{
@@ -76,7 +76,7 @@ func (q *Queue) Receive(ctx context.Context, name string, limit int, visibility,
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReceive(limit, visibility, wait); err != nil {
+	if err := queue.CheckReceive(limit, visibility, wait); err != nil {
 		return nil, err
 	}
 	out, err := q.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
@@ -133,7 +133,7 @@ func (q *Queue) ChangeVisibility(ctx context.Context, name, receipt string, visi
 	if receipt == "" {
 		return fmt.Errorf("%w: empty receipt", queue.ErrInvalid)
 	}
-	if err := checkVisibility(visibility, true); err != nil {
+	if err := queue.CheckVisibility(visibility, true); err != nil {
 		return err
 	}
 	_, err = q.client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
