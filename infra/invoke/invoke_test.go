@@ -117,6 +117,10 @@ func checkEvent(t *testing.T, in *instance, event []byte, exp sample.Expectation
 		assert.Len(t, resp.BatchItemFailures, exp.BatchItemFailures, "answer: %s", out)
 		return
 	}
+	if bytes.Contains(event, []byte(`"detail-type"`)) {
+		checkScheduledEvent(t, in, event, exp)
+		return
+	}
 	routeKey := checkHTTPEvent(t, event)
 	assert.Contains(t, in.fn.Routes, routeKey, "the event's route is not one of %s's routes in template.yaml", in.fn.LogicalID)
 	out, err := in.invoke(event)
@@ -214,4 +218,22 @@ func TestRouteMatches(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, routeMatches(c.key, c.method, c.path), "%s vs %s %s", c.key, c.method, c.path)
 	}
+}
+
+// checkScheduledEvent holds an EventBridge event file to its shape and checks
+// that the scheduled function's invocation succeeds (or fails) as expected.
+func checkScheduledEvent(t *testing.T, in *instance, event []byte, exp sample.Expectation) {
+	var ev events.EventBridgeEvent
+	dec := json.NewDecoder(bytes.NewReader(event))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&ev), "not an EventBridge event")
+	assert.Equal(t, "aws.events", ev.Source)
+	assert.Equal(t, "Scheduled Event", ev.DetailType)
+	out, err := in.invoke(event)
+	if exp.FunctionError {
+		var fe *runtimeapi.FunctionError
+		require.ErrorAs(t, err, &fe, "answer: %s", out)
+		return
+	}
+	require.NoError(t, err)
 }

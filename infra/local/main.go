@@ -39,6 +39,7 @@ type options struct {
 	Ready     chan<- string     // gets the listen address once serving
 	HTTP      []app.HTTPBuilder // nil means wiring.HTTP()
 	Consumers []wiring.Consumer // nil means wiring.SQS()
+	Tasks     []wiring.Task     // nil means wiring.Periodic()
 }
 
 // shutdownGrace bounds how long in-flight requests may finish on shutdown.
@@ -78,6 +79,14 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	tasks := o.Tasks
+	if tasks == nil {
+		tasks = wiring.Periodic()
+	}
+	periodics, err := buildPeriodic(d, tasks)
+	if err != nil {
+		return err
+	}
 	sb, err := ensureSandbox(ctx, d, o.Getenv("SANDBOX_API_KEY"))
 	if err != nil {
 		return fmt.Errorf("sandbox account: %w", err)
@@ -99,6 +108,7 @@ func run(ctx context.Context, o options) error {
 	for _, p := range pollers {
 		wg.Go(func() { p.Run(wctx) })
 	}
+	startPeriodic(wctx, &wg, periodics)
 
 	addr := ln.Addr().String()
 	printBanner(o.Stdout, "http://"+addr, cfg.DataDir, sb)

@@ -145,7 +145,12 @@ type StoredCard struct {
 	ExpiryMonth string `json:"expiryMonth"`
 	ExpiryYear  string `json:"expiryYear"`
 	HolderName  string `json:"holderName,omitempty"`
-	Number      string `json:"number"`
+	// Number is kept so the sandbox processor can replay the card's test
+	// outcome. It is only ever one of the public sandbox test cards: raw
+	// card data is refused for live keys, and only authorised cards are
+	// stored, which in the sandbox means the documented test cards. A live
+	// acquirer would keep its network token here instead, never a PAN.
+	Number string `json:"number"`
 }
 
 // MaxStoredCards bounds the cards listed per shopper.

@@ -73,6 +73,9 @@ type Expectation struct {
 	// BatchItemFailures is, for an SQS event, how many records the function
 	// reports failed.
 	BatchItemFailures int `json:"batch_item_failures,omitempty"`
+	// FunctionError is, for a scheduled (EventBridge) event, whether the
+	// invocation fails (the task returned an error); false: it succeeds.
+	FunctionError bool `json:"function_error,omitempty"`
 }
 
 // Expectations reads dir/expectations.json and checks that it and the event

@@ -14,7 +14,9 @@ import (
 // idempotency key, one TransactWriteItems (idempotency record + order +
 // debit + pending index + product check); the product and the balance come
 // from the instance's caches, both verified by the transaction's conditions.
-// A replay: the same two reads and no write.
+// A replay: the same two reads and no write. Only a lost race with a fresh
+// balance (contention, not exercised here) takes the balance lease, which
+// adds one write and one read.
 func TestDynamoCallsPerOrder(t *testing.T) {
 	counter := dynamostore.NewCallCounter()
 	client := dynamotest.Client(t, counter.Option())

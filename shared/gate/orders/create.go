@@ -14,9 +14,23 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// placeBudget bounds how long an order keeps retrying lost races on its
-// balance before answering 409 (retry with the same key).
-var placeBudget = 5 * time.Second
+// placeBudget bounds how long an order waits for its balance (lost races,
+// the lease) before answering 409 balance_busy (retry with the same key).
+// In Lambda the request's deadline (the function's Timeout) shortens it, so
+// the answer is always a 409 rather than a timed-out invocation.
+const (
+	placeBudget    = 25 * time.Second
+	deadlineMargin = 1500 * time.Millisecond
+)
+
+// placeDeadline is when place stops waiting for the balance.
+func placeDeadline(ctx context.Context) time.Time {
+	d := time.Now().Add(placeBudget)
+	if dl, ok := ctx.Deadline(); ok && dl.Add(-deadlineMargin).Before(d) {
+		d = dl.Add(-deadlineMargin)
+	}
+	return d
+}
 
 // Indexes of the ops of the order transaction.
 const (
@@ -60,7 +74,7 @@ func (s *Service) place(ctx context.Context, r *httpapi.Request, ir idempotency.
 		return nil, err
 	}
 	acct := r.AccountID()
-	deadline := time.Now().Add(placeBudget)
+	deadline := placeDeadline(ctx)
 	for attempt := 0; ; attempt++ {
 		prod, prodVersion, err := s.products.get(ctx, acct, *in.ProductID)
 		if err != nil {
@@ -108,7 +122,13 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 			return nil, false, err
 		}
 	}
-	for attempt := 0; ; attempt++ {
+	leased := false // this order holds the balance lease (see lease.go)
+	defer func() {
+		if leased {
+			s.releaseLease(ctx, acct, cur)
+		}
+	}()
+	for {
 		if bal.Available < pr.charge {
 			if !guessed {
 				return nil, false, insufficient(cur)
@@ -126,14 +146,19 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 		if err != nil {
 			return nil, false, apierr.Wrap("orders.create", apierr.Internal, err)
 		}
-		err = s.st.Write(ctx,
+		ops := []store.Op{
 			r.Idempotency().RecordOp(ir, res, store.IfAbsent),
 			store.Put(rec.item(), store.IfAbsent),
 			ledger.DebitOp(acct, cur, pr.charge, bal.Version, now),
 			store.Put(pendingItem(rec), store.IfAbsent),
 			store.Check(catalog.ProductKey(acct, prod.ID), store.IfVersion(prodVersion)),
-		)
+		}
+		if leased {
+			ops = append(ops, store.Delete(leaseKey(acct, cur), store.Always))
+		}
+		err = s.st.Write(ctx, ops...)
 		if err == nil {
+			leased = false // released by the transaction
 			s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
 			unlock()
 			unlock = func() {}
@@ -151,6 +176,7 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 			return httpapi.Replay(*prev), false, nil
 		case isCF && cf.Index == opDebit:
 			// The failed condition returns the balance as it is now.
+			lostRace := !guessed && !leased
 			if cf.Current == nil {
 				bal = ledger.Balance{}
 			} else {
@@ -161,12 +187,27 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 			if bal.Available < pr.charge {
 				return nil, false, insufficient(cur)
 			}
+			if lostRace {
+				// Another order took the balance between our fresh read and
+				// our write: the balance is hot, so queue on its lease rather
+				// than race again. A stale cached guess, or a holder outrun
+				// by a newcomer's first try, retries at once instead.
+				if bal, err = s.acquireLease(ctx, acct, cur, pr.charge, deadline); err != nil {
+					return nil, false, err
+				}
+				leased = true
+			}
 		case isCF && cf.Index == opProduct:
 			return nil, true, nil
 		case apierr.KindOf(err) == apierr.Conflict:
-			// The store gave up on transaction conflicts: read again.
+			// The store gave up on transaction conflicts: the balance is hot.
 			guessed = false
-			if bal, err = s.ledger.Balance(ctx, acct, cur); err != nil {
+			if leased {
+				bal, err = s.ledger.Balance(ctx, acct, cur)
+			} else if bal, err = s.acquireLease(ctx, acct, cur, pr.charge, deadline); err == nil {
+				leased = true
+			}
+			if err != nil {
 				return nil, false, err
 			}
 		default:
@@ -174,14 +215,6 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 		}
 		if time.Now().After(deadline) {
 			return nil, false, busy
-		}
-		if err := sleepJitter(ctx, attempt); err != nil {
-			return nil, false, apierr.Wrap("orders.create", apierr.Unavailable, err)
-		}
-		if xReread {
-			if bal, err = s.ledger.Balance(ctx, acct, cur); err != nil {
-				return nil, false, err
-			}
 		}
 	}
 }

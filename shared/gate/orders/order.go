@@ -2,6 +2,29 @@
 // prepaid balance (one transaction reserves the charge with the order and the
 // idempotency record), their fulfilment through a vendor by a queue consumer,
 // and the reconciler that re-queues orders whose queue message was lost.
+//
+// # Concurrent orders on one balance
+//
+// The debit is conditioned on the balance item's version as well as on the
+// balance staying non-negative, so balance_before/balance_after are the
+// values the balance really had. Dropping the version condition would remove
+// all contention, but then no value inside the transaction says what the
+// balance was, and the order would have to show guessed or missing amounts.
+//
+// In Lambda, 200 concurrent orders are 200 instances racing on one item, and
+// an in-process lock (Config.SerializeBalances) cannot help them. Pure
+// optimistic retries collapse there: every commit makes every other racer's
+// balance version stale, so the store is flooded with attempts that cannot
+// win (measured on DynamoDB Local: 10-14 s for 200 orders, many past the
+// function timeout). So an order that loses the race with a freshly read
+// balance queues on a per-balance lease instead (lease.go): a put-if-absent
+// item with a short expiry, polled with jittered single-item writes, whose
+// delete rides in the holder's order transaction. Uncontended orders never
+// touch the lease (one write call); a contended order pays one extra write to
+// take the lease and one read after taking it. The lease is only traffic
+// control: correctness rests on the version condition alone, so an expired or
+// stolen lease costs time, never money. Waiters re-read the balance every
+// other poll and are refused (insufficient_balance) once it cannot pay them.
 package orders
 
 import (

@@ -111,7 +111,7 @@ func idBound(t time.Time, upper bool) string {
 func sleepJitter(ctx context.Context, attempt int) error {
 	// Full jitter over a window that doubles up to 256 ms: under heavy
 	// contention on one balance the racers spread out instead of colliding.
-	d := xBase << min(attempt, xShift)
+	d := 2 * time.Millisecond << min(attempt, 7)
 	d = rand.N(d) + time.Millisecond
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -122,7 +122,3 @@ func sleepJitter(ctx context.Context, attempt int) error {
 		return nil
 	}
 }
-
-var xBase, xShift = 2 * time.Millisecond, 7
-
-var xReread = false
