@@ -12,6 +12,11 @@ mkdir -p "$PAYGATE_CACHE"
 
 step() { printf '\n== %s\n' "$*"; }
 
+# Free ports, so a server left on the default ports (a developer's) neither
+# blocks this run nor gets stopped by it.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+export DYNAMODB_PORT=${DYNAMODB_PORT:-0} MOTO_PORT=${MOTO_PORT:-$(free_port)}
+
 # The servers are stopped on exit, also when a step fails.
 cleanup() {
   "$scripts/dynamodb-local.sh" stop >/dev/null 2>&1 || true
