@@ -1,10 +1,21 @@
 // Command health is the HealthFunction Lambda: GET /health, GET /openapi.json.
-// Liveness calls no dependency, so it opens none.
+// Liveness calls no dependency, so this main wires the server itself instead
+// of going through package app: the binary links no store and no AWS SDK, and
+// its cold start stays that of a plain Go Lambda.
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/httpapi"
 )
 
-func main() { app.StartHTTP(wiring.Health, app.WithoutStore()) }
+func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	lambda.Start(httpadapter.NewV2(httpapi.NewServer(httpapi.Config{Log: log}, health.Group())).ProxyWithContext)
+}

@@ -51,10 +51,3 @@ func TestWarmFixtureAnswers(t *testing.T) {
 	defer f.close()
 	require.NoError(t, f.serve(context.Background()))
 }
-
-func TestHealthLoadInProcess(t *testing.T) {
-	rows, err := healthLoad(context.Background(), options{concurrency: 2, loadFor: 200e6})
-	require.NoError(t, err)
-	require.Len(t, rows, 1)
-	assert.Equal(t, "ok", rows[0].ok, rows[0].value)
-}

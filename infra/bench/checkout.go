@@ -9,88 +9,65 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/infra/bench/load"
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore"
 	"github.com/paygate/paygate/shared/wiring"
 )
 
-// checkoutSteps adds the checkout rows (issue 4) to the run: throughput of
-// sessions and authorised card payments through the HTTP server, each beside
-// the GET /health baseline, and the DynamoDB calls of each.
-func checkoutSteps(ctx context.Context, o options, step func(string, func() ([]row, error))) {
-	step("load checkout", func() ([]row, error) { return checkoutLoad(ctx, o) })
-	step("DynamoDB calls per checkout request", func() ([]row, error) { return checkoutDynamoRows(ctx) })
-}
-
-// checkoutServer serves every HTTP group over a fresh embedded store with
-// the sample account in it (its key authenticates the load), on a real
-// socket, as the local gateway does.
-func checkoutServer(ctx context.Context) (string, func(), error) {
-	dir, err := os.MkdirTemp("", "paygate-bench-checkout-")
-	if err != nil {
-		return "", nil, err
-	}
-	st, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	cleanup := func() { st.Close(); os.RemoveAll(dir) }
-	d := app.WithStore(st, nil, nil, nil)
-	if _, err := sample.EnsureAccount(ctx, d.Accounts, d.Keys); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	var groups []httpapi.Group
-	for _, build := range wiring.HTTP() {
-		g, err := build(d)
-		if err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		groups = append(groups, g)
-	}
-	srv := httptest.NewServer(d.Server(groups...))
-	return srv.URL, func() { srv.Close(); cleanup() }, nil
-}
-
-// loadCase is one measured route: the request of index i and the status a
-// success gets.
+// loadCase is one measured route: the request of index i, the status a
+// success gets, and what a success's body must show.
 type loadCase struct {
 	name, path string
 	body       func(i int) []byte
 	headers    func(i int) http.Header
 	want       int
 	unit       string
-	check      func(body []byte) error // one request before the run must pass it
+	check      func(body []byte) error
 }
 
-// checkoutCases are the two promises: a session created, a card payment
-// authorised (4111 1111 1111 1111 authorises at once; a unique
-// Idempotency-Key per request makes each one a new payment, written
-// together with its idempotency record). runID keeps keys unique across runs.
-func checkoutCases(runID int64) []loadCase {
-	auth := func(extra ...string) func(int) http.Header {
-		return func(i int) http.Header {
-			h := http.Header{"Authorization": {sample.Key}, "Content-Type": {"application/json"}}
-			if len(extra) > 0 {
-				h.Set("Idempotency-Key", fmt.Sprintf("%s-%d-%d", extra[0], runID, i))
-			}
-			return h
+// checkAnswer is c.check for the load generator's sample: a status other
+// than c.want is already counted apart, so only successes are inspected.
+func (c loadCase) checkAnswer() func(status int, body []byte) error {
+	return func(status int, body []byte) error {
+		if status != c.want {
+			return nil
 		}
+		return c.check(body)
 	}
+}
+
+// secretHeaders authenticates with key; with an idempotency prefix, request
+// i gets its own Idempotency-Key (runID keeps keys unique across runs).
+func secretHeaders(key string, runID int64, idemPrefix string) func(int) http.Header {
+	return func(i int) http.Header {
+		h := http.Header{"Authorization": {key}, "Content-Type": {"application/json"}}
+		if idemPrefix != "" {
+			h.Set("Idempotency-Key", fmt.Sprintf("%s-%d-%d", idemPrefix, runID, i))
+		}
+		return h
+	}
+}
+
+// loadCases are the measured writes, in table order: an order (issue 3),
+// a checkout session and an authorised card payment (issue 4).
+func loadCases(runID int64, key string) []loadCase {
+	return append([]loadCase{orderCase(runID, key)}, checkoutCases(runID, key)...)
+}
+
+// checkoutCases are the two checkout promises: a session created, a card
+// payment authorised (4111 1111 1111 1111 authorises at once; a unique
+// Idempotency-Key per request makes each one a new payment, written
+// together with its idempotency record).
+func checkoutCases(runID int64, key string) []loadCase {
 	return []loadCase{
 		{
 			name: "POST /v2/sessions", path: "/v2/sessions", want: http.StatusCreated, unit: "sessions/s",
-			headers: auth(),
+			headers: secretHeaders(key, runID, ""),
 			body: func(i int) []byte {
 				return fmt.Appendf(nil, `{"amount":{"value":1000,"currency":"EUR"},"reference":"bench-%d-%d",`+
 					`"returnUrl":"https://shop.example/return","countryCode":"NL","channel":"Web"}`, runID, i)
@@ -99,7 +76,7 @@ func checkoutCases(runID int64) []loadCase {
 		},
 		{
 			name: "POST /v2/payments (card authorised)", path: "/v2/payments", want: http.StatusOK, unit: "payments/s",
-			headers: auth("bench-pay"),
+			headers: secretHeaders(key, runID, "bench-pay"),
 			body: func(i int) []byte {
 				return fmt.Appendf(nil, `{"amount":{"value":1000,"currency":"EUR"},"reference":"bench-pay-%d-%d",`+
 					`"returnUrl":"https://shop.example/return","paymentMethod":{"type":"scheme",`+
@@ -123,64 +100,6 @@ func expectField(body []byte, field string) error {
 		return fmt.Errorf("no %s in %s", field, body)
 	}
 	return nil
-}
-
-// probe sends request -1 of c once and checks it really succeeds, so the
-// load measures successes, not cheap errors.
-func probe(ctx context.Context, base string, c loadCase) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+c.path, bytes.NewReader(c.body(-1)))
-	if err != nil {
-		return err
-	}
-	req.Header = c.headers(-1)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != c.want {
-		return fmt.Errorf("%s answered %d: %s", c.name, resp.StatusCode, b)
-	}
-	return c.check(b)
-}
-
-// checkoutLoad measures GET /health, then each checkout case, on one
-// in-process server, so the ratios compare like with like.
-func checkoutLoad(ctx context.Context, o options) ([]row, error) {
-	base, closeSrv, err := checkoutServer(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer closeSrv()
-	conc := o.concurrency
-	health, err := load.Run(ctx, load.Config{URL: base + "/health", Concurrency: conc, Duration: o.loadFor})
-	if err != nil {
-		return nil, err
-	}
-	if health.RPS == 0 || health.StatusCounts[200] != health.Requests {
-		return nil, fmt.Errorf("/health baseline failed: %s", formatStatuses(health.StatusCounts))
-	}
-	var rows []row
-	for _, c := range checkoutCases(time.Now().UnixNano()) {
-		if err := probe(ctx, base, c); err != nil {
-			return rows, err
-		}
-		res, err := load.Run(ctx, load.Config{URL: base + c.path, Method: http.MethodPost, Body: c.body, Headers: c.headers,
-			Concurrency: conc, Duration: o.loadFor})
-		if err != nil {
-			return rows, err
-		}
-		ok := res.Errors == 0 && res.Requests > 0 && res.StatusCounts[c.want] == res.Requests
-		rows = append(rows, row{
-			name: fmt.Sprintf("load %s in-process, %d workers, %s", c.name, conc, o.loadFor),
-			value: fmt.Sprintf("%.0f %s (%.2fx of /health %.0f req/s), p50 %s (/health %s), p99 %s (/health %s), %s",
-				res.RPS, c.unit, res.RPS/health.RPS, health.RPS, res.P50, health.P50, res.P99, health.P99, formatStatuses(res.StatusCounts)),
-			target: fmt.Sprintf("report beside /health, all %d", c.want),
-			ok:     verdict(ok),
-		})
-	}
-	return rows, nil
 }
 
 // checkoutDynamoRows reports the DynamoDB calls of a session and of an
@@ -228,7 +147,7 @@ func measureCheckoutCalls(ctx context.Context, endpoint string) (checkoutCalls, 
 	}
 	srv := httptest.NewServer(d.Server(groups...))
 	defer srv.Close()
-	cases := checkoutCases(time.Now().UnixNano())
+	cases := checkoutCases(time.Now().UnixNano(), sample.Key)
 	measure := func(c loadCase, i int, idemKey string) (map[string]int, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+c.path, bytes.NewReader(c.body(i)))
 		if err != nil {

@@ -1,75 +1,198 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/paygate/paygate/infra/bench/load"
+	democatalog "github.com/paygate/paygate/infra/catalog"
+	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/wiring"
 )
 
-// healthLoad is the throughput baseline: GET /health, which touches no data,
-// shows what the HTTP stack alone sustains, so later runs (orders, sessions)
-// can be read against it.
-func healthLoad(ctx context.Context, o options) ([]row, error) {
-	base := o.loadURL
-	if base == "" {
-		srv, closeSrv, err := localServer()
+// Where the load rows run (-load-target).
+const (
+	targetGateway   = "gateway"    // the local gateway binary, as `make run` runs it
+	targetInProcess = "in-process" // every HTTP group on an httptest server in this process
+)
+
+// loadSteps adds the throughput rows (issues 3 and 4): GET /health, orders,
+// sessions and authorised card payments, all on one server in one run, so
+// the ratios to /health compare like with like.
+func loadSteps(ctx context.Context, o options, root string, step func(string, func() ([]row, error))) {
+	step("load through the "+o.loadTarget, func() ([]row, error) {
+		t, stop, err := openTarget(ctx, o.loadTarget, root)
 		if err != nil {
 			return nil, err
 		}
-		defer closeSrv()
-		base = srv
+		rows, err := measureLoad(ctx, o, t)
+		if serr := stop(); serr != nil && err == nil {
+			err = fmt.Errorf("stopping the %s: %w", t.name, serr)
+		}
+		return rows, err
+	})
+}
+
+func openTarget(ctx context.Context, kind, root string) (target, func() error, error) {
+	switch kind {
+	case targetGateway:
+		g, err := startGateway(ctx, root)
+		if err != nil {
+			return target{}, nil, err
+		}
+		return g.target, g.stop, nil
+	case targetInProcess:
+		return inProcessTarget(ctx)
+	default:
+		return target{}, nil, fmt.Errorf("-load-target must be %s or %s, not %q", targetGateway, targetInProcess, kind)
 	}
-	res, err := load.Run(ctx, load.Config{URL: strings.TrimSuffix(base, "/") + "/health", Concurrency: o.concurrency, Duration: o.loadFor})
+}
+
+// inProcessTarget serves every HTTP group over a fresh embedded store and
+// queue (as the gateway opens them, without its queue workers) on a real
+// socket, with what the gateway seeds: a test account (the sample one)
+// holding the demo catalog. The tests use it; the gateway is the real thing.
+func inProcessTarget(ctx context.Context) (target, func() error, error) {
+	dir, err := os.MkdirTemp("", "paygate-bench-load-")
+	if err != nil {
+		return target{}, nil, err
+	}
+	env := map[string]string{"STORE": "embedded", "DATA_DIR": dir}
+	cfg, err := app.ConfigFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		os.RemoveAll(dir)
+		return target{}, nil, err
+	}
+	d, err := app.Open(ctx, cfg, app.WithQueue(nil))
+	if err != nil {
+		os.RemoveAll(dir)
+		return target{}, nil, err
+	}
+	d.Log = slog.New(slog.DiscardHandler)
+	cleanup := func() error { d.Close(); return os.RemoveAll(dir) }
+	if err := seedDemo(ctx, d); err != nil {
+		cleanup()
+		return target{}, nil, err
+	}
+	h, err := d.ServeAll(wiring.HTTP()...)
+	if err != nil {
+		cleanup()
+		return target{}, nil, err
+	}
+	srv := httptest.NewServer(h)
+	return target{name: "in-process server", url: srv.URL, key: sample.Key},
+		func() error { srv.Close(); return cleanup() }, nil
+}
+
+// seedDemo gives the sample account the demo catalog, as the gateway's seed
+// does for its sandbox account.
+func seedDemo(ctx context.Context, d *app.Deps) error {
+	id, err := sample.EnsureAccount(ctx, d.Accounts, d.Keys)
+	if err != nil {
+		return err
+	}
+	f, err := catalog.ParseFile(democatalog.Demo)
+	if err != nil {
+		return err
+	}
+	return catalog.NewRepo(d.Store).Load(ctx, id, f)
+}
+
+// measureLoad runs the /health baseline, funds the orders, then each write
+// case, on t.
+func measureLoad(ctx context.Context, o options, t target) ([]row, error) {
+	bound := fmt.Sprintf("%d clients, %s or %d requests", o.concurrency, o.loadFor, o.loadRequests)
+	health, err := load.Run(ctx, load.Config{URL: t.url + "/health", Concurrency: o.concurrency,
+		Duration: o.loadFor, Requests: o.loadRequests})
 	if err != nil {
 		return nil, err
 	}
-	if res.Errors > 0 {
-		return nil, fmt.Errorf("%d transport errors, first: %v", res.Errors, res.FirstError)
+	if health.Errors > 0 || health.RPS == 0 || health.StatusCounts[200] != health.Requests {
+		return nil, fmt.Errorf("/health baseline on the %s failed: %s, %d transport errors (first: %v)",
+			t.name, formatStatuses(health.StatusCounts), health.Errors, health.FirstError)
 	}
-	return []row{{
-		name:   fmt.Sprintf("load GET /health, %d workers, %s", o.concurrency, o.loadFor),
-		value:  fmt.Sprintf("%.0f req/s, p50 %s, p99 %s, %s", res.RPS, res.P50, res.P99, formatStatuses(res.StatusCounts)),
+	rows := []row{{
+		name:   fmt.Sprintf("load GET /health [%s], %s", t.name, bound),
+		value:  fmt.Sprintf("%.0f req/s (1.00x, the baseline), p50 %s, p99 %s, %s", health.RPS, ms(health.P50), ms(health.P99), formatStatuses(health.StatusCounts)),
 		target: "baseline, all 200",
-		ok:     verdict(res.StatusCounts[200] == res.Requests && res.Requests > 0),
-	}}, nil
+		ok:     "ok",
+	}}
+	runID := time.Now().UnixNano()
+	if err := fundOrders(ctx, t, runID, o.loadRequests); err != nil {
+		return rows, err
+	}
+	for _, c := range loadCases(runID, t.key) {
+		if err := probe(ctx, t.url, c); err != nil {
+			return rows, err
+		}
+		res, err := load.Run(ctx, load.Config{URL: t.url + c.path, Method: http.MethodPost, Body: c.body, Headers: c.headers,
+			Concurrency: o.concurrency, Duration: o.loadFor, Requests: o.loadRequests, Check: c.checkAnswer(), CheckEvery: checkEvery})
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, loadRow(c, t, bound, res, health))
+	}
+	return rows, nil
 }
 
-// localServer serves every HTTP group over a fresh embedded store, as the
-// local gateway does, on a real socket. It returns the base URL and a
-// function that stops it.
-func localServer() (string, func(), error) {
-	dir, err := os.MkdirTemp("", "paygate-bench-load-")
+// checkEvery is how often a success's body is inspected during a run (the
+// rest are discarded unread).
+const checkEvery = 20
+
+// loadRow reports a write case: only answers with c.want count as
+// successes; any other status is listed.
+func loadRow(c loadCase, t target, bound string, res, health load.Result) row {
+	ok := res.StatusCounts[c.want]
+	rps := float64(ok) / res.Elapsed.Seconds()
+	value := fmt.Sprintf("%.0f %s (%.2fx of /health %.0f req/s), p50 %s, p99 %s, %d x %d",
+		rps, c.unit, rps/health.RPS, health.RPS, ms(res.P50), ms(res.P99), ok, c.want)
+	if ok != res.Requests {
+		value += "; all answers: " + formatStatuses(res.StatusCounts)
+	}
+	if res.Errors > 0 {
+		value += fmt.Sprintf("; %d transport errors, first: %v", res.Errors, res.FirstError)
+	}
+	value += fmt.Sprintf("; %d of them checked", res.Checked)
+	if res.CheckFailed > 0 {
+		value += fmt.Sprintf(", %d failed, first: %v", res.CheckFailed, res.FirstCheck)
+	}
+	return row{
+		name:   fmt.Sprintf("load %s [%s], %s", c.name, t.name, bound),
+		value:  value,
+		target: fmt.Sprintf("report beside /health, all %d", c.want),
+		ok:     verdict(res.Errors == 0 && ok > 0 && ok == res.Requests && res.Checked > 0 && res.CheckFailed == 0),
+	}
+}
+
+// probe sends request -1 of c once and checks it really succeeds, so the
+// load measures successes, not cheap errors.
+func probe(ctx context.Context, base string, c loadCase) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+c.path, bytes.NewReader(c.body(-1)))
 	if err != nil {
-		return "", nil, err
+		return err
 	}
-	st, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
+	req.Header = c.headers(-1)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
+		return err
 	}
-	cleanup := func() { st.Close(); os.RemoveAll(dir) }
-	d := app.WithStore(st, nil, nil, nil)
-	var groups []httpapi.Group
-	for _, build := range wiring.HTTP() {
-		g, err := build(d)
-		if err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		groups = append(groups, g)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != c.want {
+		return fmt.Errorf("%s answered %d: %s", c.name, resp.StatusCode, b)
 	}
-	srv := httptest.NewServer(d.Server(groups...))
-	return srv.URL, func() { srv.Close(); cleanup() }, nil
+	return c.check(b)
 }
 
 func formatStatuses(c map[int]int) string {

@@ -30,22 +30,29 @@ func verdict(ok bool) string {
 }
 
 type options struct {
-	runs        int
-	loadFor     time.Duration
-	concurrency int
-	loadURL     string
-	strict      bool
+	runs         int
+	loadFor      time.Duration
+	loadRequests int
+	concurrency  int
+	loadTarget   string
+	strict       bool
 }
 
 func main() {
 	testing.Init() // testing.Benchmark reads the test flags
 	var o options
 	flag.IntVar(&o.runs, "runs", 15, "cold start runs per binary (the median is reported)")
-	flag.DurationVar(&o.loadFor, "load-duration", 3*time.Second, "length of each load run")
-	flag.IntVar(&o.concurrency, "concurrency", 16, "load generator workers")
-	flag.StringVar(&o.loadURL, "load-url", "", "base URL of a running server for the load runs (default: an in-process server)")
+	flag.DurationVar(&o.loadFor, "load-duration", 3*time.Second, "longest length of each load row")
+	flag.IntVar(&o.loadRequests, "load-requests", 100000, "most requests of each load row")
+	flag.IntVar(&o.concurrency, "concurrency", 50, "concurrent clients of the load rows")
+	flag.StringVar(&o.loadTarget, "load-target", targetGateway,
+		"server of the load rows: "+targetGateway+" (build and start ./infra/local) or "+targetInProcess)
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
 	flag.Parse()
+	if o.loadFor <= 0 || o.loadRequests <= 0 || o.concurrency <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -load-duration, -load-requests and -concurrency must be positive")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rows, err := run(ctx, o, os.Stderr)
@@ -89,8 +96,9 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("cold starts", func() ([]row, error) { return coldStarts(ctx, root, fns, o.runs) })
 	step("warm GET /v1/merchants/me", func() ([]row, error) { return warmRow(root) })
 	step("DynamoDB calls per request", func() ([]row, error) { return dynamoRows(ctx) })
-	step("load GET /health", func() ([]row, error) { return healthLoad(ctx, o) })
-	checkoutSteps(ctx, o, step)
+	step("DynamoDB calls per order", func() ([]row, error) { return orderDynamoRows(ctx) })
+	step("DynamoDB calls per checkout request", func() ([]row, error) { return checkoutDynamoRows(ctx) })
+	loadSteps(ctx, o, root, step)
 	if len(failed) > 0 {
 		return rows, fmt.Errorf("failed: %s", strings.Join(failed, ", "))
 	}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make bench: starts (or reuses) DynamoDB Local so the round-trip counts are
-# measured, then runs the benchmark table. Without java, the DynamoDB rows
-# say "skipped" and the rest still runs.
-#   bench.sh [flags of go run ./infra/bench, e.g. -runs 30 -strict]
+# measured, then runs the benchmark table; its load rows build and start the
+# local gateway (./infra/local) on a free 127.0.0.1 port and stop it after.
+# Without java, the DynamoDB rows say "skipped" and the rest still runs.
+#   bench.sh [flags of go run ./infra/bench, e.g. -runs 30 -strict -concurrency 50]
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$REPO"

@@ -52,9 +52,8 @@ type SQSOpener func(aws.Config, Config) (queue.Queue, error)
 type Option func(*openOptions)
 
 type openOptions struct {
-	queue   bool
-	sqs     SQSOpener
-	noStore bool
+	queue bool
+	sqs   SQSOpener
 }
 
 // WithQueue opens the queue: the embedded one locally, SQS (through open) in
@@ -63,9 +62,6 @@ func WithQueue(open SQSOpener) Option {
 	return func(o *openOptions) { o.queue, o.sqs = true, open }
 }
 
-// WithoutStore opens nothing: for functions that call no dependency (health).
-func WithoutStore() Option { return func(o *openOptions) { o.noStore = true } }
-
 // Open builds the dependencies from cfg.
 func Open(ctx context.Context, cfg Config, opts ...Option) (*Deps, error) {
 	var o openOptions
@@ -73,9 +69,6 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Deps, error) {
 		opt(&o)
 	}
 	d := &Deps{Config: cfg, Log: NewLogger(os.Stdout, cfg.LogLevel), Clock: time.Now}
-	if o.noStore {
-		return d.withServices(), nil
-	}
 	var err error
 	switch cfg.Store {
 	case "embedded":

@@ -27,6 +27,11 @@ type Config struct {
 	Requests    int
 	Duration    time.Duration
 	Client      *http.Client // nil means a client with keep-alive sized to Concurrency
+	// Check, when set, inspects the answer of every CheckEvery-th request
+	// (0 or 1: every one), so a run can prove its successes are real (say,
+	// a payment Authorised) without buffering every body.
+	Check      func(status int, body []byte) error
+	CheckEvery int
 }
 
 // Result summarises a run. Errors counts requests that got no HTTP answer
@@ -41,6 +46,9 @@ type Result struct {
 	Max          time.Duration
 	StatusCounts map[int]int
 	FirstError   error
+	Checked      int // answers given to Config.Check
+	CheckFailed  int
+	FirstCheck   error // the first error Config.Check returned
 }
 
 // Run sends the load and waits for it to finish, or for ctx to end.
@@ -56,6 +64,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 1
+	}
+	if cfg.CheckEvery <= 0 {
+		cfg.CheckEvery = 1
 	}
 	client := cfg.Client
 	if client == nil {
@@ -99,14 +110,17 @@ type worker struct {
 	errors    int
 	firstErr  error
 	sent      int
+	checked   int
+	checkFail int
+	firstChk  error
 }
 
 func (wk *worker) send(ctx context.Context, client *http.Client, cfg *Config, i int) {
-	var body io.Reader
+	var reqBody io.Reader
 	if cfg.Body != nil {
-		body = bytes.NewReader(cfg.Body(i))
+		reqBody = bytes.NewReader(cfg.Body(i))
 	}
-	req, err := http.NewRequestWithContext(ctx, cfg.Method, cfg.URL, body)
+	req, err := http.NewRequestWithContext(ctx, cfg.Method, cfg.URL, reqBody)
 	if err != nil {
 		wk.fail(err)
 		return
@@ -127,10 +141,33 @@ func (wk *worker) send(ctx context.Context, client *http.Client, cfg *Config, i 
 		wk.fail(err)
 		return
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	var body []byte
+	check := cfg.Check != nil && i%cfg.CheckEvery == 0
+	if check {
+		body, err = io.ReadAll(resp.Body)
+	} else {
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
 	resp.Body.Close()
+	if err != nil {
+		if ctx.Err() != nil {
+			wk.sent--
+			return
+		}
+		wk.fail(err)
+		return
+	}
 	wk.latencies = append(wk.latencies, time.Since(t0))
 	wk.statuses[resp.StatusCode]++
+	if check {
+		wk.checked++
+		if err := cfg.Check(resp.StatusCode, body); err != nil {
+			wk.checkFail++
+			if wk.firstChk == nil {
+				wk.firstChk = err
+			}
+		}
+	}
 }
 
 func (wk *worker) fail(err error) {
@@ -148,6 +185,11 @@ func summarise(workers []worker, elapsed time.Duration) Result {
 		r.Errors += wk.errors
 		if r.FirstError == nil {
 			r.FirstError = wk.firstErr
+		}
+		r.Checked += wk.checked
+		r.CheckFailed += wk.checkFail
+		if r.FirstCheck == nil {
+			r.FirstCheck = wk.firstChk
 		}
 		for s, n := range wk.statuses {
 			r.StatusCounts[s] += n

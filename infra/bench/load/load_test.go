@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -83,4 +84,26 @@ func TestPercentile(t *testing.T) {
 	assert.Equal(t, time.Duration(99), Percentile(d, 99))
 	assert.Equal(t, time.Duration(100), Percentile(d, 100))
 	assert.Equal(t, time.Duration(1), Percentile(d[:1], 99))
+}
+
+func TestRunChecksASampleOfAnswers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{
+		URL: srv.URL, Method: http.MethodPost, Concurrency: 3, Requests: 40, CheckEvery: 4,
+		Body: func(i int) []byte { return []byte(strconv.Itoa(i)) },
+		Check: func(status int, body []byte) error {
+			if n, _ := strconv.Atoi(string(body)); n%8 != 0 {
+				return fmt.Errorf("answer %s", body)
+			}
+			return nil
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 10, res.Checked, "requests 0, 4, ..., 36")
+	assert.Equal(t, 5, res.CheckFailed, "4, 12, 20, 28, 36 are not multiples of 8")
+	assert.Error(t, res.FirstCheck)
 }
