@@ -22,16 +22,18 @@ func testLongPollWakes(t *testing.T, q queue.Queue, name string) {
 	}()
 	start := time.Now()
 	receiveOne(t, q, name, 30*time.Second, 15*time.Second)
-	// It must answer soon after the send, not at the end of the wait.
-	if elapsed := time.Since(start); elapsed > sendAfter+2*time.Second {
-		t.Fatalf("long poll returned %s after start, want soon after the send at %s", elapsed, sendAfter)
+	// It must wake on the send, not wait out its 15 s: the bound is about
+	// behaviour, with room for a loaded machine, not a latency target.
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Fatalf("long poll returned %s after start: it waited out the wait instead of waking on the send at %s", elapsed, sendAfter)
 	}
 }
 
 func testLongPollTimeout(t *testing.T, q queue.Queue, name string) {
 	start := time.Now()
 	receiveNone(t, q, name, time.Second)
-	if elapsed := time.Since(start); elapsed < 900*time.Millisecond || elapsed > 5*time.Second {
+	// At least the wait; and it does end (no hang).
+	if elapsed := time.Since(start); elapsed < 900*time.Millisecond || elapsed > 10*time.Second {
 		t.Fatalf("empty long poll of 1 s took %s", elapsed)
 	}
 }
@@ -44,7 +46,8 @@ func testContextCancel(t *testing.T, q queue.Queue, name string) {
 	if !errors.Is(err, context.DeadlineExceeded) || len(msgs) != 0 {
 		t.Fatalf("Receive on a cancelled context: got %d messages, %v; want DeadlineExceeded", len(msgs), err)
 	}
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
+	// It returns on the cancellation, not at the end of its 15 s wait.
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
 		t.Fatalf("cancelled long poll returned after %s", elapsed)
 	}
 }
@@ -90,7 +93,10 @@ func testConcurrentConsumers(t *testing.T, q queue.Queue, name string, atLeastOn
 						staleOrNilErr(t, "Delete of a duplicate", err)
 						continue
 					}
-					if err != nil {
+					// At-least-once (SQS): a receipt goes stale when another
+					// consumer received the message again; that consumer then
+					// deletes it. receiveNone below proves none is left over.
+					if err != nil && !(atLeastOnce && errors.Is(err, queue.ErrStaleReceipt)) {
 						t.Errorf("Delete: %v", err)
 					}
 					processed.Add(1)
