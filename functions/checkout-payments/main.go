@@ -3,7 +3,7 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 )
 
-func main() { app.StartHTTP(wiring.CheckoutPayments) }
+func main() { app.StartHTTP(checkoutwire.CheckoutPayments) }

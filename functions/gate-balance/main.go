@@ -3,7 +3,7 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
-func main() { app.StartHTTP(wiring.GateBalance) }
+func main() { app.StartHTTP(gatewire.GateBalance) }

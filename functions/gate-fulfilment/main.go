@@ -5,7 +5,7 @@ package main
 import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/app/sqsapp"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
-func main() { app.StartSQS(wiring.GateFulfilment, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartSQS(gatewire.GateFulfilment, app.WithQueue(sqsapp.Open)) }

@@ -6,7 +6,7 @@ package main
 import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/app/sqsapp"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
-func main() { app.StartScheduled(wiring.GateOrderReconciler, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartScheduled(gatewire.GateOrderReconciler, app.WithQueue(sqsapp.Open)) }

@@ -5,7 +5,7 @@ package main
 import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/app/sqsapp"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
-func main() { app.StartHTTP(wiring.GateOrders, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartHTTP(gatewire.GateOrders, app.WithQueue(sqsapp.Open)) }

@@ -3,7 +3,7 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/platformwire"
 )
 
-func main() { app.StartHTTP(wiring.Merchants) }
+func main() { app.StartHTTP(platformwire.Merchants) }

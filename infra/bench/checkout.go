@@ -16,7 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 )
 
 // loadCase is one measured route: the request of index i, the status a
@@ -138,7 +138,7 @@ func measureCheckoutCalls(ctx context.Context, endpoint string) (checkoutCalls, 
 	}
 	defer cleanup()
 	var groups []httpapi.Group
-	for _, build := range []app.HTTPBuilder{wiring.CheckoutSessions, wiring.CheckoutPayments} {
+	for _, build := range []app.HTTPBuilder{checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments} {
 		g, err := build(d)
 		if err != nil {
 			return out, err

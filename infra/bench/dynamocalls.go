@@ -15,7 +15,7 @@ import (
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/platformwire"
 )
 
 // dynamoCalls is what one authenticated request costs in DynamoDB calls,
@@ -35,7 +35,7 @@ func measureDynamoCalls(ctx context.Context, endpoint string) (dynamoCalls, erro
 		return dynamoCalls{}, err
 	}
 	defer cleanup()
-	g, err := wiring.Merchants(d)
+	g, err := platformwire.Merchants(d)
 	if err != nil {
 		return dynamoCalls{}, err
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
 // benchProduct is the spec's example order: "Google Play 10 USD" of the demo
@@ -166,7 +166,7 @@ func measureOrderCalls(ctx context.Context, endpoint string) (orderCalls, error)
 	if _, _, err := ledger.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, ledger.Deposit{Currency: fundCurrency, Amount: 1000_00}); err != nil {
 		return out, err
 	}
-	g, err := wiring.GateOrders(d)
+	g, err := gatewire.GateOrders(d)
 	if err != nil {
 		return out, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/platformwire"
 )
 
 // warmFixture is a warm MerchantsFunction in this process: the handler
@@ -41,7 +41,7 @@ func newWarmFixture(ctx context.Context, root string) (*warmFixture, error) {
 		cleanup()
 		return nil, err
 	}
-	g, err := wiring.Merchants(d)
+	g, err := platformwire.Merchants(d)
 	if err != nil {
 		cleanup()
 		return nil, err

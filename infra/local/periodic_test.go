@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
 // TestPeriodicTasksRunLocally: the gateway runs the real order reconciler on
@@ -22,7 +23,7 @@ func TestPeriodicTasksRunLocally(t *testing.T) {
 	var reconciles, failures atomic.Int64
 	reconciler := wiring.Task{Function: "GateOrderReconcilerFunction", Every: 20 * time.Millisecond,
 		Build: func(d *app.Deps) (func(context.Context) error, error) {
-			run, err := wiring.GateOrderReconciler(d)
+			run, err := gatewire.GateOrderReconciler(d)
 			if err != nil {
 				return nil, err
 			}

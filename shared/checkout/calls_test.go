@@ -9,7 +9,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/store/dynamostore"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 )
 
 // countingEnv serves the server-side checkout groups over DynamoDB Local
@@ -21,7 +21,7 @@ func countingEnv(t *testing.T) (*apitest.Env, *dynamostore.CallCounter) {
 	client := dynamotest.Client(t, counter.Option())
 	clock := &apitest.Clock{}
 	st := dynamostore.New(client, dynamotest.Tables(t, client), clock.Now)
-	e := apitest.NewWith(t, apitest.Options{Store: st, Clock: clock}, wiring.CheckoutSessions, wiring.CheckoutPayments, wiring.CheckoutClient)
+	e := apitest.NewWith(t, apitest.Options{Store: st, Clock: clock}, checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments, checkoutwire.CheckoutClient)
 	return e, counter
 }
 

@@ -18,7 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/auth"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/wiring/platformwire"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }
@@ -68,7 +68,7 @@ func (p *probe) build(*app.Deps) (httpapi.Group, error) {
 
 func newEnv(t *testing.T) (*apitest.Env, *probe) {
 	p := &probe{}
-	return apitest.New(t, wiring.Health, wiring.Merchants, p.build), p
+	return apitest.New(t, platformwire.Health, platformwire.Merchants, p.build), p
 }
 
 func TestHealthNeedsNoKey(t *testing.T) {

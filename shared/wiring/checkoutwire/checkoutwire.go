@@ -1,0 +1,28 @@
+// Package checkoutwire builds the checkout functions: sessions, the advanced
+// flow, the drop-in's client-key endpoints and the sandbox test helpers.
+package checkoutwire
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/httpapi"
+)
+
+// group builds one checkout function group.
+func group(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
+	return func(d *app.Deps) (httpapi.Group, error) {
+		svc, err := checkout.FromDeps(d)
+		if err != nil {
+			return httpapi.Group{}, err
+		}
+		return pick(svc), nil
+	}
+}
+
+// The checkout function groups.
+var (
+	CheckoutSessions    = group((*checkout.Service).SessionsGroup)
+	CheckoutPayments    = group((*checkout.Service).PaymentsGroup)
+	CheckoutClient      = group((*checkout.Service).ClientGroup)
+	CheckoutTestHelpers = group((*checkout.Service).TestHelpersGroup)
+)
