@@ -25,7 +25,6 @@ const (
 	TooLarge                        // 413
 	UnsupportedMedia                // 415
 	IdempotencyMismatch             // 422: key reused with a different body
-	RateLimited                     // 429
 	Unavailable                     // 503: dependency down; safe to retry
 	InsufficientFunds               // 400 with code insufficient_balance (spec §7)
 	CardDeclined                    // 402-like outcomes rendered as 400 card_error
@@ -42,7 +41,6 @@ var status = map[Kind]int{
 	TooLarge:            http.StatusRequestEntityTooLarge,
 	UnsupportedMedia:    http.StatusUnsupportedMediaType,
 	IdempotencyMismatch: http.StatusUnprocessableEntity,
-	RateLimited:         http.StatusTooManyRequests,
 	Unavailable:         http.StatusServiceUnavailable,
 	InsufficientFunds:   http.StatusBadRequest,
 	CardDeclined:        http.StatusBadRequest,
@@ -60,7 +58,6 @@ var errType = map[Kind]string{
 	TooLarge:            "invalid_request_error",
 	UnsupportedMedia:    "invalid_request_error",
 	IdempotencyMismatch: "invalid_request_error",
-	RateLimited:         "invalid_request_error",
 	Unavailable:         "api_error",
 	InsufficientFunds:   "invalid_request_error",
 	CardDeclined:        "card_error",
@@ -78,7 +75,6 @@ var defaultCode = map[Kind]string{
 	TooLarge:            "body_too_large",
 	UnsupportedMedia:    "unsupported_media_type",
 	IdempotencyMismatch: "idempotency_key_reused",
-	RateLimited:         "rate_limited",
 	Unavailable:         "service_unavailable",
 	InsufficientFunds:   "insufficient_balance",
 	CardDeclined:        "card_declined",

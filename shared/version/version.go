@@ -62,9 +62,6 @@ func Known(v string) bool { return slices.Contains(released, v) }
 // List is the known versions for error messages.
 func List() string { return strings.Join(released, ", ") }
 
-// Before reports whether version v predates change version c.
-func Before(v, c string) bool { return v < c }
-
 // Apply turns obj, in the current shape, into the shape of version v. It is a
 // no-op for the current version.
 func Apply(v string, c Ctx, obj map[string]any) map[string]any {
