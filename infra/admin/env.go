@@ -153,3 +153,19 @@ func (e *env) print(v any, text func(w io.Writer)) error {
 	text(e.Out)
 	return nil
 }
+
+// accountDeps is the start of every command on one account: --account is
+// required, and the account must exist before anything else is done to it.
+func (e *env) accountDeps(ctx context.Context, id string) (*app.Deps, error) {
+	if err := required([2]string{"account", id}); err != nil {
+		return nil, err
+	}
+	d, err := e.Deps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Accounts.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	return d, nil
+}

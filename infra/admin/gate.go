@@ -35,11 +35,8 @@ func catalogLoad(fs *flag.FlagSet) action {
 		if err != nil {
 			return fmt.Errorf("%s: %s", *file, apierr.As(err).Message)
 		}
-		d, err := e.Deps(ctx)
+		d, err := e.accountDeps(ctx, *id)
 		if err != nil {
-			return err
-		}
-		if _, err := d.Accounts.Get(ctx, *id); err != nil {
 			return err
 		}
 		res, err := catalog.NewRepo(d.Store).Sync(ctx, *id, f)
@@ -76,11 +73,8 @@ func depositsPost(fs *flag.FlagSet) action {
 		if err != nil {
 			return usagef("--amount: %s", apierr.As(err).Message)
 		}
-		d, err := e.Deps(ctx)
+		d, err := e.accountDeps(ctx, *id)
 		if err != nil {
-			return err
-		}
-		if _, err := d.Accounts.Get(ctx, *id); err != nil {
 			return err
 		}
 		dep, created, err := ledger.New(d.Store, d.Clock).PostDeposit(ctx, *id, ledger.Deposit{
@@ -113,14 +107,8 @@ func depositsPost(fs *flag.FlagSet) action {
 func balanceShow(fs *flag.FlagSet) action {
 	id := fs.String("account", "", "account id (required)")
 	return func(ctx context.Context, e *env) error {
-		if err := required([2]string{"account", *id}); err != nil {
-			return err
-		}
-		d, err := e.Deps(ctx)
+		d, err := e.accountDeps(ctx, *id)
 		if err != nil {
-			return err
-		}
-		if _, err := d.Accounts.Get(ctx, *id); err != nil {
 			return err
 		}
 		bs, err := ledger.New(d.Store, d.Clock).Balances(ctx, *id)

@@ -64,14 +64,8 @@ func keysCreate(fs *flag.FlagSet) action {
 func keysList(fs *flag.FlagSet) action {
 	id := fs.String("account", "", "account id (required)")
 	return func(ctx context.Context, e *env) error {
-		if err := required([2]string{"account", *id}); err != nil {
-			return err
-		}
-		d, err := e.Deps(ctx)
+		d, err := e.accountDeps(ctx, *id)
 		if err != nil {
-			return err
-		}
-		if _, err := d.Accounts.Get(ctx, *id); err != nil {
 			return err
 		}
 		keys, err := d.Keys.List(ctx, *id)
