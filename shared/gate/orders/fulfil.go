@@ -7,7 +7,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/gate/vendor"
+	"github.com/paygate/paygate/shared/gate/supplier"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -91,17 +91,17 @@ func (s *Service) load(ctx context.Context, accountID, id string) (*record, erro
 
 // vendorFor routes an order: test orders to the sandbox, the rest to the live
 // vendor (nil when none is configured).
-func (s *Service) vendorFor(r *record) vendor.Vendor {
+func (s *Service) vendorFor(r *record) supplier.Supplier {
 	if r.IsTest {
 		return s.sandbox
 	}
 	return s.live
 }
 
-func vendorRequest(r *record) vendor.Request {
-	return vendor.Request{
+func vendorRequest(r *record) supplier.Request {
+	return supplier.Request{
 		OrderID: r.ID, Quantity: r.Quantity, Amount: r.Charged, CustomerAccount: r.CustomerAccount, ExternalRef: r.ExternalRef,
-		Product: vendor.Product{ID: r.ProductID, Slug: r.ProductSlug, Type: r.ProductType, Currency: r.Currency},
+		Product: supplier.Product{ID: r.ProductID, Slug: r.ProductSlug, Type: r.ProductType, Currency: r.Currency},
 	}
 }
 
@@ -130,14 +130,14 @@ func (s *Service) Fulfil(ctx context.Context, accountID, orderID string) (pendin
 		return false, apierr.Wrap("orders.vendor", apierr.Unavailable, err)
 	}
 	switch res.Status {
-	case vendor.Completed:
+	case supplier.Completed:
 		content := maps.Clone(res.Content)
 		if res.VendorOrderID != "" {
 			content["vendor_order_id"] = res.VendorOrderID
 		}
 		_, _, err = s.finish(ctx, rec, outcome{status: StatusCompleted, content: content})
 		return false, err
-	case vendor.Failed:
+	case supplier.Failed:
 		_, _, err = s.finish(ctx, rec, outcome{status: StatusFailed, reason: res.Reason})
 		return false, err
 	}
@@ -171,7 +171,7 @@ func (s *Service) ForceOutcome(ctx context.Context, accountID, orderID string, s
 	}
 	out := outcome{status: status, reason: reason}
 	if status == StatusCompleted {
-		out.content = vendor.Deliverable(vendorRequest(rec))
+		out.content = supplier.Deliverable(vendorRequest(rec))
 	}
 	done, changed, err := s.finish(ctx, rec, out)
 	if err != nil {

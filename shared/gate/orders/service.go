@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/gate/vendor"
+	"github.com/paygate/paygate/shared/gate/supplier"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -24,10 +24,10 @@ type Config struct {
 	Clock func() time.Time // nil: time.Now
 	Log   *slog.Logger     // nil: discard
 	// Sandbox fulfils test orders (test-mode keys, or "test": true).
-	Sandbox vendor.Vendor
+	Sandbox supplier.Supplier
 	// Live fulfils the other orders; nil means no live vendor is configured,
 	// and such orders fail with reason vendor_unavailable (charge returned).
-	Live vendor.Vendor
+	Live supplier.Supplier
 	// ProductTTL is how long an active product stays in the per-instance
 	// cache; 0 disables the cache. Staleness is impossible either way (see
 	// productCache).
@@ -45,8 +45,8 @@ type Service struct {
 	q        queue.Queue
 	clock    func() time.Time
 	log      *slog.Logger
-	sandbox  vendor.Vendor
-	live     vendor.Vendor
+	sandbox  supplier.Supplier
+	live     supplier.Supplier
 	ledger   *ledger.Ledger
 	products *productCache
 	balances balanceCache
@@ -63,7 +63,7 @@ func New(c Config) *Service {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	if c.Sandbox == nil {
-		c.Sandbox = vendor.NewSandbox()
+		c.Sandbox = supplier.NewSandbox()
 	}
 	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, sandbox: c.Sandbox, live: c.Live,
 		ledger: ledger.New(c.Store, c.Clock), products: &productCache{st: c.Store, ttl: c.ProductTTL}, serial: c.SerializeBalances}

@@ -1,8 +1,8 @@
-// Package vendor is the port to the suppliers that deliver gate orders
+// Package supplier is the port to the suppliers that deliver gate orders
 // (voucher codes, transfers, top-ups), and the deterministic sandbox supplier
 // every test-mode order uses. Vendors must be idempotent by Request.OrderID:
 // asking again about one order never delivers twice and answers the same.
-package vendor
+package supplier
 
 import (
 	"context"
@@ -44,9 +44,9 @@ type Result struct {
 	Reason        string            // why it failed (snake_case)
 }
 
-// Vendor delivers orders. An error means "no answer" (network, outage): the
+// Supplier delivers orders. An error means "no answer" (network, outage): the
 // caller retries later with the same OrderID.
-type Vendor interface {
+type Supplier interface {
 	Fulfil(ctx context.Context, req Request) (Result, error)
 }
 
