@@ -22,6 +22,20 @@ func (s *Service) Group() httpapi.Group {
 	}}
 }
 
+// create serves POST /orders: decode, place, render. The platform reads the
+// key first (IdemInline) and sends the recorded bytes.
+func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
+	var in CreateOrder
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	o, err := s.Place(r.HTTP.Context(), PlaceInput{AccountID: r.AccountID(), TestMode: r.TestMode(), Order: in, Idem: r.Idem()})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Created(Kind, o), nil
+}
+
 func orderID(r *httpapi.Request) (string, error) {
 	id := r.PathValue("orderId")
 	if _, err := ids.ParseField("orderId", id); err != nil {
