@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/processor"
+	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/payments"
 )
 
@@ -110,7 +112,11 @@ func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *Detai
 		return nil, invalid("paymentData", "payment_data_invalid", "paymentData belongs to another session")
 	}
 	if p.Status != payments.RequiresAction {
-		fr := finalResponse(p) // already decided: answer as before
+		// Already decided: answer as before (recorded for a keyed call).
+		fr := finalResponse(p)
+		if err := svc.commit(ctx, caller, idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: fr}, nil, nil); err != nil {
+			return nil, err
+		}
 		return &fr, nil
 	}
 	if c.Stage != p.Internal["stage"] {

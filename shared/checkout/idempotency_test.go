@@ -91,3 +91,32 @@ func TestServicesWithoutHTTP(t *testing.T) {
 	_, err = svc.Pay(ctx, c, checkout.PaymentRequest{Reference: "no-http"})
 	require.Error(t, err, "validation errors come back kinded")
 }
+
+// TestDetailsKeyedInline: /payments/details writes its record in the
+// payment's transaction; a retry replays; the answer for a payment already
+// decided is recorded alone; another body with the key is a 422.
+func TestDetailsKeyedInline(t *testing.T) {
+	backends(t, func(t *testing.T, e *apitest.Env) {
+		p := pay(t, e, "/v2/payments", paymentBody("det-1", card("4917610000000000")), "PaymentResponse")
+		require.Equal(t, "IdentifyShopper", p.ResultCode)
+		body := map[string]any{"details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}}
+		first := e.Do("POST", "/v2/payments/details", body, "Idempotency-Key", "det-key")
+		require.Equal(t, 200, first.Status, "%s", first.Body)
+		assert.Equal(t, "Authorised", first.Map(t)["resultCode"])
+		again := e.Do("POST", "/v2/payments/details", body, "Idempotency-Key", "det-key")
+		require.Equal(t, 200, again.Status)
+		assert.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
+		assert.Equal(t, first.Body, again.Body)
+
+		decided := e.Do("POST", "/v2/payments/details", body, "Idempotency-Key", "det-key-2")
+		require.Equal(t, 200, decided.Status, "%s", decided.Body)
+		assert.Empty(t, decided.Header.Get("Idempotent-Replayed"))
+		again = e.Do("POST", "/v2/payments/details", body, "Idempotency-Key", "det-key-2")
+		assert.Equal(t, "true", again.Header.Get("Idempotent-Replayed"), "the decided answer was recorded")
+
+		other := map[string]any{"details": map[string]any{"threeDSResult": threeDS("Y", p.Action.AuthorisationToken)}}
+		r := e.Do("POST", "/v2/payments/details", other, "Idempotency-Key", "det-key")
+		require.Equal(t, 422, r.Status, "%s", r.Body)
+		assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+	})
+}

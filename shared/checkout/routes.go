@@ -24,7 +24,7 @@ func (svc *Service) PaymentsGroup() httpapi.Group {
 	return httpapi.Group{Name: "CheckoutPaymentsFunction", Routes: []httpapi.Route{
 		{Method: "POST", Path: "/v2/paymentMethods", Auth: httpapi.AuthSecret, Handler: svc.paymentMethods},
 		{Method: "POST", Path: "/v2/payments", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.advancedPayment},
-		{Method: "POST", Path: "/v2/payments/details", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemOptional, Handler: svc.advancedDetails},
+		{Method: "POST", Path: "/v2/payments/details", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.advancedDetails},
 	}}
 }
 
@@ -35,7 +35,7 @@ func (svc *Service) ClientGroup() httpapi.Group {
 		{Method: "POST", Path: "/v2/client/sessions/{id}/setup", Auth: httpapi.AuthClient, Handler: svc.clientSetup},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/paymentMethods", Auth: httpapi.AuthClient, Handler: svc.clientMethods},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/payments", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional, Handler: svc.clientPayment},
-		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemOptional, Handler: svc.clientDetails},
+		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional, Handler: svc.clientDetails},
 	}}
 }
 
