@@ -1,6 +1,8 @@
 package checkout
 
 import (
+	"context"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -9,7 +11,6 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/money"
@@ -81,9 +82,8 @@ func containsPersonalData(s, email string) bool {
 	return false
 }
 
-// merchantAccountOf checks a sent merchantAccount against the key's.
-func merchantAccountOf(r *httpapi.Request, sent string) (string, error) {
-	own := r.Principal.MerchantAccount
+// merchantAccountOf checks a sent merchantAccount against the key's own.
+func merchantAccountOf(own, sent string) (string, error) {
 	if sent != "" && sent != own {
 		return "", invalid("merchantAccount", "merchant_account_mismatch",
 			"merchantAccount %q is not the merchant account of this API key", sent)
@@ -150,8 +150,8 @@ func checkReturnURL(u, email string) error {
 }
 
 // validate checks every rule and fills defaults into a new session.
-func (in *CreateSessionRequest) validate(r *httpapi.Request) (*Session, error) {
-	ma, err := merchantAccountOf(r, in.MerchantAccount)
+func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
+	ma, err := merchantAccountOf(c.MerchantAccount, in.MerchantAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (in *CreateSessionRequest) validate(r *httpapi.Request) (*Session, error) {
 	if err := checkReturnURL(in.ReturnURL, in.ShopperEmail); err != nil {
 		return nil, err
 	}
-	now := r.Now.UTC()
+	now := c.Now.UTC()
 	exp := now.Add(DefaultExpiry)
 	if in.ExpiresAt != "" {
 		t, err := time.Parse(time.RFC3339, in.ExpiresAt)
@@ -227,8 +227,8 @@ func (in *CreateSessionRequest) validate(r *httpapi.Request) (*Session, error) {
 		return nil, err
 	}
 	return &Session{
-		ID: "CS" + strings.ToUpper(strings.ReplaceAll(ids.New(), "-", "")), AccountID: r.AccountID(), MerchantAccount: ma,
-		Livemode: !r.TestMode(), Amount: *in.Amount, CountryCode: in.CountryCode, Reference: in.Reference,
+		ID: "CS" + strings.ToUpper(strings.ReplaceAll(ids.New(), "-", "")), AccountID: c.AccountID, MerchantAccount: ma,
+		Livemode: !c.TestMode, Amount: *in.Amount, CountryCode: in.CountryCode, Reference: in.Reference,
 		ReturnURL: in.ReturnURL, ShopperReference: in.ShopperReference, ShopperEmail: in.ShopperEmail,
 		ShopperLocale: locale, Channel: in.Channel, TransactionType: tt, LineItems: in.LineItems,
 		Metadata: in.Metadata, CreatedAt: now, ExpiresAt: exp, Status: StatusActive,
@@ -248,82 +248,43 @@ func checkMetadata(md map[string]string) error {
 	return nil
 }
 
-// createSession serves POST /v2/sessions: one transactional write (session,
-// live marker and, with an Idempotency-Key, the idempotency record).
-func (svc *Service) createSession(r *httpapi.Request) (*httpapi.Response, error) {
-	if resp, err := replayIfDone(r); resp != nil || err != nil {
-		return resp, err
-	}
-	var in CreateSessionRequest
-	if err := r.Decode(&in); err != nil {
-		return nil, err
-	}
-	s, err := in.validate(r)
+// CreateSession creates a session in one transactional write (session, live
+// marker and, with a keyed call, the idempotency record). Errors: Invalid,
+// Conflict (key in flight), IdempotencyMismatch, Unavailable; a
+// *idempotency.Replayed when the key already holds this session.
+func (svc *Service) CreateSession(ctx context.Context, c Caller, in CreateSessionRequest) (*SessionResponse, error) {
+	s, err := in.validate(c)
 	if err != nil {
 		return nil, err
 	}
 	sd, err := svc.sessionData(s)
 	if err != nil {
-		return nil, apierr.Wrap("checkout.createSession", apierr.Internal, err)
+		return nil, apierr.Wrap("checkout.CreateSession", apierr.Internal, err)
 	}
 	ops, err := s.createOps()
 	if err != nil {
 		return nil, err
 	}
-	return svc.commit(r, httpapi.Created(KindSession, s.response(sd)), ops, nil)
+	resp := s.response(sd)
+	if err := svc.commit(ctx, c, idempotency.Outcome{Status: http.StatusCreated, Kind: KindSession, Value: resp}, ops, nil); err != nil {
+		return nil, err
+	}
+	return &resp, nil
 }
 
-// commit writes ops with the inline idempotency record when the request
-// carries an Idempotency-Key, and returns resp (or the winner's replay).
+// commit writes ops through idempotency.Commit (with the record when the
+// call is keyed). A replay or the key's other verdicts pass through;
 // onConflict maps a failed condition on one of ops (index into ops).
-func (svc *Service) commit(r *httpapi.Request, resp *httpapi.Response, ops []store.Op, onConflict func(i int) error) (*httpapi.Response, error) {
-	ctx := r.HTTP.Context()
-	idem := r.IdempotencyRequest()
-	keyed := idem.Key != ""
-	if keyed {
-		res, err := r.Render(resp)
-		if err != nil {
-			return nil, apierr.Wrap("checkout.commit", apierr.Internal, err)
-		}
-		ops = append([]store.Op{r.Idempotency().RecordOp(idem, res, store.IfAbsent)}, ops...)
+func (svc *Service) commit(ctx context.Context, c Caller, out idempotency.Outcome, ops []store.Op, onConflict func(i int) error) error {
+	err := idempotency.Commit(ctx, svc.st, c.Idem, out, ops...)
+	if err == nil || idempotency.FromKey(err) {
+		return err
 	}
-	err := svc.st.Write(ctx, ops...)
 	if cf, ok := store.IsConditionFailed(err); ok {
-		if keyed && cf.Index == 0 {
-			prev, err := r.Idempotency().Resolve(idem, cf)
-			if err != nil {
-				return nil, err
-			}
-			return httpapi.Replay(*prev), nil
-		}
-		i := cf.Index
-		if keyed {
-			i--
-		}
 		if onConflict != nil {
-			return nil, onConflict(i)
+			return onConflict(cf.Index)
 		}
-		return nil, apierr.New(apierr.Conflict, "concurrent_update", "the record changed concurrently; retry")
+		return apierr.New(apierr.Conflict, "concurrent_update", "the record changed concurrently; retry")
 	}
-	if err != nil {
-		return nil, apierr.Wrap("checkout.commit", apierr.Unavailable, err)
-	}
-	return resp, nil
-}
-
-// replayIfDone checks an Idempotency-Key before any work: a stored result is
-// replayed; a key in flight or reused with another body is an error.
-func replayIfDone(r *httpapi.Request) (*httpapi.Response, error) {
-	idem := r.IdempotencyRequest()
-	if idem.Key == "" {
-		return nil, nil
-	}
-	if err := idempotency.ValidateKey(idem.Key); err != nil {
-		return nil, err
-	}
-	prev, err := r.Idempotency().Lookup(r.HTTP.Context(), idem)
-	if err != nil || prev == nil {
-		return nil, err
-	}
-	return httpapi.Replay(*prev), nil
+	return apierr.Wrap("checkout.commit", apierr.Unavailable, err)
 }

@@ -1,12 +1,14 @@
 package checkout
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/processor"
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/payments"
 )
 
@@ -45,7 +47,7 @@ func decodeThreeDS(s string) (threeDSResult, error) {
 }
 
 // findPayment identifies the payment a details request is about.
-func (svc *Service) findPayment(r *httpapi.Request, in *DetailsRequest) (*payments.Payment, paymentClaims, *threeDSResult, error) {
+func (svc *Service) findPayment(ctx context.Context, caller Caller, in *DetailsRequest) (*payments.Payment, paymentClaims, *threeDSResult, error) {
 	var c paymentClaims
 	if in.Details == nil {
 		return nil, c, nil, apierr.Missing("details")
@@ -70,20 +72,39 @@ func (svc *Service) findPayment(r *httpapi.Request, in *DetailsRequest) (*paymen
 	if token == "" {
 		return nil, c, nil, apierr.Missing("paymentData")
 	}
-	if err := svc.signer.Open(purposePayment, token, &c); err != nil || c.Account != r.AccountID() {
+	if err := svc.signer.Open(purposePayment, token, &c); err != nil || c.Account != caller.AccountID {
 		return nil, c, nil, invalid(field, "payment_data_invalid", "%s is not valid for this account", field)
 	}
-	p, err := svc.pays.Get(r.HTTP.Context(), r.AccountID(), c.Payment)
+	p, err := svc.pays.Get(ctx, caller.AccountID, c.Payment)
 	if err != nil {
 		return nil, c, nil, err
 	}
 	return p, c, tds, nil
 }
 
-// paymentDetails serves POST /v2/payments/details (and the client route with
-// s set after its sessionData check).
-func (svc *Service) paymentDetails(r *httpapi.Request, in *DetailsRequest, sessionID string) (*httpapi.Response, error) {
-	p, c, tds, err := svc.findPayment(r, in)
+// Details completes a payment's pending action (POST /v2/payments/details):
+// 3-D Secure fingerprint or challenge, or a redirect. A payment already
+// decided answers its final result again. Errors: Invalid (details,
+// paymentData), NotFound, Conflict (stale action, session expired or
+// superseded), Unavailable.
+func (svc *Service) Details(ctx context.Context, c Caller, in DetailsRequest) (*PaymentResponse, error) {
+	return svc.paymentDetails(ctx, c, &in, "")
+}
+
+// DetailsInSession is Details for the drop-in on session sessionID, after
+// checking its sessionData; the action must belong to that session.
+func (svc *Service) DetailsInSession(ctx context.Context, c Caller, sessionID string, in ClientDetailsRequest) (*PaymentResponse, error) {
+	s, err := svc.clientSession(ctx, c.AccountID, sessionID, in.SessionData)
+	if err != nil {
+		return nil, err
+	}
+	return svc.paymentDetails(ctx, c, &in.DetailsRequest, s.ID)
+}
+
+// paymentDetails completes an action; sessionID is set for the client route
+// after its sessionData check.
+func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *DetailsRequest, sessionID string) (*PaymentResponse, error) {
+	p, c, tds, err := svc.findPayment(ctx, caller, in)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +112,12 @@ func (svc *Service) paymentDetails(r *httpapi.Request, in *DetailsRequest, sessi
 		return nil, invalid("paymentData", "payment_data_invalid", "paymentData belongs to another session")
 	}
 	if p.Status != payments.RequiresAction {
-		return httpapi.OK(KindPayment, finalResponse(p)), nil // already decided: answer as before
+		// Already decided: answer as before (recorded for a keyed call).
+		fr := finalResponse(p)
+		if err := svc.commit(ctx, caller, idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: fr}, nil, nil); err != nil {
+			return nil, err
+		}
+		return &fr, nil
 	}
 	if c.Stage != p.Internal["stage"] {
 		return nil, apierr.New(apierr.Conflict, "stale_action", "this action was already completed; use the latest action's data")
@@ -114,29 +140,28 @@ func (svc *Service) paymentDetails(r *httpapi.Request, in *DetailsRequest, sessi
 		}
 		out = processor.Outcome{Result: processor.Authorised}
 	}
-	return svc.complete(r, p, out)
+	return svc.complete(ctx, caller, p, out)
 }
 
 // complete applies an outcome to a waiting payment and its session.
-func (svc *Service) complete(r *httpapi.Request, p *payments.Payment, out processor.Outcome) (*httpapi.Response, error) {
-	ctx := r.HTTP.Context()
+func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment, out processor.Outcome) (*PaymentResponse, error) {
 	var s *Session
 	if p.PaymentSessionID != "" {
 		var err error
 		if s, err = svc.loadSession(ctx, p.AccountID, p.PaymentSessionID); err != nil {
 			return nil, err
 		}
-		if err := s.payable(r.Now); err != nil || s.PendingPaymentID != p.ID {
+		if err := s.payable(c.Now); err != nil || s.PendingPaymentID != p.ID {
 			// Expired, finished or superseded: this payment can no longer
 			// complete the session. It ends without authorisation.
-			return nil, svc.abandon(r, p, err)
+			return nil, svc.abandon(ctx, c, p, err)
 		}
 	}
 	kind := "scheme"
 	if p.PaymentMethod == processor.ApplePay || p.PaymentMethod == processor.GooglePay {
 		kind = p.PaymentMethod
 	}
-	body, err := svc.apply(p, s, out, kind, r)
+	body, err := svc.apply(p, s, out, kind, c.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -144,27 +169,30 @@ func (svc *Service) complete(r *httpapi.Request, p *payments.Payment, out proces
 	if err != nil {
 		return nil, err
 	}
-	resp, err := svc.commitWithSession(r, httpapi.OK(KindPayment, body), ops, s)
+	err = svc.commitWithSession(ctx, c, body, ops, s)
 	if apierr.Is(err, apierr.Conflict) && apierr.As(err).Code == "session_expired" {
 		fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID)
 		if gerr == nil {
-			return nil, svc.abandon(r, fresh, err)
+			return nil, svc.abandon(ctx, c, fresh, err)
 		}
 	}
-	return resp, err
+	if err != nil {
+		return nil, err
+	}
+	return &body, nil
 }
 
 // abandon ends a waiting payment that lost its session (failed, with the
 // reason) and returns why, as the request's error.
-func (svc *Service) abandon(r *httpapi.Request, p *payments.Payment, why error) error {
+func (svc *Service) abandon(ctx context.Context, c Caller, p *payments.Payment, why error) error {
 	if why == nil {
 		why = apierr.New(apierr.Conflict, "payment_superseded", "a newer payment attempt replaced payment %s on its session", p.ID)
 	}
 	if p.Status == payments.RequiresAction {
 		reason := apierr.As(why).Code
-		if err := p.Transition(payments.Failed, reason, r.Now); err == nil {
-			if err := svc.pays.Save(r.HTTP.Context(), p); err != nil {
-				r.Log.Warn("abandoned payment not saved", "payment", p.ID, "error", err.Error())
+		if err := p.Transition(payments.Failed, reason, c.Now); err == nil {
+			if err := svc.pays.Save(ctx, p); err != nil {
+				c.log().Warn("abandoned payment not saved", "payment", p.ID, "error", err.Error())
 			}
 		}
 	}

@@ -36,10 +36,18 @@
 //     final status (computed on read). Only active and paymentPending sessions
 //     take payments; a new attempt while one is pending supersedes it (the old
 //     one can no longer complete the session).
-//   - Idempotency-Key is honoured on POST /v2/sessions and both /payments
-//     routes inline: the record is written in the same transaction as the
-//     session or payment, so a retry replays the one payment and a session
-//     costs a single write call after the key read.
+//   - Idempotency-Key is honoured on POST /v2/sessions and the /payments and
+//     /payments/details routes inline (httpapi.IdemInlineOptional): the
+//     record is written in the same transaction as the session or payment
+//     (idempotency.Commit), so a retry replays the one payment and a session
+//     costs a single write call after the key read. Details for a payment
+//     already decided write the record alone. Keys sent with a client key
+//     are a namespace of their own.
+//   - Services take typed input and a Caller (account, merchant account, test
+//     mode, time, the idempotent call) and return typed results or kinded
+//     errors: CreateSession, Pay, PayInSession, Details, DetailsInSession,
+//     CompleteChallenge. Only routes.go, methods.go and result.go handlers
+//     know HTTP.
 //   - DynamoDB calls (asserted in calls_test.go on DynamoDB Local): POST
 //     /v2/sessions is GetItem (key) + one TransactWriteItems; with an
 //     Idempotency-Key one more GetItem (the key's record, which then joins

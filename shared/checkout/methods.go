@@ -103,7 +103,7 @@ func (svc *Service) paymentMethods(r *httpapi.Request) (*httpapi.Response, error
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	if _, err := merchantAccountOf(r, in.MerchantAccount); err != nil {
+	if _, err := merchantAccountOf(r.Principal.MerchantAccount, in.MerchantAccount); err != nil {
 		return nil, err
 	}
 	if in.Amount != nil {

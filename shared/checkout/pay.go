@@ -1,13 +1,16 @@
 package checkout
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/processor"
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
@@ -97,11 +100,11 @@ type attempt struct {
 }
 
 // run sends the method to the sandbox processor. Live keys never reach it.
-func (svc *Service) run(r *httpapi.Request, m *MethodDetails, shopperRef string) (*attempt, error) {
+func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopperRef string) (*attempt, error) {
 	if m == nil {
 		return nil, apierr.Missing("paymentMethod")
 	}
-	if !r.TestMode() {
+	if !c.TestMode {
 		if m.usesTestData() {
 			return nil, invalid("paymentMethod", "test_data_in_live_mode", "raw card numbers and test_ data are accepted only with test keys")
 		}
@@ -109,7 +112,7 @@ func (svc *Service) run(r *httpapi.Request, m *MethodDetails, shopperRef string)
 	}
 	switch m.Type {
 	case "scheme", "":
-		return svc.runCard(r, m, shopperRef)
+		return svc.runCard(ctx, c, m, shopperRef)
 	case processor.ApplePay, processor.GooglePay:
 		token, field := m.ApplePayToken, "paymentMethod.applePayToken"
 		if m.Type == processor.GooglePay {
@@ -128,14 +131,14 @@ func (svc *Service) run(r *httpapi.Request, m *MethodDetails, shopperRef string)
 	}
 }
 
-func (svc *Service) runCard(r *httpapi.Request, m *MethodDetails, shopperRef string) (*attempt, error) {
+func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails, shopperRef string) (*attempt, error) {
 	var c processor.Card
 	names := map[string]string{}
 	if m.StoredPaymentMethodID != "" {
 		if shopperRef == "" {
 			return nil, apierr.Missing("shopperReference")
 		}
-		it, err := svc.st.Get(r.HTTP.Context(), storedKey(r.AccountID(), shopperRef, m.StoredPaymentMethodID))
+		it, err := svc.st.Get(ctx, storedKey(caller.AccountID, shopperRef, m.StoredPaymentMethodID))
 		if err != nil {
 			return nil, invalid("paymentMethod.storedPaymentMethodId", "stored_method_unknown", "no stored payment method %q for this shopperReference", m.StoredPaymentMethodID)
 		}
@@ -172,7 +175,7 @@ func (svc *Service) runCard(r *httpapi.Request, m *MethodDetails, shopperRef str
 		}
 		c.HolderName = m.HolderName
 	}
-	out, err := processor.AuthoriseCard(c, r.Now)
+	out, err := processor.AuthoriseCard(c, caller.Now)
 	if err != nil {
 		e := *apierr.As(err)
 		if n, ok := names[e.Param]; ok {
@@ -232,8 +235,7 @@ func (svc *Service) action(p *payments.Payment, returnURL string) (*Action, erro
 
 // apply moves p (and s, when the payment belongs to a session) to the
 // outcome's state. It returns the response body.
-func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome, kind string, r *httpapi.Request) (PaymentResponse, error) {
-	now := r.Now
+func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome, kind string, now time.Time) (PaymentResponse, error) {
 	resp := PaymentResponse{ResultCode: string(out.Result), PSPReference: p.ID, MerchantReference: p.MerchantReference,
 		Amount: &Amount{Value: p.Amount, Currency: p.Currency}, PaymentMethod: &ResponseMethod{Type: kind, Brand: p.PaymentMethod}}
 	if kind != "scheme" {
@@ -325,14 +327,36 @@ func validatePayment(in *PaymentRequest) error {
 	return checkMetadata(in.Metadata)
 }
 
+// Pay runs an advanced-flow payment (POST /v2/payments) and records it in
+// one transaction (with the idempotency record of a keyed call). Errors:
+// Invalid (card_error codes included), Forbidden (live processing), Conflict,
+// IdempotencyMismatch, Unavailable; a *idempotency.Replayed for a replay.
+func (svc *Service) Pay(ctx context.Context, c Caller, in PaymentRequest) (*PaymentResponse, error) {
+	return svc.submit(ctx, c, &in, nil)
+}
+
+// PayInSession runs the drop-in's payment on session sessionID, after
+// checking its sessionData. Errors: as Pay, plus NotFound (session) and
+// Conflict (session expired, finished or changed).
+func (svc *Service) PayInSession(ctx context.Context, c Caller, sessionID string, in ClientPaymentRequest) (*PaymentResponse, error) {
+	s, err := svc.clientSession(ctx, c.AccountID, sessionID, in.SessionData)
+	if err != nil {
+		return nil, err
+	}
+	if in.MerchantAccount != "" && in.MerchantAccount != s.MerchantAccount {
+		return nil, invalid("merchantAccount", "merchant_account_mismatch", "merchantAccount is not the session's")
+	}
+	return svc.submit(ctx, c, &in.PaymentRequest, s)
+}
+
 // submit runs a payment for the advanced flow (s == nil) or a session.
-func (svc *Service) submit(r *httpapi.Request, in *PaymentRequest, s *Session) (*httpapi.Response, error) {
+func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s *Session) (*PaymentResponse, error) {
 	if err := validatePayment(in); err != nil {
 		return nil, err
 	}
 	shopperRef := in.ShopperReference
 	if s != nil {
-		if err := s.payable(r.Now); err != nil {
+		if err := s.payable(c.Now); err != nil {
 			return nil, err
 		}
 		if in.Amount != nil && *in.Amount != s.Amount {
@@ -352,7 +376,7 @@ func (svc *Service) submit(r *httpapi.Request, in *PaymentRequest, s *Session) (
 			return nil, invalid("shopperReference", "shopper_reference_mismatch", "shopperReference must equal the session's")
 		}
 	} else {
-		if _, err := merchantAccountOf(r, in.MerchantAccount); err != nil {
+		if _, err := merchantAccountOf(c.MerchantAccount, in.MerchantAccount); err != nil {
 			return nil, err
 		}
 		if err := checkAmount(in.Amount, false); err != nil {
@@ -365,20 +389,20 @@ func (svc *Service) submit(r *httpapi.Request, in *PaymentRequest, s *Session) (
 	if err := checkReturnURL(in.ReturnURL, in.ShopperEmail); err != nil {
 		return nil, err
 	}
-	att, err := svc.run(r, in.PaymentMethod, shopperRef)
+	att, err := svc.run(ctx, c, in.PaymentMethod, shopperRef)
 	if err != nil {
 		return nil, err
 	}
 	p := payments.New(payments.Payment{
-		ID: ids.New(), AccountID: r.AccountID(), Livemode: !r.TestMode(), Amount: in.Amount.Value,
+		ID: ids.New(), AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
 		Currency: in.Amount.Currency, PaymentMethod: att.method, Last4: att.out.Last4,
 		MerchantReference: in.Reference, Metadata: in.Metadata,
 		Internal: map[string]string{"returnUrl": in.ReturnURL},
-	}, r.Now)
+	}, c.Now)
 	if s != nil {
 		p.PaymentSessionID = s.ID
 	}
-	body, err := svc.apply(p, s, att.out, att.kind, r)
+	body, err := svc.apply(p, s, att.out, att.kind, c.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -390,23 +414,27 @@ func (svc *Service) submit(r *httpapi.Request, in *PaymentRequest, s *Session) (
 		sc := StoredCard{ID: ids.Prefixed("spm"), Brand: att.out.Brand, Last4: att.out.Last4, ExpiryMonth: att.card.ExpiryMonth,
 			ExpiryYear: att.card.ExpiryYear, HolderName: att.card.HolderName, Number: att.card.Number}
 		data, _ := json.Marshal(sc)
-		ops = append(ops, store.Put(store.Item{Key: storedKey(r.AccountID(), shopperRef, sc.ID), Data: data}, store.IfAbsent))
+		ops = append(ops, store.Put(store.Item{Key: storedKey(c.AccountID, shopperRef, sc.ID), Data: data}, store.IfAbsent))
 	}
-	return svc.commitWithSession(r, httpapi.OK(KindPayment, body), ops, s)
+	if err := svc.commitWithSession(ctx, c, body, ops, s); err != nil {
+		return nil, err
+	}
+	return &body, nil
 }
 
-// commitWithSession appends the session's ops (version condition and live
-// check) and maps their failures.
-func (svc *Service) commitWithSession(r *httpapi.Request, resp *httpapi.Response, ops []store.Op, s *Session) (*httpapi.Response, error) {
+// commitWithSession writes a payment's ops with the session's (version
+// condition and live check) and maps their failures.
+func (svc *Service) commitWithSession(ctx context.Context, c Caller, body PaymentResponse, ops []store.Op, s *Session) error {
 	first := len(ops)
 	if s != nil {
 		sops, err := s.updateOps(true)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ops = append(ops, sops...)
 	}
-	return svc.commit(r, resp, ops, func(i int) error {
+	out := idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: body}
+	return svc.commit(ctx, c, out, ops, func(i int) error {
 		switch {
 		case s != nil && i == first+1:
 			return apierr.New(apierr.Conflict, "session_expired", "session %s expired", s.ID)

@@ -1,6 +1,8 @@
 package checkout
 
 import (
+	"context"
+
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/httpapi"
@@ -8,10 +10,11 @@ import (
 )
 
 // SessionsGroup is the CheckoutSessionsFunction. Idempotency-Key is handled
-// inline (IdemNone at the platform) so a session is one write call.
+// inline (the record joins the session's transaction) so a session is one
+// write call.
 func (svc *Service) SessionsGroup() httpapi.Group {
 	return httpapi.Group{Name: "CheckoutSessionsFunction", Routes: []httpapi.Route{
-		{Method: "POST", Path: "/v2/sessions", Auth: httpapi.AuthSecret, Handler: svc.createSession},
+		{Method: "POST", Path: "/v2/sessions", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.createSession},
 		{Method: "GET", Path: "/v2/sessions/{id}", Auth: httpapi.AuthSecret, Handler: svc.sessionResult},
 	}}
 }
@@ -20,8 +23,8 @@ func (svc *Service) SessionsGroup() httpapi.Group {
 func (svc *Service) PaymentsGroup() httpapi.Group {
 	return httpapi.Group{Name: "CheckoutPaymentsFunction", Routes: []httpapi.Route{
 		{Method: "POST", Path: "/v2/paymentMethods", Auth: httpapi.AuthSecret, Handler: svc.paymentMethods},
-		{Method: "POST", Path: "/v2/payments", Auth: httpapi.AuthSecret, Handler: svc.advancedPayment},
-		{Method: "POST", Path: "/v2/payments/details", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemOptional, Handler: svc.advancedDetails},
+		{Method: "POST", Path: "/v2/payments", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.advancedPayment},
+		{Method: "POST", Path: "/v2/payments/details", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.advancedDetails},
 	}}
 }
 
@@ -31,8 +34,8 @@ func (svc *Service) ClientGroup() httpapi.Group {
 	return httpapi.Group{Name: "CheckoutClientFunction", Routes: []httpapi.Route{
 		{Method: "POST", Path: "/v2/client/sessions/{id}/setup", Auth: httpapi.AuthClient, Handler: svc.clientSetup},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/paymentMethods", Auth: httpapi.AuthClient, Handler: svc.clientMethods},
-		{Method: "POST", Path: "/v2/client/sessions/{id}/payments", Auth: httpapi.AuthClient, Handler: svc.clientPayment},
-		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemOptional, Handler: svc.clientDetails},
+		{Method: "POST", Path: "/v2/client/sessions/{id}/payments", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional, Handler: svc.clientPayment},
+		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional, Handler: svc.clientDetails},
 	}}
 }
 
@@ -43,15 +46,31 @@ func (svc *Service) TestHelpersGroup() httpapi.Group {
 	}}
 }
 
-func (svc *Service) advancedPayment(r *httpapi.Request) (*httpapi.Response, error) {
-	if resp, err := replayIfDone(r); resp != nil || err != nil {
-		return resp, err
+// caller is the typed caller of a request, for the service.
+func caller(r *httpapi.Request) Caller {
+	return Caller{AccountID: r.AccountID(), MerchantAccount: r.Principal.MerchantAccount, TestMode: r.TestMode(),
+		Now: r.Now, Idem: r.Idem(), Log: r.Log}
+}
+
+// createSession serves POST /v2/sessions.
+func (svc *Service) createSession(r *httpapi.Request) (*httpapi.Response, error) {
+	var in CreateSessionRequest
+	if err := r.Decode(&in); err != nil {
+		return nil, err
 	}
+	s, err := svc.CreateSession(r.HTTP.Context(), caller(r), in)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Created(KindSession, s), nil
+}
+
+func (svc *Service) advancedPayment(r *httpapi.Request) (*httpapi.Response, error) {
 	var in PaymentRequest
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	return svc.submit(r, &in, nil)
+	return payment(svc.Pay(r.HTTP.Context(), caller(r), in))
 }
 
 func (svc *Service) advancedDetails(r *httpapi.Request) (*httpapi.Response, error) {
@@ -59,13 +78,21 @@ func (svc *Service) advancedDetails(r *httpapi.Request) (*httpapi.Response, erro
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	return svc.paymentDetails(r, &in, "")
+	return payment(svc.Details(r.HTTP.Context(), caller(r), in))
 }
 
-// clientSession loads the path's session for the client key's account and
-// checks its sessionData.
-func (svc *Service) clientSession(r *httpapi.Request, sessionData string) (*Session, error) {
-	s, err := svc.loadSession(r.HTTP.Context(), r.AccountID(), r.PathValue("id"))
+// payment renders a payment operation's answer.
+func payment(p *PaymentResponse, err error) (*httpapi.Response, error) {
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.OK(KindPayment, p), nil
+}
+
+// clientSession loads a session of the client key's account and checks its
+// sessionData.
+func (svc *Service) clientSession(ctx context.Context, accountID, id, sessionData string) (*Session, error) {
+	s, err := svc.loadSession(ctx, accountID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +125,7 @@ func (svc *Service) clientSetup(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	s, err := svc.clientSession(r, in.SessionData)
+	s, err := svc.clientSession(r.HTTP.Context(), r.AccountID(), r.PathValue("id"), in.SessionData)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +146,7 @@ func (svc *Service) clientMethods(r *httpapi.Request) (*httpapi.Response, error)
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	s, err := svc.clientSession(r, in.SessionData)
+	s, err := svc.clientSession(r.HTTP.Context(), r.AccountID(), r.PathValue("id"), in.SessionData)
 	if err != nil {
 		return nil, err
 	}
@@ -137,21 +164,11 @@ type ClientPaymentRequest struct {
 }
 
 func (svc *Service) clientPayment(r *httpapi.Request) (*httpapi.Response, error) {
-	if resp, err := replayIfDone(r); resp != nil || err != nil {
-		return resp, err
-	}
 	var in ClientPaymentRequest
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	s, err := svc.clientSession(r, in.SessionData)
-	if err != nil {
-		return nil, err
-	}
-	if in.MerchantAccount != "" && in.MerchantAccount != s.MerchantAccount {
-		return nil, invalid("merchantAccount", "merchant_account_mismatch", "merchantAccount is not the session's")
-	}
-	return svc.submit(r, &in.PaymentRequest, s)
+	return payment(svc.PayInSession(r.HTTP.Context(), caller(r), r.PathValue("id"), in))
 }
 
 // ClientDetailsRequest is a details request with the session's sessionData.
@@ -165,11 +182,7 @@ func (svc *Service) clientDetails(r *httpapi.Request) (*httpapi.Response, error)
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	s, err := svc.clientSession(r, in.SessionData)
-	if err != nil {
-		return nil, err
-	}
-	return svc.paymentDetails(r, &in.DetailsRequest, s.ID)
+	return payment(svc.DetailsInSession(r.HTTP.Context(), caller(r), r.PathValue("id"), in))
 }
 
 // ChallengeRequest is the test helper's body: the password the shopper
@@ -185,15 +198,22 @@ func (svc *Service) completeChallenge(r *httpapi.Request) (*httpapi.Response, er
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
+	return payment(svc.CompleteChallenge(r.HTTP.Context(), caller(r), r.PathValue("id"), in))
+}
+
+// CompleteChallenge passes (or fails) payment id's 3DS2 challenge as the
+// shopper would (test mode). Errors: Invalid (password), NotFound, Conflict
+// (no challenge pending), Unavailable.
+func (svc *Service) CompleteChallenge(ctx context.Context, c Caller, id string, in ChallengeRequest) (*PaymentResponse, error) {
 	if in.Password == "" {
 		return nil, apierr.Missing("password")
 	}
-	p, err := svc.pays.Get(r.HTTP.Context(), r.AccountID(), r.PathValue("id"))
+	p, err := svc.pays.Get(ctx, c.AccountID, id)
 	if err != nil {
 		return nil, err
 	}
 	if p.Status != payments.RequiresAction || p.Internal["stage"] != stageChallenge {
 		return nil, apierr.New(apierr.Conflict, "no_challenge_pending", "payment %s is not waiting for a 3-D Secure challenge", p.ID)
 	}
-	return svc.complete(r, p, processor.ChallengeWithPassword(in.Password))
+	return svc.complete(ctx, c, p, processor.ChallengeWithPassword(in.Password))
 }

@@ -2,9 +2,12 @@ package checkout
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/sessiondata"
+	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -19,6 +22,27 @@ type Service struct {
 // New builds the service over st, sealing tokens with signer.
 func New(st store.Store, signer *sessiondata.Signer) *Service {
 	return &Service{st: st, pays: payments.NewRepo(st), signer: signer}
+}
+
+// Caller is who calls a checkout operation and how, typed and without HTTP:
+// the handlers build it from the request, and a queue consumer, a scheduled
+// job or the admin CLI can build it alike.
+type Caller struct {
+	AccountID       string
+	MerchantAccount string // the key's merchant account
+	TestMode        bool   // a test key: sandbox data and processor
+	Now             time.Time
+	// Idem is the keyed call (httpapi.Request.Idem) whose record joins the
+	// operation's transaction; nil without an Idempotency-Key.
+	Idem *idempotency.Call
+	Log  *slog.Logger // nil: discard
+}
+
+func (c Caller) log() *slog.Logger {
+	if c.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Log
 }
 
 // invalid is a 400 naming param with a specific code.

@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/auth"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 )
 
@@ -69,6 +70,22 @@ func (p *probe) build(*app.Deps) (httpapi.Group, error) {
 func newEnv(t *testing.T) (*apitest.Env, *probe) {
 	p := &probe{}
 	return apitest.New(t, platformwire.Health, platformwire.Merchants, p.build), p
+}
+
+// backends runs f with an environment on the embedded store and on one on
+// DynamoDB Local.
+func backends(t *testing.T, f func(t *testing.T, e *apitest.Env, p *probe)) {
+	t.Run("embedded", func(t *testing.T) {
+		e, p := newEnv(t)
+		f(t, e, p)
+	})
+	t.Run("dynamodb", func(t *testing.T) {
+		p := &probe{}
+		clock := &apitest.Clock{}
+		e := apitest.NewWith(t, apitest.Options{Store: dynamotest.New(t, clock.Now), Clock: clock},
+			platformwire.Health, platformwire.Merchants, p.build)
+		f(t, e, p)
+	})
 }
 
 func TestHealthNeedsNoKey(t *testing.T) {
@@ -302,89 +319,90 @@ func TestTestOnlyRoutes(t *testing.T) {
 }
 
 func TestIdempotency(t *testing.T) {
-	e, p := newEnv(t)
-	t.Run("key required", func(t *testing.T) {
-		r := e.Do("POST", "/_test/idem", `{"name":"a"}`)
-		require.Equal(t, 400, r.Status)
-		assert.Equal(t, "Idempotency-Key", r.Err(t)["param"])
-	})
-	t.Run("key too long", func(t *testing.T) {
-		r := e.Do("POST", "/_test/idem", `{"name":"a"}`, "Idempotency-Key", strings.Repeat("k", 256))
-		require.Equal(t, 400, r.Status)
-	})
-	t.Run("replay, mismatch", func(t *testing.T) {
-		first := e.Do("POST", "/_test/idem", `{"name":"a"}`, "Idempotency-Key", "k1")
-		require.Equal(t, 201, first.Status)
-		again := e.Do("POST", "/_test/idem", `{ "name" : "a" }`, "Idempotency-Key", "k1")
-		require.Equal(t, 201, again.Status)
-		assert.Equal(t, first.Body, again.Body)
-		assert.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
-		other := e.Do("POST", "/_test/idem", `{"name":"b"}`, "Idempotency-Key", "k1")
-		require.Equal(t, 422, other.Status)
-		// Same key, other account: its own scope.
-		_, key := e.NewAccount(accounts.Test)
-		require.Equal(t, 201, e.DoKey(key, "POST", "/_test/idem", `{"name":"b"}`, "Idempotency-Key", "k1").Status)
-	})
-	t.Run("validation failures are not stored", func(t *testing.T) {
-		r := e.Do("POST", "/_test/idem", `{"name":"a","fail":true}`, "Idempotency-Key", "k2")
-		require.Equal(t, 400, r.Status)
-		r = e.Do("POST", "/_test/idem", `{"name":"a","fail":true}`, "Idempotency-Key", "k2")
-		require.Equal(t, 400, r.Status)
-		assert.Empty(t, r.Header.Get("Idempotent-Replayed"))
-	})
-	t.Run("in flight is 409", func(t *testing.T) {
-		p.release = make(chan struct{})
-		p.entered = make(chan struct{}, 1)
-		var once sync.Once
-		release := func() { once.Do(func() { close(p.release) }) }
-		defer release() // never leave the handler blocked, even on failure
-		done := make(chan *apitest.Resp, 1)
-		go func() { done <- e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3") }()
-		select {
-		case <-p.entered: // the first request now holds the key
-		case <-time.After(5 * time.Second):
-			t.Fatal("the first request never reached the handler")
-		}
-		for i := 0; i < 3; i++ {
-			r := e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3")
-			require.Equal(t, 409, r.Status)
-			assert.Equal(t, "idempotency_in_flight", r.Err(t)["code"])
-		}
-		release()
-		require.Equal(t, 201, (<-done).Status)
-		r := e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3")
-		require.Equal(t, 201, r.Status)
-		assert.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
-	})
-	t.Run("50 concurrent requests with one key run once", func(t *testing.T) {
-		before := p.calls.Load()
-		var wg sync.WaitGroup
-		statuses := make(chan int, 50)
-		bodies := make(chan string, 50)
-		for i := 0; i < 50; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := e.Do("POST", "/_test/idem", `{"name":"c"}`, "Idempotency-Key", "k4")
-				statuses <- r.Status
-				if r.Status == 201 {
-					bodies <- string(r.Body)
-				}
-			}()
-		}
-		wg.Wait()
-		close(statuses)
-		close(bodies)
-		for s := range statuses {
-			assert.Contains(t, []int{201, 409}, s)
-		}
-		var first string
-		for b := range bodies {
-			if first == "" {
-				first = b
+	backends(t, func(t *testing.T, e *apitest.Env, p *probe) {
+		t.Run("key required", func(t *testing.T) {
+			r := e.Do("POST", "/_test/idem", `{"name":"a"}`)
+			require.Equal(t, 400, r.Status)
+			assert.Equal(t, "Idempotency-Key", r.Err(t)["param"])
+		})
+		t.Run("key too long", func(t *testing.T) {
+			r := e.Do("POST", "/_test/idem", `{"name":"a"}`, "Idempotency-Key", strings.Repeat("k", 256))
+			require.Equal(t, 400, r.Status)
+		})
+		t.Run("replay, mismatch", func(t *testing.T) {
+			first := e.Do("POST", "/_test/idem", `{"name":"a"}`, "Idempotency-Key", "k1")
+			require.Equal(t, 201, first.Status)
+			again := e.Do("POST", "/_test/idem", `{ "name" : "a" }`, "Idempotency-Key", "k1")
+			require.Equal(t, 201, again.Status)
+			assert.Equal(t, first.Body, again.Body)
+			assert.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
+			other := e.Do("POST", "/_test/idem", `{"name":"b"}`, "Idempotency-Key", "k1")
+			require.Equal(t, 422, other.Status)
+			// Same key, other account: its own scope.
+			_, key := e.NewAccount(accounts.Test)
+			require.Equal(t, 201, e.DoKey(key, "POST", "/_test/idem", `{"name":"b"}`, "Idempotency-Key", "k1").Status)
+		})
+		t.Run("validation failures are not stored", func(t *testing.T) {
+			r := e.Do("POST", "/_test/idem", `{"name":"a","fail":true}`, "Idempotency-Key", "k2")
+			require.Equal(t, 400, r.Status)
+			r = e.Do("POST", "/_test/idem", `{"name":"a","fail":true}`, "Idempotency-Key", "k2")
+			require.Equal(t, 400, r.Status)
+			assert.Empty(t, r.Header.Get("Idempotent-Replayed"))
+		})
+		t.Run("in flight is 409", func(t *testing.T) {
+			p.release = make(chan struct{})
+			p.entered = make(chan struct{}, 1)
+			var once sync.Once
+			release := func() { once.Do(func() { close(p.release) }) }
+			defer release() // never leave the handler blocked, even on failure
+			done := make(chan *apitest.Resp, 1)
+			go func() { done <- e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3") }()
+			select {
+			case <-p.entered: // the first request now holds the key
+			case <-time.After(5 * time.Second):
+				t.Fatal("the first request never reached the handler")
 			}
-			assert.Equal(t, first, b, "every success is the same result")
-		}
-		assert.Equal(t, before+1, p.calls.Load(), "the work ran exactly once")
+			for i := 0; i < 3; i++ {
+				r := e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3")
+				require.Equal(t, 409, r.Status)
+				assert.Equal(t, "idempotency_in_flight", r.Err(t)["code"])
+			}
+			release()
+			require.Equal(t, 201, (<-done).Status)
+			r := e.Do("POST", "/_test/slow", `{"name":"s"}`, "Idempotency-Key", "k3")
+			require.Equal(t, 201, r.Status)
+			assert.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
+		})
+		t.Run("50 concurrent requests with one key run once", func(t *testing.T) {
+			before := p.calls.Load()
+			var wg sync.WaitGroup
+			statuses := make(chan int, 50)
+			bodies := make(chan string, 50)
+			for i := 0; i < 50; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := e.Do("POST", "/_test/idem", `{"name":"c"}`, "Idempotency-Key", "k4")
+					statuses <- r.Status
+					if r.Status == 201 {
+						bodies <- string(r.Body)
+					}
+				}()
+			}
+			wg.Wait()
+			close(statuses)
+			close(bodies)
+			for s := range statuses {
+				assert.Contains(t, []int{201, 409}, s)
+			}
+			var first string
+			for b := range bodies {
+				if first == "" {
+					first = b
+				}
+				assert.Equal(t, first, b, "every success is the same result")
+			}
+			assert.Equal(t, before+1, p.calls.Load(), "the work ran exactly once")
+		})
 	})
 }

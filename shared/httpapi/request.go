@@ -22,6 +22,7 @@ type Request struct {
 	Now       time.Time // request time from the server's clock
 	route     *Route
 	server    *Server
+	call      *idempotency.Call // inline routes with a key
 }
 
 // PathValue returns a path parameter.
@@ -42,26 +43,43 @@ func (r *Request) AccountID() string {
 func (r *Request) TestMode() bool { return r.Principal != nil && r.Principal.Mode == accounts.Test }
 
 // IdempotencyRequest identifies this call for the idempotency store: account,
-// key and a fingerprint of method, route and body. Inline routes use it.
+// key kind (client keys are their own namespace), key, and a fingerprint of
+// the method, the actual path (not the route pattern: two ids are two
+// requests) and the body.
 func (r *Request) IdempotencyRequest() idempotency.Request {
+	kind := ""
+	if r.Principal != nil {
+		kind = string(r.Principal.Kind)
+	}
 	return idempotency.Request{
 		Account:     r.AccountID(),
+		KeyKind:     kind,
 		Key:         r.HTTP.Header.Get(idempotency.Header),
-		Fingerprint: idempotency.Fingerprint(r.HTTP.Method, r.route.Path, r.Body),
+		Fingerprint: idempotency.Fingerprint(r.HTTP.Method, r.HTTP.URL.Path, r.Body),
 	}
 }
 
-// Idempotency is the server's idempotency store, for inline routes.
-func (r *Request) Idempotency() *idempotency.Store { return r.server.idem }
+// Idem is the request's idempotent call on inline routes, for the service's
+// typed input: the service hands it to idempotency.Commit with its business
+// ops. Nil when the route is not inline or an optional key was not sent;
+// Commit then writes the business ops alone.
+func (r *Request) Idem() *idempotency.Call { return r.call }
 
-// Render renders resp exactly as it will be sent to this caller, so an inline
-// route can store the same bytes it returns.
+// Render renders resp exactly as it will be sent to this caller, so a stored
+// result replays the same bytes.
 func (r *Request) Render(resp *Response) (idempotency.Result, error) {
 	body, err := r.server.render(r.Version, resp)
 	if err != nil {
 		return idempotency.Result{}, err
 	}
 	return idempotency.Result{Status: resp.Status, Body: body, Version: r.Version}, nil
+}
+
+// renderer renders a service's outcome for this caller.
+func (r *Request) renderer() idempotency.Renderer {
+	return func(o idempotency.Outcome) (idempotency.Result, error) {
+		return r.Render(&Response{Status: o.Status, Kind: o.Kind, Body: o.Value})
+	}
 }
 
 // ListParams are the list convention's limit and cursor.

@@ -23,10 +23,11 @@ const (
 type IdemMode int
 
 const (
-	IdemNone     IdemMode = iota // not a creating or money-moving POST
-	IdemOptional                 // honoured when sent (claim/complete around the handler)
-	IdemRequired                 // must be sent (claim/complete around the handler)
-	IdemInline                   // must be sent; the handler writes the record in its own transaction
+	IdemNone           IdemMode = iota // not a creating or money-moving POST
+	IdemOptional                       // honoured when sent (claim/complete around the handler)
+	IdemRequired                       // must be sent (claim/complete around the handler)
+	IdemInline                         // must be sent; the service writes the record in its transaction (idempotency.Commit)
+	IdemInlineOptional                 // honoured when sent; as IdemInline
 )
 
 // Handler serves one route. It returns a response or an error; the platform

@@ -135,6 +135,9 @@ func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route) 
 	st := stateOf(hr)
 	st.route = rt.Pattern()
 	resp, err := s.handle(hr, rt, st)
+	if rep, ok := idempotency.AsReplayed(err); ok {
+		resp, err = Replay(rep.Result), nil
+	}
 	if err != nil {
 		s.writeError(w, st, err)
 		return
@@ -163,12 +166,43 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 	switch rt.Idempotency {
 	case IdemOptional, IdemRequired:
 		return s.idempotent(req, rt)
-	case IdemInline:
-		if err := idempotency.ValidateKey(hr.Header.Get(idempotency.Header)); err != nil {
-			return nil, err
-		}
+	case IdemInline, IdemInlineOptional:
+		return s.inline(req, rt)
 	}
 	return rt.Handler(req)
+}
+
+// inline serves a route whose service writes the idempotency record in its
+// own transaction (idempotency.Commit): the key is read before any work (a
+// replay, 409 or 422 answers at once), the handler gets the call through
+// Request.Idem, and a success must have been recorded: a handler that forgot
+// the helper is a 500 in every test of its route, never a silent double run.
+func (s *Server) inline(req *Request, rt *Route) (*Response, error) {
+	key := req.HTTP.Header.Get(idempotency.Header)
+	if key == "" && rt.Idempotency == IdemInlineOptional {
+		return rt.Handler(req)
+	}
+	if err := idempotency.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	call, err := s.idem.Begin(req.HTTP.Context(), req.IdempotencyRequest(), req.renderer())
+	if err != nil {
+		return nil, err
+	}
+	req.call = call
+	resp, err := rt.Handler(req)
+	if err != nil || resp.Status < 200 || resp.Status >= 300 {
+		return resp, err
+	}
+	res, ok := call.Recorded()
+	if !ok {
+		return nil, &apierr.Error{Kind: apierr.Internal, Op: "httpapi.inline",
+			Err: errors.New(rt.Pattern() + " answered 2xx without idempotency.Commit")}
+	}
+	// Exactly the stored bytes, so the first answer and its replays match.
+	out := Raw(res.Status, res.Body)
+	out.Headers = resp.Headers
+	return out, nil
 }
 
 // readBody enforces the size limit and the JSON content type.
@@ -241,8 +275,11 @@ func (s *Server) idempotent(req *Request, rt *Route) (*Response, error) {
 		return nil, err
 	}
 	ir := req.IdempotencyRequest()
+	// Claim, Complete and Release run detached from the request's context
+	// (inside the store): a client that gives up after the handler ran
+	// still gets its result recorded, so its retry replays.
 	ctx := req.HTTP.Context()
-	prev, err := s.idem.Claim(ctx, ir)
+	prev, claim, err := s.idem.Claim(ctx, ir)
 	if err != nil {
 		return nil, err
 	}
@@ -252,17 +289,17 @@ func (s *Server) idempotent(req *Request, rt *Route) (*Response, error) {
 	resp, herr := s.safeHandle(req, rt)
 	if herr == nil && resp.Status >= 200 && resp.Status < 300 {
 		res, err := req.Render(resp)
-		if err == nil {
-			err = s.idem.Complete(ctx, ir, res)
-		}
 		if err != nil {
+			return nil, apierr.Wrap("render", apierr.Internal, err)
+		}
+		if err := s.idem.Complete(ctx, claim, res); err != nil {
 			// The work is done but not recorded: keep the claim (it lapses
 			// after its lease) rather than invite a duplicate, and say so.
 			req.Log.Error("idempotency record not stored", "error", err.Error())
 		}
 		return Raw(res.Status, res.Body), nil
 	}
-	if err := s.idem.Release(ctx, ir); err != nil {
+	if err := s.idem.Release(ctx, claim); err != nil {
 		req.Log.Error("idempotency release failed", "error", err.Error())
 	}
 	return resp, herr

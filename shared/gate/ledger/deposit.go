@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"time"
 	"unicode"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
@@ -113,23 +115,54 @@ const postAttempts = 5
 // transaction. The external reference is claimed in the same transaction, so
 // posting one reference twice (or concurrently) credits once: the second call
 // returns the first deposit with created = false, whatever its amount. An
-// empty reference gets the deposit's id.
+// empty reference gets the deposit's id. Errors: Invalid, Unavailable,
+// Internal.
 func (l *Ledger) PostDeposit(ctx context.Context, accountID string, in Deposit) (*Deposit, bool, error) {
-	if err := in.validate(); err != nil {
+	return l.Post(ctx, PostInput{AccountID: accountID, Deposit: in})
+}
+
+// PostInput is a deposit to post, typed, for every caller (the test helper's
+// handler, the admin CLI, the local seed).
+type PostInput struct {
+	AccountID string
+	Deposit   Deposit
+	// Idem is a keyed call (httpapi.Request.Idem) or nil. Its record joins
+	// the deposit's transaction (201, the new deposit); when the reference
+	// was posted before with the same currency and amount, the 200 answer
+	// with the first deposit is recorded alone.
+	Idem *idempotency.Call
+}
+
+// Post is PostDeposit with an idempotent call. It returns, besides
+// PostDeposit's results and errors, the key's verdicts: a
+// *idempotency.Replayed, a Conflict (in flight) or an IdempotencyMismatch.
+func (l *Ledger) Post(ctx context.Context, in PostInput) (*Deposit, bool, error) {
+	if err := in.Deposit.validate(); err != nil {
 		return nil, false, err
 	}
 	for attempt := 1; ; attempt++ {
-		d, created, err := l.post(ctx, accountID, in)
-		if apierr.Is(err, apierr.Conflict) && attempt < postAttempts && ctx.Err() == nil {
+		d, created, err := l.post(ctx, in)
+		if apierr.Is(err, apierr.Conflict) && !idempotency.FromKey(err) && attempt < postAttempts && ctx.Err() == nil {
 			continue
 		}
-		return d, created, err
+		if err != nil || created || !in.Idem.Keyed() {
+			return d, created, err
+		}
+		if d.Currency == in.Deposit.Currency && d.Amount == in.Deposit.Amount {
+			// The same deposit again: a definitive answer, kept for the key.
+			out := idempotency.Outcome{Status: http.StatusOK, Kind: KindDeposit, Value: d.View()}
+			if err := idempotency.Commit(ctx, l.st, in.Idem, out); err != nil {
+				return nil, false, err
+			}
+		}
+		return d, false, nil
 	}
 }
 
-func (l *Ledger) post(ctx context.Context, accountID string, in Deposit) (*Deposit, bool, error) {
+func (l *Ledger) post(ctx context.Context, in PostInput) (*Deposit, bool, error) {
+	accountID := in.AccountID
 	now := l.clock().UTC()
-	d := in
+	d := in.Deposit
 	d.ID = ids.New()
 	d.AccountID = accountID
 	d.Status = StatusPosted
@@ -142,11 +175,14 @@ func (l *Ledger) post(ctx context.Context, accountID string, in Deposit) (*Depos
 	if err != nil {
 		return nil, false, apierr.Wrap("ledger.PostDeposit", apierr.Internal, err)
 	}
-	err = l.st.Write(ctx,
+	err = idempotency.Commit(ctx, l.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindDeposit, Value: d.View()},
 		store.Put(store.Item{Key: store.Key{Table: store.TableLedger, PK: depositPK(accountID), SK: depositSK(&d)}, Data: data}, store.IfAbsent),
 		store.Put(store.Item{Key: refKey(accountID, d.ExternalRef), Data: data}, store.IfAbsent),
 		CreditOp(accountID, d.Currency, d.Amount, now),
 	)
+	if idempotency.FromKey(err) {
+		return nil, false, err
+	}
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 1 && cf.Current != nil {
 		var first Deposit
 		if err := json.Unmarshal(cf.Current.Data, &first); err != nil {

@@ -31,7 +31,7 @@ func Group(l *Ledger) httpapi.Group {
 		{Method: "GET", Path: "/balance", Auth: httpapi.AuthSecret, Handler: l.handleBalance},
 		{Method: "GET", Path: "/deposits", Auth: httpapi.AuthSecret, Handler: l.handleDeposits},
 		{Method: "POST", Path: "/test-helpers/deposits", Auth: httpapi.AuthSecret, TestOnly: true,
-			Idempotency: httpapi.IdemOptional, Handler: l.handleTestDeposit},
+			Idempotency: httpapi.IdemInlineOptional, Handler: l.handleTestDeposit},
 	}}
 }
 
@@ -110,9 +110,9 @@ func (l *Ledger) handleTestDeposit(r *httpapi.Request) (*httpapi.Response, error
 	if err != nil {
 		return nil, err
 	}
-	d, created, err := l.PostDeposit(r.HTTP.Context(), r.AccountID(), Deposit{
+	d, created, err := l.Post(r.HTTP.Context(), PostInput{AccountID: r.AccountID(), Idem: r.Idem(), Deposit: Deposit{
 		Currency: c.Code(), Amount: amount, Method: in.Method, ExternalRef: in.ExternalRef,
-	})
+	}})
 	if err != nil {
 		return nil, err
 	}

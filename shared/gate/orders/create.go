@@ -3,12 +3,12 @@ package orders
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
@@ -32,61 +32,56 @@ func placeDeadline(ctx context.Context) time.Time {
 	return d
 }
 
-// Indexes of the ops of the order transaction.
+// Indexes of the business ops of the order transaction (idempotency.Commit
+// puts the key's record before them and counts failures in these).
 const (
-	opIdem = iota
-	opOrder
+	opOrder = iota
 	opDebit
 	opPending
 	opProduct
 )
 
-// create serves POST /orders.
-func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
-	ctx := r.HTTP.Context()
-	ir := r.IdempotencyRequest()
-	// The key is read first, so a retry of an order that succeeded replays it
-	// with no write, even if the balance or catalog changed since; a reused
-	// key with another body is a 422. Concurrent duplicates that all find the
-	// key free are settled by the transaction's condition on the record.
-	prev, err := r.Idempotency().Lookup(ctx, ir)
-	if err != nil {
-		return nil, err
-	}
-	if prev != nil {
-		return httpapi.Replay(*prev), nil
-	}
-	return s.place(ctx, r, ir)
+// PlaceInput is what placing an order takes: typed, with no HTTP, so the
+// handler, a queue consumer or the admin CLI place orders alike.
+type PlaceInput struct {
+	AccountID string
+	// TestMode: the caller's key is a test key (the order is a test order,
+	// fulfilled by the sandbox).
+	TestMode bool
+	Order    CreateOrder
+	// Idem is the keyed call (httpapi.Request.Idem); its key is stored on the
+	// order and its record written in the order's transaction. The key is
+	// required: an order is placed exactly once per key.
+	Idem *idempotency.Call
 }
 
-func insufficient(cur string) error {
-	return &apierr.Error{Kind: apierr.InsufficientFunds, Param: "product_id",
-		Message: "the " + cur + " balance cannot pay this order; wait for a deposit to post, then retry with the same Idempotency-Key"}
-}
-
-// place validates, prices and commits one order in one store transaction.
-func (s *Service) place(ctx context.Context, r *httpapi.Request, ir idempotency.Request) (*httpapi.Response, error) {
-	var in createInput
-	if err := r.Decode(&in); err != nil {
+// Place validates, prices, charges and records one order in one store
+// transaction (idempotency record + order + debit + pending index + product
+// check). Errors: Invalid (bad input, product_inactive, ...),
+// InsufficientFunds, NotFound (product), Conflict (balance_busy, key in
+// flight), IdempotencyMismatch, Unavailable; a *idempotency.Replayed when
+// the key already holds this order's result.
+func (s *Service) Place(ctx context.Context, in PlaceInput) (*Order, error) {
+	if !in.Idem.Keyed() {
+		return nil, idempotency.ValidateKey("")
+	}
+	if err := in.Order.validate(); err != nil {
 		return nil, err
 	}
-	if err := in.validate(); err != nil {
-		return nil, err
-	}
-	acct := r.AccountID()
+	acct := in.AccountID
 	deadline := placeDeadline(ctx)
-	for attempt := 0; ; attempt++ {
-		prod, prodVersion, err := s.products.get(ctx, acct, *in.ProductID)
+	for {
+		prod, prodVersion, err := s.products.get(ctx, acct, *in.Order.ProductID)
 		if err != nil {
 			return nil, err
 		}
-		pr, err := in.price(prod)
+		pr, err := in.Order.price(prod)
 		if err != nil {
 			return nil, err
 		}
-		resp, retry, err := s.commit(ctx, r, ir, &in, prod, prodVersion, pr, deadline)
+		o, retry, err := s.commit(ctx, &in, prod, prodVersion, pr, deadline)
 		if !retry {
-			return resp, err
+			return o, err
 		}
 		// The product changed since it was cached: read it again.
 		s.products.forget(acct, prod.ID)
@@ -96,22 +91,27 @@ func (s *Service) place(ctx context.Context, r *httpapi.Request, ir idempotency.
 	}
 }
 
+func insufficient(cur string) error {
+	return &apierr.Error{Kind: apierr.InsufficientFunds, Param: "product_id",
+		Message: "the " + cur + " balance cannot pay this order; wait for a deposit to post, then retry with the same Idempotency-Key"}
+}
+
 var busy = &apierr.Error{Kind: apierr.Conflict, Code: "balance_busy",
 	Message: "the balance is being changed by other orders; retry with the same Idempotency-Key"}
 
 // commit reads the balance and writes the order, retrying lost races on the
 // balance version. retry asks the caller to re-read the product.
-func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency.Request, in *createInput,
-	prod *catalog.Product, prodVersion int64, pr priced, deadline time.Time) (_ *httpapi.Response, retry bool, _ error) {
-	acct, cur, now := r.AccountID(), prod.CurrencyCode, r.Now.UTC()
+func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Product, prodVersion int64, pr priced,
+	deadline time.Time) (_ *Order, retry bool, _ error) {
+	acct, cur, now := in.AccountID, prod.CurrencyCode, s.clock().UTC()
 	rec := &record{
 		ID: newOrderID(now), AccountID: acct, ProductID: prod.ID, ProductSlug: prod.Slug, ProductType: prod.TypeCode,
-		IdempotencyKey: ir.Key, Status: StatusPending, Currency: cur, Charged: pr.charge, Quantity: pr.quantity,
-		UnitPrice: pr.unitPrice, IsTest: r.TestMode() || in.Test, Live: !r.TestMode(), RegionCode: prod.RegionCode,
-		CustomerAccount: pr.customerAccount, Metadata: in.Metadata, CreatedAt: now, UpdatedAt: now,
+		IdempotencyKey: in.Idem.Key(), Status: StatusPending, Currency: cur, Charged: pr.charge, Quantity: pr.quantity,
+		UnitPrice: pr.unitPrice, IsTest: in.TestMode || in.Order.Test, Live: !in.TestMode, RegionCode: prod.RegionCode,
+		CustomerAccount: pr.customerAccount, Metadata: in.Order.Metadata, CreatedAt: now, UpdatedAt: now,
 	}
-	if in.ExternalRef != nil {
-		rec.ExternalRef = *in.ExternalRef
+	if in.Order.ExternalRef != nil {
+		rec.ExternalRef = *in.Order.ExternalRef
 	}
 	unlock := s.lockBalance(acct, cur)
 	defer func() { unlock() }() // the latest unlock: the success path releases early
@@ -142,12 +142,8 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 			continue
 		}
 		rec.BalanceBefore, rec.BalanceAfter = bal.Available, bal.Available-pr.charge
-		res, err := r.Render(httpapi.Created(Kind, rec.View()))
-		if err != nil {
-			return nil, false, apierr.Wrap("orders.create", apierr.Internal, err)
-		}
+		view := rec.View()
 		ops := []store.Op{
-			r.Idempotency().RecordOp(ir, res, store.IfAbsent),
 			store.Put(rec.item(), store.IfAbsent),
 			ledger.DebitOp(acct, cur, pr.charge, bal.Version, now),
 			store.Put(pendingItem(rec), store.IfAbsent),
@@ -156,24 +152,22 @@ func (s *Service) commit(ctx context.Context, r *httpapi.Request, ir idempotency
 		if leased {
 			ops = append(ops, store.Delete(leaseKey(acct, cur), store.Always))
 		}
-		err = s.st.Write(ctx, ops...)
+		err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: Kind, Value: view}, ops...)
 		if err == nil {
 			leased = false // released by the transaction
 			s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
 			unlock()
 			unlock = func() {}
 			s.enqueue(ctx, rec)
-			return httpapi.Raw(res.Status, res.Body), false, nil
+			return &view, false, nil
+		}
+		if idempotency.FromKey(err) {
+			// A duplicate won the race (a replay), is in flight, or the key
+			// was used for another request.
+			return nil, false, err
 		}
 		cf, isCF := store.IsConditionFailed(err)
 		switch {
-		case isCF && cf.Index == opIdem:
-			// A duplicate won the race (or the key was used before): its result.
-			prev, rerr := r.Idempotency().Resolve(ir, cf)
-			if rerr != nil {
-				return nil, false, rerr
-			}
-			return httpapi.Replay(*prev), false, nil
 		case isCF && cf.Index == opDebit:
 			// The failed condition returns the balance as it is now.
 			lostRace := !guessed && !leased

@@ -8,19 +8,20 @@ import (
 	"github.com/paygate/paygate/shared/money"
 )
 
-// createInput is the body of POST /orders (spec §2.6). Pointers tell an
+// CreateOrder is the body of POST /orders (spec §2.6). Pointers tell an
 // absent field from a zero one.
-type createInput struct {
+type CreateOrder struct {
 	ProductID    *int64            `json:"product_id"`
 	CurrencyCode *string           `json:"currency_code"` // optional; must match the product's (provider example)
 	ExternalRef  *string           `json:"external_ref"`
-	TopupRequest *topupInput       `json:"topup_request"`
+	TopupRequest *TopUpRequest     `json:"topup_request"`
 	Quantity     *int64            `json:"quantity"`
 	Test         bool              `json:"test"`
 	Metadata     map[string]string `json:"metadata"`
 }
 
-type topupInput struct {
+// TopUpRequest is the direct top-up part of an order.
+type TopUpRequest struct {
 	Amount          *string        `json:"amount"`
 	CustomerAccount map[string]any `json:"customer_account"`
 }
@@ -33,7 +34,7 @@ const (
 )
 
 // validate checks what needs no product: every error names its field.
-func (in *createInput) validate() error {
+func (in *CreateOrder) validate() error {
 	if in.ProductID == nil {
 		return apierr.Missing("product_id")
 	}
@@ -86,7 +87,7 @@ type priced struct {
 }
 
 // price validates the input against the product and computes the charge.
-func (in *createInput) price(p *catalog.Product) (priced, error) {
+func (in *CreateOrder) price(p *catalog.Product) (priced, error) {
 	if !p.IsActive {
 		return priced{}, &apierr.Error{Kind: apierr.Invalid, Code: "product_inactive", Param: "product_id",
 			Message: "product is not active and cannot be ordered"}
@@ -117,7 +118,7 @@ func (in *createInput) price(p *catalog.Product) (priced, error) {
 
 // priceTopUp: one top-up per order (quantity 1), the buyer's amount on the
 // product's range and step, the vendor's customer_account fields.
-func (in *createInput) priceTopUp(p *catalog.Product, qty int64) (priced, error) {
+func (in *CreateOrder) priceTopUp(p *catalog.Product, qty int64) (priced, error) {
 	if in.TopupRequest == nil {
 		return priced{}, apierr.Missing("topup_request")
 	}

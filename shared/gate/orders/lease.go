@@ -2,11 +2,11 @@ package orders
 
 import (
 	"context"
-	"math/rand/v2"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -31,6 +31,9 @@ const (
 	// so once the balance cannot pay, waiters are refused without queueing.
 	leaseRefreshEvery = 2
 )
+
+// leasePoll is the waiters' polling backoff (full jitter, see above).
+var leasePoll = retry.Backoff{Base: leasePollStart, Max: leasePollCap, Jitter: retry.Full}
 
 // leaseKey lives in the orders table, the one the orders function writes
 // and deletes in; it never shares a partition with an account's orders.
@@ -72,7 +75,7 @@ func (s *Service) acquireLease(ctx context.Context, acct, cur string, charge int
 		if time.Now().After(deadline) {
 			return ledger.Balance{}, busy
 		}
-		if err := sleepUpTo(ctx, min(leasePollStart<<min(attempt, 20), leasePollCap)); err != nil {
+		if err := leasePoll.Sleep(ctx, attempt); err != nil {
 			return ledger.Balance{}, apierr.Wrap("orders.create", apierr.Unavailable, err)
 		}
 	}
@@ -83,17 +86,5 @@ func (s *Service) acquireLease(ctx context.Context, acct, cur string, charge int
 func (s *Service) releaseLease(ctx context.Context, acct, cur string) {
 	if err := s.st.Write(context.WithoutCancel(ctx), store.Delete(leaseKey(acct, cur), store.Always)); err != nil {
 		s.log.Warn("balance lease not released; it expires", "error", err.Error())
-	}
-}
-
-// sleepUpTo waits a uniformly random time in [0, window] (full jitter).
-func sleepUpTo(ctx context.Context, window time.Duration) error {
-	t := time.NewTimer(rand.N(window + 1))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

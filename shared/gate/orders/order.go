@@ -25,6 +25,15 @@
 // control: correctness rests on the version condition alone, so an expired or
 // stolen lease costs time, never money. Waiters re-read the balance every
 // other poll and are refused (insufficient_balance) once it cannot pay them.
+//
+// # Service and handlers
+//
+// Place, Get, List, ForceOutcome and Fulfil take typed input and return
+// typed results or apierr-kinded errors; only routes.go knows HTTP (decode,
+// call, render), so a queue consumer, a scheduled job or the admin CLI calls
+// the same service. Place writes the idempotency record through
+// idempotency.Commit in the order's transaction; its PlaceInput carries the
+// keyed call (httpapi.Request.Idem).
 package orders
 
 import (

@@ -2,7 +2,6 @@ package orders
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -64,31 +63,4 @@ func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpap
 		}
 		return r.View(), f.match(r), nil
 	})
-}
-
-// parseFilter reads the list's query parameters.
-func parseFilter(r *httpapi.Request) (Filter, error) {
-	var f Filter
-	switch st := r.Query("status"); st {
-	case "", StatusPending, StatusCompleted, StatusFailed:
-		f.Status = st
-	default:
-		return f, apierr.Invalidf("status", "status must be pending, completed or failed")
-	}
-	if s := r.Query("product_id"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n <= 0 {
-			return f, apierr.Invalidf("product_id", "product_id must be a positive integer")
-		}
-		f.ProductID = n
-	}
-	if s := r.Query("external_ref"); s != "" {
-		if err := checkExternalRef("external_ref", s); err != nil {
-			return f, err
-		}
-		f.ExternalRef = s
-	}
-	var err error
-	f.From, f.To, err = r.TimeRange("created_from", "created_to")
-	return f, err
 }

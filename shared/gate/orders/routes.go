@@ -1,6 +1,8 @@
 package orders
 
 import (
+	"strconv"
+
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
@@ -20,6 +22,20 @@ func (s *Service) Group() httpapi.Group {
 		{Method: "POST", Path: "/test-helpers/orders/{orderId}/fail", Auth: httpapi.AuthSecret, TestOnly: true,
 			Idempotency: httpapi.IdemOptional, Handler: s.forceFail},
 	}}
+}
+
+// create serves POST /orders: decode, place, render. The platform reads the
+// key first (IdemInline) and sends the recorded bytes.
+func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
+	var in CreateOrder
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	o, err := s.Place(r.HTTP.Context(), PlaceInput{AccountID: r.AccountID(), TestMode: r.TestMode(), Order: in, Idem: r.Idem()})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Created(Kind, o), nil
 }
 
 func orderID(r *httpapi.Request) (string, error) {
@@ -112,4 +128,31 @@ func validReason(s string) bool {
 		}
 	}
 	return true
+}
+
+// parseFilter reads the list's query parameters.
+func parseFilter(r *httpapi.Request) (Filter, error) {
+	var f Filter
+	switch st := r.Query("status"); st {
+	case "", StatusPending, StatusCompleted, StatusFailed:
+		f.Status = st
+	default:
+		return f, apierr.Invalidf("status", "status must be pending, completed or failed")
+	}
+	if s := r.Query("product_id"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return f, apierr.Invalidf("product_id", "product_id must be a positive integer")
+		}
+		f.ProductID = n
+	}
+	if s := r.Query("external_ref"); s != "" {
+		if err := checkExternalRef("external_ref", s); err != nil {
+			return f, err
+		}
+		f.ExternalRef = s
+	}
+	var err error
+	f.From, f.To, err = r.TimeRange("created_from", "created_to")
+	return f, err
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/supplier"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -107,18 +107,10 @@ func idBound(t time.Time, upper bool) string {
 	return u.String()
 }
 
-// sleepJitter waits a growing, jittered delay before retrying a lost race.
-func sleepJitter(ctx context.Context, attempt int) error {
-	// Full jitter over a window that doubles up to 256 ms: under heavy
-	// contention on one balance the racers spread out instead of colliding.
-	d := 2 * time.Millisecond << min(attempt, 7)
-	d = rand.N(d) + time.Millisecond
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// raceBackoff spaces retries of a lost race on an order's version: full
+// jitter over a window that doubles up to 256 ms, so under heavy contention
+// on one item the racers spread out instead of colliding.
+var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 256 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
+
+// sleepJitter waits raceBackoff's delay before retry attempt.
+func sleepJitter(ctx context.Context, attempt int) error { return raceBackoff.Sleep(ctx, attempt) }

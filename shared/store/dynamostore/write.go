@@ -3,7 +3,6 @@ package dynamostore
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -48,7 +48,7 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
 		case !isConflict(err):
 			return err
 		}
-		if werr := backoff(ctx, attempt); werr != nil {
+		if werr := conflictBackoff.Sleep(ctx, attempt); werr != nil {
 			return apierr.Wrap("dynamostore.Write", apierr.Unavailable, werr)
 		}
 	}
@@ -58,20 +58,9 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
 	return &apierr.Error{Kind: apierr.Conflict, Message: "the record was changed concurrently; retry", Op: "dynamostore.Write", Err: err}
 }
 
-// backoff sleeps a jittered, growing delay: 5ms, 10ms, 20ms... halved at
-// random so racing writers spread out.
-func backoff(ctx context.Context, attempt int) error {
-	d := 5 * time.Millisecond << attempt
-	d = d/2 + rand.N(d/2)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// conflictBackoff spaces retries of a transaction conflict: 5ms, 10ms,
+// 20ms... halved at random (equal jitter) so racing writers spread out.
+var conflictBackoff = retry.Backoff{Base: 5 * time.Millisecond, Jitter: retry.Equal}
 
 func isConflict(err error) bool {
 	var tc *types.TransactionConflictException

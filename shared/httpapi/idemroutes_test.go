@@ -1,0 +1,56 @@
+package httpapi_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/queue/boltqueue"
+	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+// readOnlyPOSTs are the POST routes that create nothing and move no money
+// (Adyen's shapes use POST for reads), or whose repeat the state refuses.
+var readOnlyPOSTs = map[string]string{
+	"POST /v2/paymentMethods":                      "lists methods",
+	"POST /v2/client/sessions/{id}/setup":          "reads a session",
+	"POST /v2/client/sessions/{id}/paymentMethods": "lists methods",
+	"POST /test-helpers/payments/{id}/challenge":   "test helper; a repeat is refused (409 no_challenge_pending)",
+}
+
+// TestEveryWritingPOSTDeclaresIdempotency: a group added later cannot forget
+// Idempotency-Key on a POST that creates something or moves money; with an
+// inline mode, the platform also refuses its 2xx unless the service wrote the
+// record through idempotency.Commit (TestInlineRoutes).
+func TestEveryWritingPOSTDeclaresIdempotency(t *testing.T) {
+	dir := t.TempDir()
+	st, err := boltstore.Open(filepath.Join(dir, "s.db"), nil)
+	require.NoError(t, err)
+	defer st.Close()
+	q, err := boltqueue.Open(filepath.Join(dir, "q.db"), nil)
+	require.NoError(t, err)
+	defer q.Close()
+	d := app.WithStore(st, q, nil, nil)
+	seen := 0
+	for _, b := range wiring.HTTP() {
+		g, err := b(d)
+		require.NoError(t, err)
+		for _, rt := range g.Routes {
+			if rt.Method != "POST" {
+				continue
+			}
+			seen++
+			if _, ok := readOnlyPOSTs[rt.Pattern()]; ok {
+				assert.Equal(t, httpapi.IdemNone, rt.Idempotency, "%s is listed as read-only", rt.Pattern())
+				continue
+			}
+			assert.NotEqual(t, httpapi.IdemNone, rt.Idempotency, "%s (%s) must declare its Idempotency-Key handling", rt.Pattern(), g.Name)
+		}
+	}
+	require.Greater(t, seen, len(readOnlyPOSTs))
+}
