@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -10,18 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
 // TestDynamoDB drives the CLI against DynamoDB Local (DYNAMODB_ENDPOINT),
 // on tables of its own prefix.
 func TestDynamoDB(t *testing.T) {
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-			t.Fatal("REQUIRE_REAL_SERVERS=1 but DYNAMODB_ENDPOINT is not set")
-		}
-		t.Skip("DYNAMODB_ENDPOINT not set")
-	}
+	endpoint := dynamotest.Endpoint(t)
 	prefix := "admintest-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12] + "-"
 	dyn := func(args ...string) result {
 		t.Helper()

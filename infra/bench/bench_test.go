@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/infra/runtimeapi"
+	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
 func moduleRoot(tb testing.TB) string {
@@ -29,13 +29,7 @@ func BenchmarkMerchantDetailsWarm(b *testing.B) {
 // GET /v1/merchants/me to that plus the account read. Counts are not
 // timings, so this is a test.
 func TestDynamoCallsPerAuthenticatedRequest(t *testing.T) {
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-			t.Fatal("DYNAMODB_ENDPOINT is not set and REQUIRE_REAL_SERVERS=1 (start infra/scripts/dynamodb-local.sh)")
-		}
-		t.Skip("DYNAMODB_ENDPOINT is not set")
-	}
+	endpoint := dynamotest.Endpoint(t)
 	c, err := measureDynamoCalls(context.Background(), endpoint)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"GetItem": 1}, c.Auth, "authenticating a key")

@@ -2,22 +2,18 @@ package main
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
 // TestCheckoutDynamoRows checks the checkout rows on DynamoDB Local meet
 // their targets (the exact counts are asserted in shared/checkout).
 func TestCheckoutDynamoRows(t *testing.T) {
-	if os.Getenv("DYNAMODB_ENDPOINT") == "" {
-		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-			t.Fatal("DYNAMODB_ENDPOINT is not set and REQUIRE_REAL_SERVERS=1 (start infra/scripts/dynamodb-local.sh)")
-		}
-		t.Skip("DYNAMODB_ENDPOINT is not set")
-	}
+	dynamotest.Endpoint(t)
 	rows, err := checkoutDynamoRows(context.Background())
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
@@ -30,12 +26,7 @@ func TestCheckoutDynamoRows(t *testing.T) {
 // TestOrderDynamoRows checks the order rows on DynamoDB Local meet issue 3's
 // targets (shared/gate/orders asserts the exact counts).
 func TestOrderDynamoRows(t *testing.T) {
-	if os.Getenv("DYNAMODB_ENDPOINT") == "" {
-		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-			t.Fatal("DYNAMODB_ENDPOINT is not set and REQUIRE_REAL_SERVERS=1 (start infra/scripts/dynamodb-local.sh)")
-		}
-		t.Skip("DYNAMODB_ENDPOINT is not set")
-	}
+	dynamotest.Endpoint(t)
 	rows, err := orderDynamoRows(context.Background())
 	require.NoError(t, err)
 	require.Len(t, rows, 3)

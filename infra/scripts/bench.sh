@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # make bench: starts (or reuses) DynamoDB Local so the round-trip counts are
-# measured, then runs the benchmark table; its load rows build and start the
-# local gateway (./infra/local) on a free 127.0.0.1 port and stop it after.
+# measured, runs the benchmark table, and stops the DynamoDB Local it started
+# (one it found running stays). The load rows build and start the local
+# gateway (./infra/local) on a free 127.0.0.1 port and stop it after.
 # Without java, the DynamoDB rows say "skipped" and the rest still runs.
 #   bench.sh [flags of go run ./infra/bench, e.g. -runs 30 -strict -concurrency 50]
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$REPO"
 if [[ -z ${DYNAMODB_ENDPOINT:-} ]]; then
-  if endpoint=$(infra/scripts/dynamodb-local.sh start 2>/dev/null); then
+  # Reuse a DynamoDB Local that is already running (and leave it running);
+  # stop the one this run starts, also when the run fails or is interrupted.
+  if endpoint=$(infra/scripts/dynamodb-local.sh endpoint 2>/dev/null); then
+    export DYNAMODB_ENDPOINT=$endpoint
+  elif endpoint=$(DYNAMODB_PORT=${DYNAMODB_PORT:-0} infra/scripts/dynamodb-local.sh start 2>/dev/null); then
+    trap 'infra/scripts/dynamodb-local.sh stop >/dev/null 2>&1 || true' EXIT
     export DYNAMODB_ENDPOINT=$endpoint
   else
     echo "bench: DynamoDB Local could not start; DynamoDB rows will be skipped" >&2
   fi
 fi
-exec go run ./infra/bench "$@"
+go run ./infra/bench "$@"

@@ -2,7 +2,7 @@
 // over the embedded store (or any store, such as DynamoDB Local), with a
 // sandbox account and key. Every response a test receives is validated
 // against the service's OpenAPI document, and every log line is captured so
-// a test run can prove no key was ever logged.
+// a test run can prove no key, card number or CVC was ever logged.
 package apitest
 
 import (

@@ -3,7 +3,11 @@
 // digit by digit.
 package money
 
-import "golang.org/x/text/currency"
+import (
+	"sync"
+
+	"golang.org/x/text/currency"
+)
 
 // Currency is an ISO 4217 currency and its minor-unit exponent (2 for USD:
 // 1000 minor units are 10.00). The zero value is not a valid currency.
@@ -25,13 +29,14 @@ func (c Currency) IsZero() bool { return c.code == "" }
 
 // inUse is x/text's set of codes currently in use anywhere, tender or not.
 // ParseISO alone also accepts long-dead codes such as DEM.
-var inUse = func() map[string]bool {
+// It is built on first use, not at every cold start.
+var inUse = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for it := currency.Query(currency.NonTender); it.Next(); {
 		m[it.Unit().String()] = true
 	}
 	return m
-}()
+})
 
 // ParseCurrency accepts exactly three upper-case letters naming a current
 // ISO 4217 currency. Lower case is rejected rather than folded: the API's
@@ -50,7 +55,7 @@ func ParseCurrencyField(field, code string) (Currency, error) {
 	if exp, ok := newerCodes[code]; ok {
 		return Currency{code: code, exp: exp}, nil
 	}
-	if rejectedCodes[code] || !inUse[code] {
+	if rejectedCodes[code] || !inUse()[code] {
 		return Currency{}, invalid(field, ErrUnknownCurrency, "%s %q is not a supported ISO 4217 currency", subject(field, "currency"), code)
 	}
 	u, err := currency.ParseISO(code)

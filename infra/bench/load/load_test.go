@@ -56,7 +56,21 @@ func TestRunForADuration(t *testing.T) {
 	res, err := Run(context.Background(), Config{URL: srv.URL, Concurrency: 2, Duration: 200 * time.Millisecond})
 	require.NoError(t, err)
 	assert.Positive(t, res.StatusCounts[http.StatusOK])
-	assert.Equal(t, res.Requests, res.StatusCounts[http.StatusOK], "requests cut by the end of the run are not counted")
+	assert.Equal(t, res.Requests, res.StatusCounts[http.StatusOK], "every request sent is answered and counted")
+	assert.InDelta(t, 200*time.Millisecond, res.Elapsed, float64(150*time.Millisecond))
+}
+
+func TestRunStopsWhenTheContextEnds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := Run(ctx, Config{URL: srv.URL, Concurrency: 2, Duration: time.Minute})
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 10*time.Second, "the run ends with its context, not its duration")
+	assert.Positive(t, res.StatusCounts[http.StatusOK])
+	assert.Equal(t, res.Requests, res.StatusCounts[http.StatusOK])
 }
 
 func TestRunCountsTransportErrors(t *testing.T) {

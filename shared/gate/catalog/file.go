@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/paygate/paygate/shared/apierr"
 )
@@ -33,13 +34,19 @@ const (
 	maxFields     = 20
 )
 
+// The patterns compile on first use, not at every cold start of functions
+// that link the package and never validate a file. Lengths are checked apart
+// from them: a counted repetition such as {0,63} compiles into that many
+// copies.
 var (
-	slugRe = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	// Lengths are checked apart from these patterns: a counted repetition
-	// such as {0,63} compiles into that many copies at every cold start.
-	regionRe    = regexp.MustCompile(`^[A-Z0-9_]+$`)
-	fieldNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	slugRe      = lazyRegexp(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	regionRe    = lazyRegexp(`^[A-Z0-9_]+$`)
+	fieldNameRe = lazyRegexp(`^[a-z][a-z0-9_]*$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // rawFile defers product decoding so errors can name the product's index.
 type rawFile struct {
@@ -142,7 +149,7 @@ func checkCategories(cs []Category) (map[int64]bool, error) {
 			return nil, apierr.Invalidf(path+".id", "category id %d appears twice", c.ID)
 		case c.Name == "" || len(c.Name) > maxNameLen:
 			return nil, apierr.Invalidf(path+".name", "name must be 1 to %d characters", maxNameLen)
-		case !slugRe.MatchString(c.Slug):
+		case !slugRe().MatchString(c.Slug):
 			return nil, apierr.Invalidf(path+".slug", "slug must be lower-case words joined by hyphens")
 		}
 		out[c.ID] = true
@@ -165,7 +172,7 @@ func checkProduct(p *Product, types map[int64]ProductType, cats map[int64]bool) 
 		return apierr.Invalidf("id", "id must be a positive integer")
 	case p.Name == "" || len(p.Name) > maxNameLen:
 		return apierr.Invalidf("name", "name must be 1 to %d characters", maxNameLen)
-	case !slugRe.MatchString(p.Slug):
+	case !slugRe().MatchString(p.Slug):
 		return apierr.Invalidf("slug", "slug must be lower-case words joined by hyphens")
 	case !ok:
 		return apierr.Invalidf("product_type_id", "unknown product type %d", p.ProductTypeID)
@@ -202,7 +209,7 @@ func checkFields(fs []AccountField) error {
 	for i, f := range fs {
 		path := fmt.Sprintf("customer_account[%d]", i)
 		switch {
-		case len(f.Name) > 64 || !fieldNameRe.MatchString(f.Name):
+		case len(f.Name) > 64 || !fieldNameRe().MatchString(f.Name):
 			return apierr.Invalidf(path+".name", "name must be snake_case")
 		case seen[f.Name]:
 			return apierr.Invalidf(path+".name", "field %s appears twice", f.Name)
@@ -222,4 +229,4 @@ func checkFields(fs []AccountField) error {
 }
 
 // validRegion: 2 to 16 of A-Z, 0-9 and _.
-func validRegion(s string) bool { return len(s) >= 2 && len(s) <= 16 && regionRe.MatchString(s) }
+func validRegion(s string) bool { return len(s) >= 2 && len(s) <= 16 && regionRe().MatchString(s) }

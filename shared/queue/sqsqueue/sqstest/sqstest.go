@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/paygate/paygate/shared/apitest/realservers"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue"
 )
@@ -23,13 +23,7 @@ import (
 // static credentials), or skips/fails the test when it is unset.
 func Client(t testing.TB) *sqs.Client {
 	t.Helper()
-	endpoint := os.Getenv("SQS_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-			t.Fatal("SQS_ENDPOINT is unset and REQUIRE_REAL_SERVERS=1 (start one with infra/scripts/moto.sh start)")
-		}
-		t.Skip("SQS_ENDPOINT is unset (start one with infra/scripts/moto.sh start)")
-	}
+	endpoint := realservers.Endpoint(t, "SQS_ENDPOINT", "infra/scripts/moto.sh start")
 	return sqs.New(sqs.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),

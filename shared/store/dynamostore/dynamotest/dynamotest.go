@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -15,23 +14,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/paygate/paygate/shared/apitest/realservers"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore"
 )
 
-// Config returns an aws.Config for DynamoDB Local: region us-east-1, dummy
-// static credentials, the endpoint from DYNAMODB_ENDPOINT. Without it the
+// Endpoint is DYNAMODB_ENDPOINT, DynamoDB Local's address. Without it the
 // test is skipped, or fails when REQUIRE_REAL_SERVERS=1 (so CI never skips
 // silently).
+func Endpoint(t testing.TB) string {
+	t.Helper()
+	return realservers.Endpoint(t, "DYNAMODB_ENDPOINT", "infra/scripts/dynamodb-local.sh start")
+}
+
+// Config returns an aws.Config for DynamoDB Local: region us-east-1, dummy
+// static credentials, and the endpoint (see Endpoint).
 func Config(t testing.TB) (aws.Config, string) {
 	t.Helper()
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-			t.Fatal("DYNAMODB_ENDPOINT is not set and REQUIRE_REAL_SERVERS=1 (start infra/scripts/dynamodb-local.sh)")
-		}
-		t.Skip("DYNAMODB_ENDPOINT is not set; skipping DynamoDB Local tests")
-	}
+	endpoint := Endpoint(t)
 	cfg := aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
