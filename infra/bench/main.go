@@ -92,6 +92,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 		}
 		rows = append(rows, r...)
 	}
+	step("stack size", func() ([]row, error) { return stackRows(ctx, root) })
 	step("binary sizes", func() ([]row, error) { return binarySizes(ctx, root, fns) })
 	step("cold starts", func() ([]row, error) { return coldStarts(ctx, root, fns, o.runs) })
 	step("warm GET /v1/merchants/me", func() ([]row, error) { return warmRow(root) })
