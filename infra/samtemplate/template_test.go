@@ -170,6 +170,9 @@ func TestLeastPrivilege(t *testing.T) {
 			policy := map[registry.QueueAccess]string{registry.Send: "SQSSendMessagePolicy", registry.Poll: "SQSPollerPolicy"}[q.Access]
 			want = append(want, Grant{Policy: policy, Resources: []string{queueID(q.Name)}})
 		}
+		for _, gr := range g.Grants {
+			want = append(want, Grant(gr))
+		}
 		if !reflect.DeepEqual(f.Grants, want) {
 			t.Errorf("%s grants = %+v, want %+v (its declaration)", f.LogicalID, f.Grants, want)
 		}

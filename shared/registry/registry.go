@@ -39,6 +39,18 @@ type Group struct {
 	OpenAPI string
 	Tables  []Table // every table it calls, with exactly the calls it makes
 	Queues  []Queue // every queue it sends to or polls
+	// Grants are any other permissions, after the tables' and queues' in
+	// template.yaml (a secret's parameter, a key), as the template writes them.
+	Grants []Grant
+}
+
+// Grant is a permission as template.yaml writes it: a SAM policy template
+// name, or "Statement" with its actions, and the logical ids or parameters
+// its resources name.
+type Grant struct {
+	Policy    string
+	Actions   []string
+	Resources []string
 }
 
 // Route is one declared route. Path uses {param} segments, the syntax of both
