@@ -92,6 +92,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 		}
 		rows = append(rows, r...)
 	}
+	step("stack size", func() ([]row, error) { return stackRows(ctx, root) })
 	var largest function // by binary size: the one whose cold start is held to the target
 	step("binary sizes", func() (r []row, err error) { r, largest, err = binarySizes(ctx, root, fns); return r, err })
 	step("cold starts", func() ([]row, error) { return coldStarts(ctx, root, fns, largest, o.runs) })

@@ -66,6 +66,11 @@ func run(ctx context.Context, o options) error {
 
 	builders, consumers := o.HTTP, o.Consumers
 	if builders == nil {
+		// The groups are served as declared; a broken declaration (a route
+		// twice, overlapping key prefixes) stops here, not in a deploy.
+		if errs := wiring.Check(); len(errs) > 0 {
+			return fmt.Errorf("group declarations: %w", errors.Join(errs...))
+		}
 		builders = wiring.HTTP()
 	}
 	if consumers == nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/infra/samtemplate"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/wiring"
 )
 
@@ -21,7 +21,8 @@ func loadTemplate(t *testing.T) *samtemplate.Template {
 	return tpl
 }
 
-// localServer builds the gateway's server as run does, over a temp store.
+// localServer builds the gateway's server as run does, over a temp store,
+// and returns route -> group (function logical id) as served.
 func localServer(t *testing.T) map[string]string {
 	t.Helper()
 	cfg, _, err := config(func(k string) string {
@@ -36,7 +37,7 @@ func localServer(t *testing.T) map[string]string {
 	t.Cleanup(func() { _ = d.Close() })
 	srv, err := d.ServeAll(wiring.HTTP()...)
 	require.NoError(t, err)
-	groups := map[string]string{} // route -> group (function logical id)
+	groups := map[string]string{}
 	for _, b := range wiring.HTTP() {
 		g, err := b(d)
 		require.NoError(t, err)
@@ -51,36 +52,19 @@ func localServer(t *testing.T) map[string]string {
 	return routes
 }
 
-// The routes served locally are exactly the routes the template deploys, so
-// `make run` cannot drift from API Gateway.
-func TestLocalRoutesMatchTemplate(t *testing.T) {
-	local := localServer(t)
-	deployed := map[string]string{}
-	for _, rt := range loadTemplate(t).Routes() {
-		deployed[rt.Method+" "+rt.Path] = rt.Function
-	}
-	require.NotEmpty(t, deployed)
-
-	var missingLocally, missingInTemplate []string
-	for r := range deployed {
-		if _, ok := local[r]; !ok {
-			missingLocally = append(missingLocally, r)
+// The routes served locally are exactly the declared routes, each by its
+// declared group. The template's route keys are derived from the same
+// declarations (infra/samtemplate's TestRouteKeysAreDerived), so `make run`
+// cannot drift from API Gateway.
+func TestLocalRoutesAreTheDeclaredRoutes(t *testing.T) {
+	declared := map[string]string{}
+	for _, g := range registry.Groups(wiring.Areas()) {
+		for _, r := range g.Routes {
+			declared[r.Pattern()] = g.Function
 		}
 	}
-	for r := range local {
-		if _, ok := deployed[r]; !ok {
-			missingInTemplate = append(missingInTemplate, r)
-		}
-	}
-	slices.Sort(missingLocally)
-	slices.Sort(missingInTemplate)
-	require.Empty(t, missingLocally, "routes in template.yaml that no group of wiring.HTTP() serves")
-	require.Empty(t, missingInTemplate, "routes served locally that template.yaml does not deploy")
-
-	// Each route is served by the group named after the template's function.
-	for r, fn := range deployed {
-		require.Equal(t, fn, local[r], "function of %s", r)
-	}
+	require.NotEmpty(t, declared)
+	require.Equal(t, declared, localServer(t))
 }
 
 // Every SQS event source of the template has a local worker on the same

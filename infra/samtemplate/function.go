@@ -27,12 +27,20 @@ type Function struct {
 
 // Route is one HTTP API route.
 type Route struct {
-	Method   string // upper case; ANY for any method
+	Method   string // upper case; ANY for any method; "" for $default
 	Path     string // as in the template, e.g. /v1/orders/{id}
 	Function string // logical id of the function serving it
 }
 
-func (r Route) String() string { return r.Method + " " + r.Path }
+func (r Route) String() string {
+	if r.Path == DefaultRoute {
+		return DefaultRoute
+	}
+	return r.Method + " " + r.Path
+}
+
+// DefaultRoute is the route key (and Path) of the $default route.
+const DefaultRoute = "$default"
 
 // Event is one event source of a function.
 type Event struct {
@@ -132,11 +140,17 @@ func (t *Template) function(r Resource) Function {
 		if e.Type != "HttpApi" {
 			continue
 		}
+		path := Raw(e.Properties["Path"])
+		if path == "" {
+			// SAM makes an HttpApi event without Path the $default route.
+			f.Routes = append(f.Routes, Route{Path: DefaultRoute, Function: r.LogicalID})
+			continue
+		}
 		method := strings.ToUpper(Raw(e.Properties["Method"]))
 		if method == "" {
 			method = "ANY"
 		}
-		f.Routes = append(f.Routes, Route{Method: method, Path: Raw(e.Properties["Path"]), Function: r.LogicalID})
+		f.Routes = append(f.Routes, Route{Method: method, Path: path, Function: r.LogicalID})
 	}
 	sortRoutes(f.Routes)
 	f.Grants = grants(p["Policies"])

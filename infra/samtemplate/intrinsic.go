@@ -73,6 +73,10 @@ func RefTarget(v any) string {
 			s, _ := parts[0].(string)
 			return s
 		}
+		if s, isStr := arg.(string); isStr { // the short form's "Id.Attr"
+			id, _, _ := strings.Cut(s, ".")
+			return id
+		}
 	}
 	return ""
 }

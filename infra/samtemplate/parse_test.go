@@ -1,12 +1,13 @@
 package samtemplate
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/awslabs/goformation/v7/intrinsics"
 )
 
 const fixture = `
@@ -152,6 +153,7 @@ func TestRaw(t *testing.T) {
 		{"v: !GetAtt X.Arn", "!GetAtt X.Arn"},
 		{"v: {Fn::GetAtt: [X, Arn]}", "!GetAtt X.Arn"},
 		{"v: !Sub a-${B}", "!Sub a-${B}"},
+		{"v: !Ref AWS::Region", "!Ref AWS::Region"},
 		{"v: !If [C, a, b]", `!If ["C","a","b"]`},
 		{"v: !Join ['', [a, !Ref B]]", `!Join ["",["a",{"Ref":"B"}]]`},
 	}
@@ -163,18 +165,19 @@ func TestRaw(t *testing.T) {
 	}
 }
 
-// decodeValue decodes the value of key v in src.
+// decodeValue decodes the value of key v in src the way Parse reads a
+// template (goformation's tag processing, intrinsics kept).
 func decodeValue(t *testing.T, src string) any {
 	t.Helper()
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatalf("%s: %v", src, err)
-	}
-	v, err := decode(&doc)
+	js, err := intrinsics.ProcessYAML([]byte(src), &intrinsics.ProcessorOptions{NoProcess: true})
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return v.(map[string]any)["v"]
+	var v map[string]any
+	if err := json.Unmarshal(js, &v); err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	return v["v"]
 }
 
 func TestRefs(t *testing.T) {

@@ -7,12 +7,13 @@
 package samtemplate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"sort"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/awslabs/goformation/v7/intrinsics"
 )
 
 // Resource types this package interprets.
@@ -60,18 +61,22 @@ func Load(path string) (*Template, error) {
 	return t, nil
 }
 
-// Parse parses a template from its YAML (or JSON) text.
+// Parse parses a template from its YAML (or JSON) text. goformation reads
+// the YAML and turns CloudFormation's short-form tags (!Ref, !GetAtt, !Sub,
+// ...) into their long form ({"Ref": x}, {"Fn::GetAtt": ...}); intrinsics are
+// kept, not evaluated (NoProcess), since what the tests check is what the
+// template says (a grant's !GetAtt target, a name's ${Environment}), which
+// only exists in a deployed stack once evaluated. Its typed resource model is
+// not used: it cannot hold an intrinsic in a non-string field
+// (DeletionProtectionEnabled: !If ...) and decodes a Policies list that mixes
+// statements and policy templates by heuristics, losing entries.
 func Parse(data []byte) (*Template, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	v, err := decode(&doc)
+	js, err := intrinsics.ProcessYAML(data, &intrinsics.ProcessorOptions{NoProcess: true})
 	if err != nil {
 		return nil, err
 	}
-	root, ok := v.(map[string]any)
-	if !ok {
+	var root map[string]any
+	if err := json.Unmarshal(js, &root); err != nil {
 		return nil, errors.New("template is not a mapping")
 	}
 	globals := mapOf(root["Globals"])

@@ -1,19 +1,26 @@
 package samtemplate
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue"
+	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/wiring"
 )
 
-// These tests hold the real template.yaml to the deployment rules. When you
-// add a function, add its routes to wantRoutes and its grants to wantGrants.
+// These tests hold the real template.yaml to the deployment rules and to the
+// group declarations (shared/registry, listed by shared/wiring): the routes,
+// event sources, CodeUri and policies each function must have are derived
+// from its group's declaration, so adding a group is its package, its
+// functions/ entry and its template.yaml block.
 
 const templatePath = "../../" + FileName
 
@@ -26,103 +33,155 @@ func load(t *testing.T) *Template {
 	return tpl
 }
 
-// wantRoutes is every function's routes, exactly.
-var wantRoutes = map[string][]string{
-	"HealthFunction":    {"GET /health", "GET /openapi.json"},
-	"MerchantsFunction": {"GET /v1/merchants/me"},
-	"GateCatalogFunction": {
-		"GET /agent/{agent_id}/product-categories", "GET /agent/{agent_id}/product-types", "GET /agent/{agent_id}/products",
-		"GET /agent/{agent_id}/products/{productId}", "GET /product-categories", "GET /product-types", "GET /products",
-		"GET /products/{productId}",
-	},
-	"GateBalanceFunction":      {"GET /balance", "GET /deposits", "POST /test-helpers/deposits"},
-	"CheckoutSessionsFunction": {"POST /v2/sessions", "GET /v2/sessions/{id}"},
-	"CheckoutPaymentsFunction": {"POST /v2/paymentMethods", "POST /v2/payments", "POST /v2/payments/details"},
-	"CheckoutClientFunction": {
-		"POST /v2/client/sessions/{id}/paymentMethods", "POST /v2/client/sessions/{id}/payments",
-		"POST /v2/client/sessions/{id}/payments/details", "POST /v2/client/sessions/{id}/setup",
-	},
-	"CheckoutTestHelpersFunction": {"POST /test-helpers/payments/{id}/challenge"},
-	"GateOrdersFunction": {
-		"GET /orders", "POST /orders", "GET /orders/{orderId}",
-		"POST /test-helpers/orders/{orderId}/complete", "POST /test-helpers/orders/{orderId}/fail",
-	},
-	"GateFulfilmentFunction":      nil,
-	"GateOrderReconcilerFunction": nil,
-}
-
-// wantGrants is every function's permissions, exactly: least privilege.
-var wantGrants = map[string][]Grant{
-	"HealthFunction": nil,
-	"MerchantsFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem"}, Resources: []string{"AccountsTable"}},
-	},
-	"GateCatalogFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem"}, Resources: []string{"AccountsTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:Query"}, Resources: []string{"CatalogTable"}},
-	},
-	"GateBalanceFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem"}, Resources: []string{"AccountsTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}, Resources: []string{"LedgerTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, Resources: []string{"IdempotencyTable"}},
-	},
-	"CheckoutSessionsFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem"}, Resources: []string{"AccountsTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}, Resources: []string{"IdempotencyTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}, Resources: []string{"SessionsTable"}},
-	},
-	"CheckoutPaymentsFunction": checkoutPaymentGrants,
-	"CheckoutClientFunction":   checkoutPaymentGrants,
-	"CheckoutTestHelpersFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem"}, Resources: []string{"AccountsTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"}, Resources: []string{"SessionsTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}, Resources: []string{"PaymentsTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:UpdateItem"}, Resources: []string{"EventsTable"}},
-	},
-	"GateOrdersFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem"}, Resources: []string{"AccountsTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, Resources: []string{"IdempotencyTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:ConditionCheckItem"}, Resources: []string{"CatalogTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}, Resources: []string{"LedgerTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, Resources: []string{"OrdersTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:UpdateItem"}, Resources: []string{"EventsTable"}},
-		{Policy: "SQSSendMessagePolicy", Resources: []string{"FulfilmentQueue"}},
-	},
-	"GateFulfilmentFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, Resources: []string{"OrdersTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:UpdateItem"}, Resources: []string{"LedgerTable"}},
-		{Policy: "Statement", Actions: []string{"dynamodb:UpdateItem"}, Resources: []string{"EventsTable"}},
-		{Policy: "SQSPollerPolicy", Resources: []string{"FulfilmentQueue"}},
-	},
-	"GateOrderReconcilerFunction": {
-		{Policy: "Statement", Actions: []string{"dynamodb:Query"}, Resources: []string{"OrdersTable"}},
-		{Policy: "SQSSendMessagePolicy", Resources: []string{"FulfilmentQueue"}},
-	},
-}
-
-// checkoutPaymentGrants are the advanced flow's and the drop-in's: both
-// record payments, events and session changes in one transaction.
-var checkoutPaymentGrants = []Grant{
-	{Policy: "Statement", Actions: []string{"dynamodb:GetItem"}, Resources: []string{"AccountsTable"}},
-	{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, Resources: []string{"IdempotencyTable"}},
-	{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"}, Resources: []string{"SessionsTable"}},
-	{Policy: "Statement", Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query"}, Resources: []string{"PaymentsTable"}},
-	{Policy: "Statement", Actions: []string{"dynamodb:UpdateItem"}, Resources: []string{"EventsTable"}},
-}
-
-func TestRoutesPerFunction(t *testing.T) {
-	tpl := load(t)
-	fns := tpl.Functions()
-	if len(fns) != len(wantRoutes) {
-		t.Errorf("template has %d functions, the test knows %d: add the new ones to wantRoutes", len(fns), len(wantRoutes))
+func declared() map[string]registry.Group {
+	out := map[string]registry.Group{}
+	for _, g := range registry.Groups(wiring.Areas()) {
+		out[g.Function] = g
 	}
-	for _, f := range fns {
+	return out
+}
+
+// Every function is a declared group and every group a function, with its
+// CodeUri and the event source of its kind.
+func TestFunctionsAreTheDeclaredGroups(t *testing.T) {
+	tpl := load(t)
+	groups := declared()
+	var fns []string
+	for _, f := range tpl.Functions() {
+		fns = append(fns, f.LogicalID)
+		g, ok := groups[f.LogicalID]
+		if !ok {
+			t.Errorf("%s is in template.yaml but no area declares it (shared/registry)", f.LogicalID)
+			continue
+		}
+		if f.CodeURI != "functions/"+g.Dir {
+			t.Errorf("%s: CodeUri %q, want functions/%s", f.LogicalID, f.CodeURI, g.Dir)
+		}
+		var types []string
+		for _, e := range f.Events {
+			types = append(types, e.Type)
+			switch {
+			case e.Type == "SQS" && e.Source != queueID(g.Consumes):
+				t.Errorf("%s consumes %s, its declaration %s", f.LogicalID, e.Source, queueID(g.Consumes))
+			case e.Type == "Schedule" && Raw(e.Properties["Schedule"]) != rate(g.Every):
+				t.Errorf("%s: Schedule %s, its declaration every %s", f.LogicalID, Raw(e.Properties["Schedule"]), g.Every)
+			}
+		}
+		types = slices.Compact(types)
+		want := map[string][]string{"http": {"HttpApi"}, "sqs": {"SQS"}, "schedule": {"Schedule"}}[g.Kind()]
+		if !slices.Equal(types, want) {
+			t.Errorf("%s: event types %v, want %v for a %s group", f.LogicalID, types, want, g.Kind())
+		}
+	}
+	if want := registry.SortedFunctions(registry.Groups(wiring.Areas())); !slices.Equal(fns, want) {
+		t.Errorf("template functions %v, declared groups %v", fns, want)
+	}
+}
+
+func rate(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("rate(%d hour%s)", d/time.Hour, plural(d/time.Hour))
+	}
+	return fmt.Sprintf("rate(%d minute%s)", d/time.Minute, plural(d/time.Minute))
+}
+
+func plural(n time.Duration) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Each function's HttpApi route keys are exactly the ones derived from the
+// declarations (registry.RouteKeys): a few per group, not one per route.
+func TestRouteKeysAreDerived(t *testing.T) {
+	want := registry.RouteKeys(registry.Groups(wiring.Areas()))
+	for _, f := range load(t).Functions() {
 		var got []string
 		for _, r := range f.Routes {
 			got = append(got, r.String())
 		}
-		if !slices.Equal(got, wantRoutes[f.LogicalID]) {
-			t.Errorf("%s routes = %v, want %v", f.LogicalID, got, wantRoutes[f.LogicalID])
+		slices.Sort(got)
+		if !slices.Equal(got, want[f.LogicalID]) {
+			t.Errorf("%s route keys = %v, want %v (derived from its declared routes)", f.LogicalID, got, want[f.LogicalID])
+		}
+	}
+}
+
+// Resolving requests the way API Gateway does over the template's route
+// keys, every declared route reaches its own group's function and no other;
+// a path no group declares reaches the catch-all, which answers the
+// documented 404.
+func TestEveryDeclaredRouteReachesItsFunction(t *testing.T) {
+	keys := map[string]string{}
+	for _, r := range load(t).Routes() {
+		keys[r.String()] = r.Function
+	}
+	var catchAll string
+	for _, g := range registry.Groups(wiring.Areas()) {
+		if g.CatchAll {
+			catchAll = g.Function
+		}
+		for _, r := range g.Routes {
+			for _, sample := range []string{"x1", "other"} {
+				path := samplePath(r.Path, sample)
+				fn, key, ok := Match(keys, r.Method, path)
+				if !ok || fn != g.Function {
+					t.Errorf("%s %s (declared by %s) reaches %q through %q", r.Method, path, g.Function, fn, key)
+				}
+			}
+		}
+	}
+	for _, path := range []string{"/", "/nothing/here", "/v2", "/test-helpers/unknown/x"} {
+		if fn, _, _ := Match(keys, "GET", path); fn != catchAll {
+			t.Errorf("GET %s reaches %q, want the catch-all %s", path, fn, catchAll)
+		}
+	}
+}
+
+func samplePath(p, value string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") {
+			segs[i] = value
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// Match is registry.Match (API Gateway's choice among route keys).
+var Match = registry.Match
+
+// Every function is granted exactly what its declaration lists: per table
+// the DynamoDB actions it calls, per queue send or poll. Least privilege.
+func TestLeastPrivilege(t *testing.T) {
+	tpl := load(t)
+	groups := declared()
+	for _, f := range tpl.Functions() {
+		g, ok := groups[f.LogicalID]
+		if !ok {
+			continue // TestFunctionsAreTheDeclaredGroups reports it
+		}
+		var want []Grant
+		for _, tb := range g.Tables {
+			want = append(want, Grant{Policy: "Statement", Actions: tb.TableActions(), Resources: []string{tableID(tb.Name)}})
+		}
+		for _, q := range g.Queues {
+			policy := map[registry.QueueAccess]string{registry.Send: "SQSSendMessagePolicy", registry.Poll: "SQSPollerPolicy"}[q.Access]
+			want = append(want, Grant{Policy: policy, Resources: []string{queueID(q.Name)}})
+		}
+		for _, gr := range g.Grants {
+			want = append(want, Grant(gr))
+		}
+		if !reflect.DeepEqual(f.Grants, want) {
+			t.Errorf("%s grants = %+v, want %+v (its declaration)", f.LogicalID, f.Grants, want)
+		}
+		for _, gr := range f.Grants {
+			for _, r := range gr.Resources {
+				if _, ok := tpl.Resource(r); !ok {
+					t.Errorf("%s: grant %s names %q, which is not a resource of the template", f.LogicalID, gr.Policy, r)
+				}
+			}
 		}
 	}
 }
@@ -194,27 +253,6 @@ func TestFunctionEnvNamesEveryTableAndQueue(t *testing.T) {
 		for k, v := range want {
 			if f.Env[k] != v {
 				t.Errorf("%s: env %s = %q, want %q", f.LogicalID, k, f.Env[k], v)
-			}
-		}
-	}
-}
-
-func TestLeastPrivilege(t *testing.T) {
-	tpl := load(t)
-	for _, f := range tpl.Functions() {
-		want, known := wantGrants[f.LogicalID]
-		if !known {
-			t.Errorf("%s: add its expected grants to wantGrants", f.LogicalID)
-			continue
-		}
-		if !reflect.DeepEqual(f.Grants, want) {
-			t.Errorf("%s grants = %+v, want %+v", f.LogicalID, f.Grants, want)
-		}
-		for _, g := range f.Grants {
-			for _, r := range g.Resources {
-				if _, ok := tpl.Resource(r); !ok {
-					t.Errorf("%s: grant %s names %q, which is not a resource of the template", f.LogicalID, g.Policy, r)
-				}
 			}
 		}
 	}

@@ -9,41 +9,40 @@ import (
 	"github.com/paygate/paygate/shared/payments"
 )
 
-// SessionsGroup is the CheckoutSessionsFunction. Idempotency-Key is handled
-// inline (the record joins the session's transaction) so a session is one
-// write call.
+// SessionsGroup is the CheckoutSessionsFunction (declared in the package's
+// SessionsGroup variable, as are the groups below).
 func (svc *Service) SessionsGroup() httpapi.Group {
-	return httpapi.Group{Name: "CheckoutSessionsFunction", Routes: []httpapi.Route{
-		{Method: "POST", Path: "/v2/sessions", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.createSession},
-		{Method: "GET", Path: "/v2/sessions/{id}", Auth: httpapi.AuthSecret, Handler: svc.sessionResult},
-	}}
+	return SessionsGroup.Bind(map[string]httpapi.Handler{
+		"POST /v2/sessions":     svc.createSession,
+		"GET /v2/sessions/{id}": svc.sessionResult,
+	})
 }
 
 // PaymentsGroup is the CheckoutPaymentsFunction (advanced flow).
 func (svc *Service) PaymentsGroup() httpapi.Group {
-	return httpapi.Group{Name: "CheckoutPaymentsFunction", Routes: []httpapi.Route{
-		{Method: "POST", Path: "/v2/paymentMethods", Auth: httpapi.AuthSecret, Handler: svc.paymentMethods},
-		{Method: "POST", Path: "/v2/payments", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.advancedPayment},
-		{Method: "POST", Path: "/v2/payments/details", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional, Handler: svc.advancedDetails},
-	}}
+	return PaymentsGroup.Bind(map[string]httpapi.Handler{
+		"POST /v2/paymentMethods":   svc.paymentMethods,
+		"POST /v2/payments":         svc.advancedPayment,
+		"POST /v2/payments/details": svc.advancedDetails,
+	})
 }
 
 // ClientGroup is the CheckoutClientFunction: the drop-in's calls, with a
 // client key from an allowed Origin and the session's sessionData.
 func (svc *Service) ClientGroup() httpapi.Group {
-	return httpapi.Group{Name: "CheckoutClientFunction", Routes: []httpapi.Route{
-		{Method: "POST", Path: "/v2/client/sessions/{id}/setup", Auth: httpapi.AuthClient, Handler: svc.clientSetup},
-		{Method: "POST", Path: "/v2/client/sessions/{id}/paymentMethods", Auth: httpapi.AuthClient, Handler: svc.clientMethods},
-		{Method: "POST", Path: "/v2/client/sessions/{id}/payments", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional, Handler: svc.clientPayment},
-		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional, Handler: svc.clientDetails},
-	}}
+	return ClientGroup.Bind(map[string]httpapi.Handler{
+		"POST /v2/client/sessions/{id}/setup":            svc.clientSetup,
+		"POST /v2/client/sessions/{id}/paymentMethods":   svc.clientMethods,
+		"POST /v2/client/sessions/{id}/payments":         svc.clientPayment,
+		"POST /v2/client/sessions/{id}/payments/details": svc.clientDetails,
+	})
 }
 
 // TestHelpersGroup is the CheckoutTestHelpersFunction (test keys only).
 func (svc *Service) TestHelpersGroup() httpapi.Group {
-	return httpapi.Group{Name: "CheckoutTestHelpersFunction", Routes: []httpapi.Route{
-		{Method: "POST", Path: "/test-helpers/payments/{id}/challenge", Auth: httpapi.AuthSecret, TestOnly: true, Handler: svc.completeChallenge},
-	}}
+	return TestHelpersGroup.Bind(map[string]httpapi.Handler{
+		"POST /test-helpers/payments/{id}/challenge": svc.completeChallenge,
+	})
 }
 
 // caller is the typed caller of a request, for the service.

@@ -17,14 +17,14 @@ type Status struct {
 	Time    time.Time `json:"time"`
 }
 
-// Group is the HealthFunction's routes.
+// Group is the HealthFunction's routes (declared in HealthGroup).
 func Group() httpapi.Group {
-	return httpapi.Group{Name: "HealthFunction", Routes: []httpapi.Route{
-		{Method: "GET", Path: "/health", Handler: func(r *httpapi.Request) (*httpapi.Response, error) {
+	return HealthGroup.Bind(map[string]httpapi.Handler{
+		"GET /health": func(r *httpapi.Request) (*httpapi.Response, error) {
 			return httpapi.OK("", Status{Status: "ok", Service: "paygate", Time: r.Now.UTC().Truncate(time.Second)}), nil
-		}},
-		{Method: "GET", Path: "/openapi.json", Handler: func(r *httpapi.Request) (*httpapi.Response, error) {
+		},
+		"GET /openapi.json": func(r *httpapi.Request) (*httpapi.Response, error) {
 			return httpapi.Raw(http.StatusOK, openapi.Document()), nil
-		}},
-	}}
+		},
+	})
 }

@@ -37,15 +37,15 @@ func FromAccount(a *accounts.Account) Details {
 	}
 }
 
-// Group is the MerchantsFunction's routes.
+// Group is the MerchantsFunction's routes (declared in MerchantsGroup).
 func Group(repo *accounts.Repo) httpapi.Group {
-	return httpapi.Group{Name: "MerchantsFunction", Routes: []httpapi.Route{
-		{Method: "GET", Path: "/v1/merchants/me", Auth: httpapi.AuthSecret, Handler: func(r *httpapi.Request) (*httpapi.Response, error) {
+	return MerchantsGroup.Bind(map[string]httpapi.Handler{
+		"GET /v1/merchants/me": func(r *httpapi.Request) (*httpapi.Response, error) {
 			a, err := repo.Get(r.HTTP.Context(), r.AccountID())
 			if err != nil {
 				return nil, err
 			}
 			return httpapi.OK(Kind, FromAccount(a)), nil
-		}},
-	}}
+		},
+	})
 }

@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -22,18 +24,60 @@ var (
 	errDoc error
 )
 
-// Document returns the merged document. A broken fragment is a build-time
-// bug; the package test catches it, and Document panics rather than serve a
-// partial contract.
+// Document returns the merged document of base.json and every fragment.
+// Which group a fragment documents is declared with the group (its OpenAPI
+// field, shared/registry); the package test holds each fragment to exactly
+// the routes of the groups naming it, and every fragment to some group. A
+// broken fragment is a build-time bug the test catches, and Document panics
+// rather than serve a partial contract.
 func Document() []byte {
-	once.Do(func() { merged, errDoc = merge() })
+	once.Do(func() {
+		var names []string
+		if names, errDoc = Fragments(); errDoc == nil {
+			merged, errDoc = Merge(names...)
+		}
+	})
 	if errDoc != nil {
 		panic(errDoc)
 	}
 	return merged
 }
 
-func merge() ([]byte, error) {
+// Fragments lists the fragment files (paths-*.json), sorted.
+func Fragments() ([]string, error) {
+	names, err := fs.Glob(files, "spec/paths-*.json")
+	for i, n := range names {
+		names[i] = strings.TrimPrefix(n, "spec/")
+	}
+	sort.Strings(names)
+	return names, err
+}
+
+// Fragment returns one fragment's paths: path -> lower-case methods.
+func Fragment(name string) (map[string][]string, error) {
+	var frag struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := readJSON("spec/"+name, &frag); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for p, ops := range frag.Paths {
+		for m := range ops {
+			if slices.Contains(httpMethods, m) {
+				out[p] = append(out[p], m)
+			}
+		}
+		sort.Strings(out[p])
+	}
+	return out, nil
+}
+
+var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+// Merge merges base.json with the named fragments, in the order given; a
+// path or schema defined twice is an error.
+func Merge(names ...string) ([]byte, error) {
 	var base map[string]any
 	if err := readJSON("spec/base.json", &base); err != nil {
 		return nil, err
@@ -41,12 +85,8 @@ func merge() ([]byte, error) {
 	paths := asMap(base, "paths")
 	comps := asMap(base, "components")
 	schemas := asMap(comps, "schemas")
-	names, err := fs.Glob(files, "spec/paths-*.json")
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
 	for _, name := range names {
+		name = "spec/" + name
 		var frag struct {
 			Paths      map[string]any `json:"paths"`
 			Components struct {

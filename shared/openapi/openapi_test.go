@@ -13,7 +13,48 @@ import (
 
 	"github.com/paygate/paygate/shared/openapi"
 	"github.com/paygate/paygate/shared/openapi/openapitest"
+	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/wiring"
 )
+
+// The document is derived from the group declarations: each fragment
+// documents exactly the routes of the groups that name it (no undocumented
+// route, no documented path nobody serves), every fragment belongs to a
+// group, and the served document is base.json plus those fragments.
+func TestFragmentsAreTheDeclaredGroups(t *testing.T) {
+	declared := map[string]map[string][]string{} // fragment -> path -> methods
+	for _, g := range registry.Groups(wiring.Areas()) {
+		if g.OpenAPI == "" {
+			continue
+		}
+		if declared[g.OpenAPI] == nil {
+			declared[g.OpenAPI] = map[string][]string{}
+		}
+		for _, r := range g.Routes {
+			declared[g.OpenAPI][r.Path] = append(declared[g.OpenAPI][r.Path], strings.ToLower(r.Method))
+		}
+	}
+	names, err := openapi.Fragments()
+	require.NoError(t, err)
+	var named []string
+	for n := range declared {
+		named = append(named, n)
+	}
+	sort.Strings(named)
+	require.Equal(t, names, named, "fragment files vs fragments the groups name")
+	for _, n := range names {
+		got, err := openapi.Fragment(n)
+		require.NoError(t, err)
+		want := declared[n]
+		for _, ms := range want {
+			sort.Strings(ms)
+		}
+		require.Equal(t, want, got, "%s: paths and methods documented vs declared", n)
+	}
+	doc, err := openapi.Merge(named...)
+	require.NoError(t, err)
+	require.JSONEq(t, string(doc), string(openapi.Document()))
+}
 
 // The merged document is a valid OpenAPI 3.1 document (the OpenAPI
 // Initiative's own schema), not only a pile of response schemas.

@@ -1,50 +1,122 @@
-// Package wiring lists every function group once, for the local gateway
-// (make run) and the tests that compare it with template.yaml. The builders
-// live per area (platformwire, gatewire, checkoutwire): a Lambda main imports
-// only its own area's package, so it links only what it serves.
+// Package wiring lists every area once (their group declarations live in the
+// areas, see shared/registry) and pairs each declared group with its builder,
+// for the local gateway (make run) and the tests that derive the template's
+// routes and policies and the OpenAPI paths from the declarations. The
+// builders live per area (platformwire, gatewire, checkoutwire): a Lambda main
+// imports only its own area's package, so it links only what it serves.
 package wiring
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/gate/catalog"
+	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
-	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/merchants"
+	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 )
 
-// HTTP lists every HTTP function group.
+// Areas lists every area; adding an area is one line here.
+func Areas() []registry.Area {
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area}
+}
+
+// builders are the builders by function logical id: exactly one per declared
+// group, of the group's kind (Check). The map lives here, not in the per-area
+// wire packages, because a map there would make every function of an area
+// link every builder of that area.
+var builders = map[string]any{
+	health.HealthGroup.Function:        app.HTTPBuilder(platformwire.Health),
+	merchants.MerchantsGroup.Function:  app.HTTPBuilder(platformwire.Merchants),
+	catalog.CatalogGroup.Function:      app.HTTPBuilder(gatewire.GateCatalog),
+	ledger.BalanceGroup.Function:       app.HTTPBuilder(gatewire.GateBalance),
+	orders.OrdersGroup.Function:        app.HTTPBuilder(gatewire.GateOrders),
+	orders.FulfilmentGroup.Function:    app.SQSBuilder(gatewire.GateFulfilment),
+	orders.ReconcilerGroup.Function:    TaskBuilder(gatewire.GateOrderReconciler),
+	checkout.SessionsGroup.Function:    checkoutwire.CheckoutSessions,
+	checkout.PaymentsGroup.Function:    checkoutwire.CheckoutPayments,
+	checkout.ClientGroup.Function:      checkoutwire.CheckoutClient,
+	checkout.TestHelpersGroup.Function: checkoutwire.CheckoutTestHelpers,
+}
+
+// TaskBuilder builds a scheduled function's task.
+type TaskBuilder = func(*app.Deps) (func(context.Context) error, error)
+
+// HTTP lists every HTTP function group's builder, in declaration order.
 func HTTP() []app.HTTPBuilder {
-	return []app.HTTPBuilder{
-		platformwire.Health, platformwire.Merchants,
-		gatewire.GateCatalog, gatewire.GateBalance, gatewire.GateOrders,
-		checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments, checkoutwire.CheckoutClient, checkoutwire.CheckoutTestHelpers,
+	var out []app.HTTPBuilder
+	for _, g := range registry.Groups(Areas()) {
+		if b, ok := builders[g.Function].(app.HTTPBuilder); ok && g.Kind() == "http" {
+			out = append(out, b)
+		}
 	}
+	return out
 }
 
 // SQS lists every queue consumer by logical function id and queue.
 func SQS() []Consumer {
-	return []Consumer{
-		{Function: "GateFulfilmentFunction", Queue: queue.Fulfilment, Build: gatewire.GateFulfilment},
+	var out []Consumer
+	for _, g := range registry.Groups(Areas()) {
+		if b, ok := builders[g.Function].(app.SQSBuilder); ok && g.Kind() == "sqs" {
+			out = append(out, Consumer{Function: g.Function, Queue: g.Consumes, Build: b})
+		}
 	}
+	return out
 }
 
 // Periodic lists the scheduled functions (a Schedule event in template.yaml),
 // for the local gateway to run every Every.
 func Periodic() []Task {
-	return []Task{
-		{Function: "GateOrderReconcilerFunction", Every: orders.ReconcileInterval, Build: gatewire.GateOrderReconciler},
+	var out []Task
+	for _, g := range registry.Groups(Areas()) {
+		if b, ok := builders[g.Function].(TaskBuilder); ok && g.Kind() == "schedule" {
+			out = append(out, Task{Function: g.Function, Every: g.Every, Build: b})
+		}
 	}
+	return out
+}
+
+// Check reports declarations that break the registry's rules and groups
+// whose builder is missing or of another kind than the group.
+func Check() []error {
+	errs := registry.Check(Areas())
+	declared := map[string]bool{}
+	for _, g := range registry.Groups(Areas()) {
+		declared[g.Function] = true
+		var ok bool
+		switch b := builders[g.Function]; g.Kind() {
+		case "http":
+			_, ok = b.(app.HTTPBuilder)
+		case "sqs":
+			_, ok = b.(app.SQSBuilder)
+		case "schedule":
+			_, ok = b.(TaskBuilder)
+		}
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: no %s builder in wiring", g.Function, g.Kind()))
+		}
+	}
+	for fn := range builders {
+		if !declared[fn] {
+			errs = append(errs, fmt.Errorf("wiring builds %s, which no area declares", fn))
+		}
+	}
+	return errs
 }
 
 // Task is a scheduled function.
 type Task struct {
 	Function string // logical id in template.yaml
 	Every    time.Duration
-	Build    func(*app.Deps) (func(context.Context) error, error)
+	Build    TaskBuilder
 }
 
 // Consumer is a queue consumer function.

@@ -8,21 +8,19 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 )
 
-// Group is the GateCatalogFunction's routes: each path with the agent prefix
-// of the spec's endpoint map, and without it (the integration flow's form,
-// where the agent is the key's account).
+// Group is the GateCatalogFunction's routes (declared in CatalogGroup): each
+// path with the agent prefix of the spec's endpoint map, and without it (the
+// integration flow's form, where the agent is the key's account).
 func Group(repo *Repo) httpapi.Group {
 	h := handlers{repo: repo}
-	var routes []httpapi.Route
+	bind := map[string]httpapi.Handler{}
 	for _, base := range []string{"/agent/{agent_id}", ""} {
-		routes = append(routes,
-			httpapi.Route{Method: "GET", Path: base + "/product-types", Auth: httpapi.AuthSecret, Handler: h.types},
-			httpapi.Route{Method: "GET", Path: base + "/product-categories", Auth: httpapi.AuthSecret, Handler: h.categories},
-			httpapi.Route{Method: "GET", Path: base + "/products", Auth: httpapi.AuthSecret, Handler: h.products},
-			httpapi.Route{Method: "GET", Path: base + "/products/{productId}", Auth: httpapi.AuthSecret, Handler: h.product},
-		)
+		bind["GET "+base+"/product-types"] = h.types
+		bind["GET "+base+"/product-categories"] = h.categories
+		bind["GET "+base+"/products"] = h.products
+		bind["GET "+base+"/products/{productId}"] = h.product
 	}
-	return httpapi.Group{Name: "GateCatalogFunction", Routes: routes}
+	return CatalogGroup.Bind(bind)
 }
 
 type handlers struct{ repo *Repo }

@@ -25,14 +25,13 @@ func (b Balance) Row() BalanceRow {
 	return BalanceRow{CurrencyCode: b.Currency, Available: money.FormatDecimal(b.Available, c), UpdatedAt: b.UpdatedAt}
 }
 
-// Group is the GateBalanceFunction's routes.
+// Group is the GateBalanceFunction's routes (declared in BalanceGroup).
 func Group(l *Ledger) httpapi.Group {
-	return httpapi.Group{Name: "GateBalanceFunction", Routes: []httpapi.Route{
-		{Method: "GET", Path: "/balance", Auth: httpapi.AuthSecret, Handler: l.handleBalance},
-		{Method: "GET", Path: "/deposits", Auth: httpapi.AuthSecret, Handler: l.handleDeposits},
-		{Method: "POST", Path: "/test-helpers/deposits", Auth: httpapi.AuthSecret, TestOnly: true,
-			Idempotency: httpapi.IdemInlineOptional, Handler: l.handleTestDeposit},
-	}}
+	return BalanceGroup.Bind(map[string]httpapi.Handler{
+		"GET /balance":                l.handleBalance,
+		"GET /deposits":               l.handleDeposits,
+		"POST /test-helpers/deposits": l.handleTestDeposit,
+	})
 }
 
 func (l *Ledger) handleBalance(r *httpapi.Request) (*httpapi.Response, error) {

@@ -11,17 +11,15 @@ import (
 // GroupName is the function's logical id in template.yaml.
 const GroupName = "GateOrdersFunction"
 
-// Group is the GateOrdersFunction's routes.
+// Group is the GateOrdersFunction's routes (declared in OrdersGroup).
 func (s *Service) Group() httpapi.Group {
-	return httpapi.Group{Name: GroupName, Routes: []httpapi.Route{
-		{Method: "POST", Path: "/orders", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline, Handler: s.create},
-		{Method: "GET", Path: "/orders", Auth: httpapi.AuthSecret, Handler: s.list},
-		{Method: "GET", Path: "/orders/{orderId}", Auth: httpapi.AuthSecret, Handler: s.get},
-		{Method: "POST", Path: "/test-helpers/orders/{orderId}/complete", Auth: httpapi.AuthSecret, TestOnly: true,
-			Idempotency: httpapi.IdemOptional, Handler: s.forceComplete},
-		{Method: "POST", Path: "/test-helpers/orders/{orderId}/fail", Auth: httpapi.AuthSecret, TestOnly: true,
-			Idempotency: httpapi.IdemOptional, Handler: s.forceFail},
-	}}
+	return OrdersGroup.Bind(map[string]httpapi.Handler{
+		"POST /orders":          s.create,
+		"GET /orders":           s.list,
+		"GET /orders/{orderId}": s.get,
+		"POST /test-helpers/orders/{orderId}/complete": s.forceComplete,
+		"POST /test-helpers/orders/{orderId}/fail":     s.forceFail,
+	})
 }
 
 // create serves POST /orders: decode, place, render. The platform reads the

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+// Stack size: CloudFormation refuses a stack of more than 500 resources, and
+// SAM adds an AWS::Lambda::Permission per HttpApi event. These rows count the
+// resources of the transformed template (the SAM translator of the pinned SAM
+// CLI, offline) today, and of the template projected to every group of the
+// spec, once with one event per route (the old structure) and once with the
+// per-group route keys derived from the declarations (registry.RouteKeys,
+// the structure template.yaml uses), plus the gradual-rollout and alarm
+// resources of the delivery issue.
+
+// stackTarget is the budget the issue sets, well under the hard 500.
+const stackTarget = 300
+
+// projected are the spec's groups that are not built yet, with the routes
+// their issues name (service-interface.md section 1.1 and 4.5, issues 9-16).
+var projected = []registry.Group{
+	group("PaymentLinksFunction", "POST /v1/payment-links", "GET /v1/payment-links", "GET /v1/payment-links/{id}",
+		"GET /v1/payment-links/by-order-reference/{order_reference}", "GET /v1/payment-links/statistics",
+		"POST /v1/payment-links/{id}/cancel", "POST /v1/payment-links/{id}/expiration"),
+	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
+	group("TransactionsFunction", "GET /v1/transactions", "GET /v1/transactions/{id}", "GET /v1/transactions/{id}/history",
+		"GET /v1/transactions/by-order-reference/{order_reference}", "GET /v1/transactions/by-payment-link/{payment_link_id}"),
+	group("PaymentManagementFunction", "POST /v1/transactions/{id}/cancel", "POST /v1/transactions/{id}/capture",
+		"POST /v1/transactions/{id}/refund"),
+	group("CheckoutModificationsFunction", "POST /v2/payments/{pspReference}/captures", "POST /v2/payments/{pspReference}/refunds",
+		"POST /v2/payments/{pspReference}/cancels", "POST /v2/payments/{pspReference}/reversals", "POST /v2/cancels"),
+	group("RecurringFunction", "POST /v1/payments/recurring"),
+	group("DirectPaymentsFunction", "GET /v1/payments/direct/keys", "POST /v1/payments/direct"),
+	group("CustomersFunction", "POST /v1/customers", "GET /v1/customers", "GET /v1/customers/{id}",
+		"GET /v1/customers/{id}/card-tokens", "DELETE /v1/customers/{id}/card-tokens/{token_id}", "GET /v1/customers/{id}/transactions"),
+	group("WalletFunction", "POST /v1/wallet/authorize", "POST /v1/wallet/{id}/capture", "POST /v1/wallet/{id}/refund",
+		"POST /v1/wallet/{id}/cancel", "GET /v1/wallet/transaction/{id}", "GET /v1/wallet/transactions",
+		"POST /test-helpers/wallet/{id}/confirm", "POST /test-helpers/wallet/{id}/decline"),
+	group("MerchantBalanceFunction", "GET /v1/balance", "GET /v1/balance/entries"),
+	group("PayoutsFunction", "GET /v1/payouts", "GET /v1/payouts/{id}", "POST /v1/payouts", "POST /v1/payouts/cards"),
+	group("SplitRequestsFunction", "POST /v1/split-requests", "GET /v1/split-requests", "GET /v1/split-requests/{id}",
+		"POST /v1/split-requests/{id}", "DELETE /v1/split-requests/{id}"),
+	group("BeneficiariesFunction", "POST /v1/merchants/beneficiaries", "GET /v1/merchants/beneficiaries",
+		"GET /v1/merchants/beneficiaries/{id}", "POST /v1/merchants/beneficiaries/{id}", "POST /v1/merchants/beneficiaries/{id}/transfer",
+		"POST /v1/merchants/settlement-payment-orders", "GET /v1/merchants/settlement-payment-orders",
+		"GET /v1/merchants/settlement-payment-orders/{id}"),
+	group("InvoicesFunction", "POST /v1/invoices", "GET /v1/invoices", "GET /v1/invoices/{id}", "POST /v1/invoices/{id}/cancel",
+		"POST /test-helpers/invoices/{id}/pay"),
+	group("DistributionsFunction", "POST /v1/distributions", "GET /v1/distributions", "GET /v1/distributions/{id}",
+		"GET /v1/distributions/balance"),
+	group("WalletSessionsFunction", "POST /v1/applepay/sessions", "POST /v1/applepay/decode", "POST /v1/googlepay/sessions",
+		"POST /v1/googlepay/decode"),
+	group("WebhookEndpointsFunction", "POST /v1/webhook-endpoints", "GET /v1/webhook-endpoints", "GET /v1/webhook-endpoints/{id}",
+		"POST /v1/webhook-endpoints/{id}", "DELETE /v1/webhook-endpoints/{id}", "POST /v1/webhook-endpoints/{id}/roll-secret",
+		"GET /v1/webhook-endpoints/{id}/deliveries"),
+	group("EventsFunction", "GET /v1/events", "GET /v1/events/{id}", "POST /v1/events/{id}/resend"),
+	group("DisputesFunction", "GET /v1/disputes", "GET /v1/disputes/{id}", "POST /v1/disputes/{id}/accept",
+		"POST /v1/disputes/{id}/evidence", "POST /v1/disputes/{id}/submit", "POST /test-helpers/transactions/{id}/dispute"),
+}
+
+func group(fn string, routes ...string) registry.Group {
+	g := registry.Group{Function: fn}
+	for _, r := range routes {
+		m, p, _ := strings.Cut(r, " ")
+		g.Routes = append(g.Routes, registry.Route{Method: m, Path: p})
+	}
+	return g
+}
+
+// projection is what stackPy adds to the template (see its comment).
+type projection struct {
+	Like              string              `json:"like"`
+	Functions         map[string][]string `json:"functions"`
+	Consumers         map[string]string   `json:"consumers"`
+	Schedules         []string            `json:"schedules"`
+	Tables            []string            `json:"tables"`
+	Queues            []string            `json:"queues"`
+	PerFunctionAlarms int                 `json:"per_function_alarms,omitempty"`
+	Alias             bool                `json:"alias,omitempty"`
+	Canary            []string            `json:"canary,omitempty"`
+}
+
+// fullSpec is every group of the spec with the route keys keys gives, and
+// the other resources its issues add: the webhook publisher (events stream)
+// and sender (webhooks queue), a payouts queue and consumer, expiry
+// schedules for links and invoices, settlement, and a table per new area.
+func fullSpec(keys func([]registry.Group) map[string][]string) projection {
+	all := append(registry.Groups(wiring.Areas()), projected...)
+	p := projection{
+		Like: "MerchantsFunction", Functions: map[string][]string{},
+		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue",
+			"PayoutsSenderFunction": "PayoutsQueue"},
+		Schedules: []string{"PaymentLinkExpiryFunction", "InvoiceExpiryFunction", "SettlementFunction"},
+		Tables:    []string{"links", "customers", "webhooks", "entries", "invoices", "disputes"},
+		Queues:    []string{"payouts"},
+	}
+	for fn, k := range keys(all) {
+		p.Functions[fn] = k
+	}
+	return p
+}
+
+// perRoute is the old structure: one HttpApi event (one permission) per
+// route, plus the catch-all.
+func perRoute(groups []registry.Group) map[string][]string {
+	out := map[string][]string{}
+	for _, g := range groups {
+		if g.CatchAll {
+			out[g.Function] = append(out[g.Function], registry.DefaultRoute)
+		}
+		for _, r := range g.Routes {
+			out[g.Function] = append(out[g.Function], r.Pattern())
+		}
+	}
+	return out
+}
+
+// withDelivery adds the delivery issue's resources: every function behind
+// an alias, a deployment preference on the money paths, and two alarms
+// (errors, throttles) per function.
+func withDelivery(p projection) projection {
+	p.Alias = true
+	p.PerFunctionAlarms = 2
+	p.Canary = []string{"GateOrdersFunction", "CheckoutSessionsFunction", "CheckoutPaymentsFunction", "CheckoutClientFunction",
+		"PaymentLinksFunction", "PaymentManagementFunction", "CheckoutModificationsFunction", "RecurringFunction",
+		"DirectPaymentsFunction", "WalletFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
+		"DistributionsFunction", "GateBalanceFunction"}
+	return p
+}
+
+type stackCount struct {
+	Total int            `json:"total"`
+	Types map[string]int `json:"types"`
+}
+
+func stackRows(ctx context.Context, root string) ([]row, error) {
+	py, err := samPython(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "paygate-stack-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "stack.py")
+	if err := os.WriteFile(script, []byte(stackPy), 0o644); err != nil {
+		return nil, err
+	}
+	count := func(p *projection) (stackCount, error) {
+		args := []string{script, filepath.Join(root, "template.yaml")}
+		if p != nil {
+			b, _ := json.Marshal(p)
+			f := filepath.Join(dir, "projection.json")
+			if err := os.WriteFile(f, b, 0o644); err != nil {
+				return stackCount{}, err
+			}
+			args = append(args, f)
+		}
+		cmd := exec.CommandContext(ctx, py, args...)
+		cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION=us-east-1", "AWS_REGION=us-east-1", "SAM_CLI_TELEMETRY=0")
+		out, err := cmd.Output()
+		if err != nil {
+			if ee, ok := err.(*exec.ExitError); ok {
+				return stackCount{}, fmt.Errorf("SAM transform: %s", lastLine(string(ee.Stderr)))
+			}
+			return stackCount{}, err
+		}
+		var c stackCount
+		return c, json.Unmarshal(out, &c)
+	}
+	routes, groups := 0, len(projected)
+	for _, g := range append(registry.Groups(wiring.Areas()), projected...) {
+		routes += len(g.Routes)
+	}
+	groups += len(registry.Groups(wiring.Areas()))
+	cases := []struct {
+		name   string
+		p      *projection
+		target bool
+	}{
+		{"stack resources: template.yaml today", nil, true},
+		{fmt.Sprintf("stack resources: full spec (%d functions, %d routes), one event per route", groups+6, routes), ptr(fullSpec(perRoute)), false},
+		{"stack resources: full spec, per-group route keys (template.yaml's structure)", ptr(fullSpec(registry.RouteKeys)), true},
+		{"stack resources: full spec, route keys + aliases, canaries, 2 alarms per function", ptr(withDelivery(fullSpec(registry.RouteKeys))), false},
+	}
+	var rows []row
+	for _, c := range cases {
+		n, err := count(c.p)
+		if err != nil {
+			return rows, err
+		}
+		r := row{name: c.name, value: fmt.Sprintf("%d (%d Lambda permissions)", n.Total, n.Types["AWS::Lambda::Permission"]), target: "-", ok: "-"}
+		if c.target {
+			r.target, r.ok = fmt.Sprintf("< %d", stackTarget), verdict(n.Total < stackTarget)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// samPython is the SAM CLI venv's python (the translator ships with the CLI),
+// installed by infra/scripts/sam.sh when missing.
+func samPython(ctx context.Context, root string) (string, error) {
+	cache := os.Getenv("PAYGATE_CACHE")
+	if cache == "" {
+		cache = filepath.Join(root, ".cache")
+	}
+	py := filepath.Join(cache, "sam-venv", "bin", "python")
+	install := exec.CommandContext(ctx, filepath.Join(root, "infra", "scripts", "sam.sh"), "--version")
+	install.Stdout, install.Stderr = os.Stderr, os.Stderr
+	if err := install.Run(); err != nil {
+		return "", fmt.Errorf("install the SAM CLI: %w", err)
+	}
+	return py, nil
+}
+
+// stackPy counts the transformed template's resources (run in the SAM venv).
+const stackPy = `# Counts the resources of template.yaml after the SAM transform, as
+# CloudFormation will see them (the 500-resource limit applies to that).
+# Runs in the SAM CLI's venv (samtranslator ships with it), offline: a local
+# CodeUri becomes an S3 location as sam validate does, and no managed policy
+# is looked up (the template names none).
+#
+#   python stack.py TEMPLATE [PROJECTION.json]
+#
+# A projection rewrites the template before the transform: "functions" maps a
+# logical id to its HTTP API route keys (a new id is a copy of "like" with
+# them), "consumers" adds queue or stream consumers and "schedules" scheduled
+# functions, "tables" and "queues" add copies of a table and of a queue with
+# its DLQ and alarm, "per_function_alarms" adds that many alarms per function,
+# "alias" publishes every function through an alias, "canary" lists functions
+# that get a CodeDeploy deployment preference.
+import collections
+import copy
+import json
+import sys
+
+from samtranslator.translator.transform import transform
+from samtranslator.yaml_helper import yaml_parse
+
+
+class NoManagedPolicies:
+    def load(self):
+        return {}
+
+
+def http_events(keys):
+    events = {}
+    for i, key in enumerate(keys):
+        props = {"ApiId": {"Ref": "HttpApi"}}
+        if key != "$default":
+            method, path = key.split(" ", 1)
+            props.update({"Method": method, "Path": path})
+        events["Route%d" % i] = {"Type": "HttpApi", "Properties": props}
+    return events
+
+
+def project(tpl, p):
+    res = tpl["Resources"]
+    like = p.get("like", "MerchantsFunction")
+    for fid, keys in p.get("functions", {}).items():
+        if fid not in res:
+            res[fid] = copy.deepcopy(res[like])
+            res[fid]["Properties"]["FunctionName"] = {"Fn::Sub": "paygate-${Environment}-" + fid.lower()}
+        props = res[fid]["Properties"]
+        others = {k: v for k, v in props.get("Events", {}).items() if v.get("Type") != "HttpApi"}
+        props["Events"] = {**others, **http_events(keys)}
+    for fid, source in p.get("consumers", {}).items():
+        res[fid] = copy.deepcopy(res[like])
+        res[fid]["Properties"]["FunctionName"] = {"Fn::Sub": "paygate-${Environment}-" + fid.lower()}
+        if source.endswith("Table"):
+            ev = {"Type": "DynamoDB", "Properties": {"Stream": {"Fn::GetAtt": [source, "StreamArn"]}, "StartingPosition": "LATEST"}}
+        else:
+            ev = {"Type": "SQS", "Properties": {"Queue": {"Fn::GetAtt": [source, "Arn"]}}}
+        res[fid]["Properties"]["Events"] = {"Source": ev}
+    for fid in p.get("schedules", []):
+        res[fid] = copy.deepcopy(res[like])
+        res[fid]["Properties"]["FunctionName"] = {"Fn::Sub": "paygate-${Environment}-" + fid.lower()}
+        res[fid]["Properties"]["Events"] = {"Every": {"Type": "Schedule", "Properties": {"Schedule": "rate(5 minutes)"}}}
+    for name in p.get("tables", []):
+        t = copy.deepcopy(res["AccountsTable"])
+        t["Properties"]["TableName"] = {"Fn::Sub": "paygate-${Environment}-" + name}
+        res[name.capitalize() + "Table"] = t
+    for name in p.get("queues", []):
+        base = name.capitalize()
+        q, dlq, alarm = (copy.deepcopy(res[k]) for k in ("FulfilmentQueue", "FulfilmentDLQ", "FulfilmentDLQAlarm"))
+        q["Properties"]["RedrivePolicy"]["deadLetterTargetArn"] = {"Fn::GetAtt": [base + "DLQ", "Arn"]}
+        alarm["Properties"]["Dimensions"][0]["Value"] = {"Fn::GetAtt": [base + "DLQ", "QueueName"]}
+        res[base + "Queue"], res[base + "DLQ"], res[base + "DLQAlarm"] = q, dlq, alarm
+    functions = [k for k, v in res.items() if v["Type"] == "AWS::Serverless::Function"]
+    if p.get("alias"):
+        tpl["Globals"]["Function"]["AutoPublishAlias"] = "live"
+    for fid in p.get("canary", []):
+        res[fid]["Properties"]["DeploymentPreference"] = {"Type": "AllAtOnce"}
+    for fid in functions:
+        for i in range(p.get("per_function_alarms", 0)):
+            a = copy.deepcopy(res["FulfilmentDLQAlarm"])
+            a["Properties"]["Dimensions"] = [{"Name": "FunctionName", "Value": {"Ref": fid}}]
+            res["%sAlarm%d" % (fid, i)] = a
+
+
+def main():
+    tpl = yaml_parse(open(sys.argv[1]).read())
+    if len(sys.argv) > 2:
+        project(tpl, json.load(open(sys.argv[2])))
+    for r in tpl["Resources"].values():
+        if r["Type"] == "AWS::Serverless::Function":
+            r["Properties"]["CodeUri"] = "s3://bucket/key"
+    params = {"AWS::Region": "us-east-1", "AWS::AccountId": "123456789012", "AWS::Partition": "aws"}
+    out = transform(tpl, params, NoManagedPolicies())
+    types = collections.Counter(r["Type"] for r in out["Resources"].values())
+    print(json.dumps({"total": len(out["Resources"]), "types": types}))
+
+
+main()
+`

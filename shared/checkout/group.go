@@ -1,0 +1,90 @@
+package checkout
+
+import (
+	"strings"
+
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Puts are UpdateItem calls; a session payment is one TransactWriteItems
+// (payment, event, session, live-marker check, idempotency record).
+
+// SessionsGroup is the CheckoutSessionsFunction: sessions and their results.
+// Idempotency-Key is recorded inline (in the session's own transaction), so a
+// session is one write call.
+var SessionsGroup = registry.Group{
+	Function: "CheckoutSessionsFunction", Dir: "checkout-sessions", OpenAPI: "paths-checkout.json",
+	Routes: []registry.Route{
+		{Method: "POST", Path: "/v2/sessions", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "GET", Path: "/v2/sessions/{id}", Auth: httpapi.AuthSecret},
+	},
+	Tables: []registry.Table{
+		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem"}},
+	},
+}
+
+// paymentTables are the advanced flow's and the drop-in's grants: both
+// record payments, events and session changes in one transaction.
+var paymentTables = []registry.Table{
+	{Name: store.TableAccounts, Actions: []string{"GetItem"}},
+	{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+	{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
+	{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query"}},
+	{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+}
+
+// PaymentsGroup is the CheckoutPaymentsFunction: the advanced flow.
+var PaymentsGroup = registry.Group{
+	Function: "CheckoutPaymentsFunction", Dir: "checkout-payments", OpenAPI: "paths-checkout.json",
+	Routes: []registry.Route{
+		{Method: "POST", Path: "/v2/paymentMethods", Auth: httpapi.AuthSecret},
+		{Method: "POST", Path: "/v2/payments", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "POST", Path: "/v2/payments/details", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+	},
+	Tables: paymentTables,
+}
+
+// ClientGroup is the CheckoutClientFunction: the drop-in's calls, with a
+// client key from an allowed Origin and the session's sessionData.
+var ClientGroup = registry.Group{
+	Function: "CheckoutClientFunction", Dir: "checkout-client", OpenAPI: "paths-checkout.json",
+	Routes: []registry.Route{
+		{Method: "POST", Path: "/v2/client/sessions/{id}/setup", Auth: httpapi.AuthClient},
+		{Method: "POST", Path: "/v2/client/sessions/{id}/paymentMethods", Auth: httpapi.AuthClient},
+		{Method: "POST", Path: "/v2/client/sessions/{id}/payments", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional},
+	},
+	Tables: paymentTables,
+}
+
+// TestHelpersGroup is the CheckoutTestHelpersFunction (test keys only).
+var TestHelpersGroup = registry.Group{
+	Function: "CheckoutTestHelpersFunction", Dir: "checkout-testhelpers", OpenAPI: "paths-checkout.json",
+	Routes: []registry.Route{
+		{Method: "POST", Path: "/test-helpers/payments/{id}/challenge", Auth: httpapi.AuthSecret, TestOnly: true},
+	},
+	Tables: []registry.Table{
+		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
+		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
+		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+	},
+}
+
+// Area is checkout: sessions, and the payment records (shared/payments) and
+// stored cards it keeps in the payments table.
+var Area = registry.Area{
+	Name:   "checkout",
+	Groups: []registry.Group{SessionsGroup, PaymentsGroup, ClientGroup, TestHelpersGroup},
+	Keys: []registry.Key{
+		{Table: store.TableSessions, Prefix: sessionKey("").PK, What: "sessions and their live markers"},
+		{Table: store.TablePayments, Prefix: payments.Key("", "").PK, What: "payment records"},
+		{Table: store.TablePayments, Prefix: strings.TrimSuffix(storedPK("", ""), "#"), What: "stored cards per shopper"},
+		{Table: store.TableAccounts, Prefix: "config#session-signing-secret", What: "the local sessionData signing secret (checkout/sessiondata)"},
+	},
+}

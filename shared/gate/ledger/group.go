@@ -1,0 +1,38 @@
+package ledger
+
+import (
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// BalanceGroup is the GateBalanceFunction: balances, deposits and the
+// test-mode deposit helper.
+var BalanceGroup = registry.Group{
+	Function: "GateBalanceFunction", Dir: "gate-balance", OpenAPI: "paths-gate-balance.json",
+	Routes: []registry.Route{
+		{Method: "GET", Path: "/balance", Auth: httpapi.AuthSecret},
+		{Method: "GET", Path: "/deposits", Auth: httpapi.AuthSecret},
+		{Method: "POST", Path: "/test-helpers/deposits", Auth: httpapi.AuthSecret, TestOnly: true, Idempotency: httpapi.IdemInlineOptional},
+	},
+	Tables: []registry.Table{
+		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
+		// A deposit is one TransactWriteItems: the record, the reference
+		// claim and the balance increment (UpdateItem each).
+		{Name: store.TableLedger, Actions: []string{"GetItem", "Query", "UpdateItem"}},
+		// Idempotency-Key on the test helper: read, then recorded in the
+		// deposit's own transaction.
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+	},
+}
+
+// Area is the gate ledger: balances, deposits and their reference claims.
+var Area = registry.Area{
+	Name:   "gate/ledger",
+	Groups: []registry.Group{BalanceGroup},
+	Keys: []registry.Key{
+		{Table: store.TableLedger, Prefix: balancePK(""), What: "balances per currency"},
+		{Table: store.TableLedger, Prefix: depositPK(""), What: "deposits by time"},
+		{Table: store.TableLedger, Prefix: refKey("", "").PK, What: "deposit reference claims"},
+	},
+}

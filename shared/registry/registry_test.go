@@ -1,0 +1,174 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/httpapi"
+)
+
+func routes(rs ...string) []Route {
+	var out []Route
+	for _, r := range rs {
+		m, p, _ := strings.Cut(r, " ")
+		out = append(out, Route{Method: m, Path: p})
+	}
+	return out
+}
+
+func ok(*httpapi.Request) (*httpapi.Response, error) { return nil, nil }
+
+func TestBindKeepsDeclaredRouteSettings(t *testing.T) {
+	g := Group{Function: "XFunction", Routes: []Route{
+		{Method: "POST", Path: "/x", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline, TestOnly: true},
+		{Method: "GET", Path: "/x/{id}", Auth: httpapi.AuthClient},
+	}}
+	hg := g.Bind(map[string]httpapi.Handler{"POST /x": ok, "GET /x/{id}": ok})
+	require.Equal(t, "XFunction", hg.Name)
+	require.Len(t, hg.Routes, 2)
+	assert.Equal(t, httpapi.Route{Method: "POST", Path: "/x", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline, TestOnly: true},
+		withoutHandler(hg.Routes[0]))
+	assert.Equal(t, httpapi.Route{Method: "GET", Path: "/x/{id}", Auth: httpapi.AuthClient}, withoutHandler(hg.Routes[1]))
+	assert.NotNil(t, hg.Routes[0].Handler)
+}
+
+func withoutHandler(r httpapi.Route) httpapi.Route { r.Handler = nil; return r }
+
+func TestBindRefusesMissingOrExtraHandlers(t *testing.T) {
+	g := Group{Function: "XFunction", Routes: routes("GET /x", "POST /x")}
+	assert.PanicsWithValue(t, "registry: XFunction declares POST /x but binds no handler to it", func() {
+		g.Bind(map[string]httpapi.Handler{"GET /x": ok})
+	})
+	assert.PanicsWithValue(t, "registry: XFunction binds a handler to GET /y, which it does not declare", func() {
+		g.Bind(map[string]httpapi.Handler{"GET /x": ok, "POST /x": ok, "GET /y": ok})
+	})
+}
+
+func TestCheckFindsKeyPrefixCollisions(t *testing.T) {
+	web := Group{Function: "WebFunction", Dir: "web", Routes: routes("GET /a"), OpenAPI: "a.json", CatchAll: true}
+	areas := []Area{
+		{Name: "a", Groups: []Group{web}, Keys: []Key{{Table: "orders", Prefix: "ord#"}, {Table: "ledger", Prefix: "dep#"}}},
+		{Name: "b", Keys: []Key{{Table: "ledger", Prefix: "depref#"}, {Table: "payments", Prefix: "ord#"}}},
+	}
+	assert.Empty(t, Check(areas), "different tables, and dep# does not start depref#")
+
+	areas[1].Keys = append(areas[1].Keys, Key{Table: "orders", Prefix: "ord#x", What: "x"})
+	errs := Check(areas)
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), `table orders: a's "ord#"`)
+	assert.Contains(t, errs[0].Error(), `b's "ord#x"`)
+
+	areas[1].Keys = []Key{{Table: "ledger", Prefix: "dep#"}}
+	require.Len(t, Check(areas), 1, "the same prefix twice")
+}
+
+func TestCheckFindsBrokenDeclarations(t *testing.T) {
+	good := Group{Function: "AFunction", Dir: "a", Routes: routes("GET /a"), OpenAPI: "a.json", CatchAll: true}
+	for name, tc := range map[string]struct {
+		g    Group
+		want string
+	}{
+		"duplicate function": {Group{Function: "AFunction", Dir: "b", Every: time.Minute}, "AFunction declared twice"},
+		"duplicate dir":      {Group{Function: "BFunction", Dir: "a", Every: time.Minute}, `Dir "a"`},
+		"two kinds":          {Group{Function: "BFunction", Dir: "b", Every: time.Minute, Consumes: "q"}, "exactly one of"},
+		"no kind":            {Group{Function: "BFunction", Dir: "b"}, "exactly one of"},
+		"route twice":        {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /a"), OpenAPI: "b.json"}, "GET /a is declared by AFunction and BFunction"},
+		"no fragment":        {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /b")}, "OpenAPI fragment"},
+		"bad name":           {Group{Function: "B", Dir: "b", Every: time.Minute}, "ending in Function"},
+		"second catch-all":   {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /b"), OpenAPI: "b.json", CatchAll: true}, "2 groups are the catch-all"},
+		"trailing slash":     {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /b/"), OpenAPI: "b.json"}, `path "/b/"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			errs := Check([]Area{{Name: "x", Groups: []Group{good, tc.g}}})
+			require.NotEmpty(t, errs)
+			var msgs []string
+			for _, e := range errs {
+				msgs = append(msgs, e.Error())
+			}
+			assert.Contains(t, strings.Join(msgs, "\n"), tc.want)
+		})
+	}
+}
+
+func TestRouteKeysCoverEachGroupWithItsOwnPrefixes(t *testing.T) {
+	groups := []Group{
+		{Function: "HealthFunction", CatchAll: true, Routes: routes("GET /health")},
+		{Function: "LinksFunction", Routes: routes("POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "POST /v1/links/{id}/cancel")},
+		{Function: "TxFunction", Routes: routes("GET /v1/tx", "GET /v1/tx/{id}", "GET /v1/tx/by-ref/{ref}")},
+		{Function: "TxOpsFunction", Routes: routes("POST /v1/tx/{id}/refund")},
+		{Function: "MethodsFunction", Routes: routes("GET /v1/same")},
+		{Function: "OtherMethodsFunction", Routes: routes("POST /v1/same")},
+	}
+	got := RouteKeys(groups)
+	assert.Equal(t, map[string][]string{
+		"HealthFunction": {"$default", "ANY /health"},
+		"LinksFunction":  {"ANY /v1/links", "ANY /v1/links/{proxy+}"},
+		// by-ref and refund overlap in every segment ({id} may be "by-ref",
+		// {ref} may be "refund"), so only their methods tell them apart.
+		"TxFunction":    {"ANY /v1/tx", "ANY /v1/tx/{id}", "GET /v1/tx/by-ref/{ref}"},
+		"TxOpsFunction": {"POST /v1/tx/{id}/refund"},
+		// One path, two groups: a method-specific key each.
+		"MethodsFunction":      {"GET /v1/same"},
+		"OtherMethodsFunction": {"POST /v1/same"},
+	}, got)
+
+	keys := map[string]string{}
+	for fn, ks := range got {
+		for _, k := range ks {
+			keys[k] = fn
+		}
+	}
+	for _, g := range groups {
+		for _, r := range g.Routes {
+			fn, key, found := Match(keys, r.Method, samplePath(r.Path))
+			assert.True(t, found)
+			assert.Equal(t, g.Function, fn, "%s reached %s through %s", r.Pattern(), fn, key)
+		}
+	}
+	fn, key, _ := Match(keys, "GET", "/v2/nothing")
+	assert.Equal(t, "HealthFunction", fn)
+	assert.Equal(t, DefaultRoute, key)
+	fn, _, _ = Match(keys, "DELETE", "/v1/links/x/y/z")
+	assert.Equal(t, "LinksFunction", fn, "an undeclared path below a group's prefix reaches that group, which answers 404")
+}
+
+func samplePath(p string) string {
+	segs := segments(p)
+	for i, s := range segs {
+		if isParam(s) {
+			segs[i] = "p" + string(rune('0'+i))
+		}
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+func TestMatchPrefersTheMostSpecificRoute(t *testing.T) {
+	keys := map[string]string{
+		"ANY /a/{proxy+}":   "greedy",
+		"ANY /a/b/{proxy+}": "longer-greedy",
+		"ANY /a/{id}":       "param",
+		"ANY /a/lit":        "literal",
+		"GET /a/lit":        "method",
+		"$default":          "default",
+	}
+	for path, want := range map[string]string{
+		"GET /a/lit":  "method",
+		"POST /a/lit": "literal",
+		"GET /a/x":    "param",
+		"GET /a/x/y":  "greedy",
+		"GET /a/b/c":  "longer-greedy",
+		"GET /a":      "default",
+		"GET /":       "default",
+	} {
+		m, p, _ := strings.Cut(path, " ")
+		got, _, found := Match(keys, m, p)
+		assert.True(t, found)
+		assert.Equal(t, want, got, path)
+	}
+	_, _, found := Match(map[string]string{"GET /x": "x"}, "GET", "/y")
+	assert.False(t, found, "no $default, no match")
+}
