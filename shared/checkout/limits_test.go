@@ -80,7 +80,9 @@ func TestSigningKeysFromSSM(t *testing.T) {
 	_, err := client.PutParameter(ctx, &ssm.PutParameterInput{Name: aws.String(name), Type: types.ParameterTypeSecureString,
 		Value: aws.String(newKey + "," + oldKey)})
 	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = client.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: aws.String(name)}) })
+	t.Cleanup(func() {
+		_, _ = client.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: aws.String(name)})
+	})
 
 	env := map[string]string{sessiondata.ParamEnvVar: name}
 	deployed := func(d *app.Deps) *app.Deps {

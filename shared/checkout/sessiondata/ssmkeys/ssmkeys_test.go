@@ -46,7 +46,9 @@ func TestSourceReadsSecureString(t *testing.T) {
 	_, err := client.PutParameter(ctx, &ssm.PutParameterInput{Name: aws.String(name), Type: types.ParameterTypeSecureString,
 		Value: aws.String(signing + "," + previous)})
 	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = client.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: aws.String(name)}) })
+	t.Cleanup(func() {
+		_, _ = client.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: aws.String(name)})
+	})
 
 	signer, err := sessiondata.NewRefreshing(ctx, ssmkeys.Source(cfg, ep, name), nil)
 	require.NoError(t, err)
