@@ -77,7 +77,7 @@ func (svc *Service) clientSession(r *httpapi.Request, sessionData string) (*Sess
 
 // SessionDataRequest is the body of setup and paymentMethods.
 type SessionDataRequest struct {
-	SessionData string `json:"sessionData"`
+	SessionData string `json:"sessionData" maxlen:"4096"`
 }
 
 // ClientSetup is what the drop-in needs to render a session.
@@ -133,7 +133,7 @@ func (svc *Service) clientMethods(r *httpapi.Request) (*httpapi.Response, error)
 // ClientPaymentRequest is a payment request with the session's sessionData.
 type ClientPaymentRequest struct {
 	PaymentRequest
-	SessionData string `json:"sessionData"`
+	SessionData string `json:"sessionData" maxlen:"4096"`
 }
 
 func (svc *Service) clientPayment(r *httpapi.Request) (*httpapi.Response, error) {
@@ -157,7 +157,7 @@ func (svc *Service) clientPayment(r *httpapi.Request) (*httpapi.Response, error)
 // ClientDetailsRequest is a details request with the session's sessionData.
 type ClientDetailsRequest struct {
 	DetailsRequest
-	SessionData string `json:"sessionData"`
+	SessionData string `json:"sessionData" maxlen:"4096"`
 }
 
 func (svc *Service) clientDetails(r *httpapi.Request) (*httpapi.Response, error) {

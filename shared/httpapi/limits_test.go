@@ -1,0 +1,262 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/openapi"
+	"github.com/paygate/paygate/shared/wiring"
+)
+
+// stringField is one string a request may carry, as the OpenAPI document
+// states it: where it goes and its maximum length.
+type stringField struct {
+	method, path string
+	in           string    // body, query, path or header
+	name         string    // parameter name, or the body field's JSON path
+	segs         []segment // body only: how to build a body holding it
+	max          int       // 0: no maxLength
+}
+
+// segment is one step from a body's root to a string: a property, an array
+// item, a map value or a map key (the last step of a propertyNames string).
+type segment struct {
+	kind string // prop, item, value, key
+	name string
+}
+
+func (f stringField) String() string {
+	return fmt.Sprintf("%s %s %s %s", strings.ToUpper(f.method), f.path, f.in, f.name)
+}
+
+type specDoc struct {
+	root map[string]any
+}
+
+// resolve follows local $refs.
+func (d specDoc) resolve(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	for m != nil {
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			return m
+		}
+		var cur any = d.root
+		for _, p := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+			cur = cur.(map[string]any)[p]
+		}
+		m, _ = cur.(map[string]any)
+	}
+	return m
+}
+
+func isString(s map[string]any) bool {
+	switch t := s["type"].(type) {
+	case string:
+		return t == "string"
+	case []any:
+		for _, e := range t {
+			if e == "string" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func maxLength(s map[string]any) int {
+	n, _ := s["maxLength"].(float64)
+	return int(n)
+}
+
+// requestStrings lists every string of every request in the document;
+// problems lists what cannot be bounded (free-form objects).
+func requestStrings(t *testing.T) (fields []stringField, problems []string) {
+	t.Helper()
+	var root map[string]any
+	require.NoError(t, json.Unmarshal(openapi.Document(), &root))
+	d := specDoc{root: root}
+	for path, ops := range root["paths"].(map[string]any) {
+		for method, rawOp := range ops.(map[string]any) {
+			op, ok := rawOp.(map[string]any)
+			if !ok {
+				continue
+			}
+			params, _ := op["parameters"].([]any)
+			for _, p := range params {
+				prm := d.resolve(p)
+				if s := d.resolve(prm["schema"]); isString(s) {
+					fields = append(fields, stringField{method: method, path: path, in: prm["in"].(string), name: prm["name"].(string), max: maxLength(s)})
+				}
+			}
+			rb := d.resolve(op["requestBody"])
+			if rb == nil {
+				continue
+			}
+			schema := d.resolve(rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"])
+			var walk func(s map[string]any, segs []segment, seen map[string]bool)
+			walk = func(s map[string]any, segs []segment, seen map[string]bool) {
+				where := fmt.Sprintf("%s %s body %s", strings.ToUpper(method), path, paramOf(segs))
+				for _, k := range []string{"allOf", "oneOf", "anyOf"} {
+					list, _ := s[k].([]any)
+					for _, e := range list {
+						walk(d.resolve(e), segs, seen)
+					}
+				}
+				if isString(s) {
+					fields = append(fields, stringField{method: method, path: path, in: "body", name: paramOf(segs), segs: segs, max: maxLength(s)})
+				}
+				if items := d.resolve(s["items"]); items != nil {
+					walk(items, append(clone(segs), segment{kind: "item"}), seen)
+				}
+				if s["type"] != "object" {
+					return
+				}
+				props, _ := s["properties"].(map[string]any)
+				names := make([]string, 0, len(props))
+				for n := range props {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				for _, n := range names {
+					walk(d.resolve(props[n]), append(clone(segs), segment{kind: "prop", name: n}), seen)
+				}
+				ap, schemaValued := s["additionalProperties"].(map[string]any)
+				if schemaValued {
+					walk(d.resolve(ap), append(clone(segs), segment{kind: "value", name: "k"}), seen)
+					if pn := d.resolve(s["propertyNames"]); pn != nil {
+						pn = map[string]any{"type": "string", "maxLength": pn["maxLength"]}
+						walk(pn, append(clone(segs), segment{kind: "key"}), seen)
+					} else {
+						problems = append(problems, where+": a map without propertyNames.maxLength")
+					}
+				}
+				if len(props) == 0 && !schemaValued && s["additionalProperties"] != false {
+					problems = append(problems, where+": a free-form object (declare its properties or an additionalProperties schema)")
+				}
+			}
+			walk(schema, nil, nil)
+		}
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].String() < fields[j].String() })
+	return fields, problems
+}
+
+func clone(s []segment) []segment { return append([]segment(nil), s...) }
+
+// paramOf is the error's param for a body field: lineItems[0].description,
+// metadata.k; a map key is named by its map.
+func paramOf(segs []segment) string {
+	var b strings.Builder
+	for _, s := range segs {
+		switch s.kind {
+		case "item":
+			b.WriteString("[0]")
+		case "key":
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.name)
+		}
+	}
+	return b.String()
+}
+
+// bodyWith builds a body whose field at segs holds v.
+func bodyWith(segs []segment, v string) any {
+	if len(segs) == 0 {
+		return v
+	}
+	s, rest := segs[0], segs[1:]
+	switch s.kind {
+	case "item":
+		return []any{bodyWith(rest, v)}
+	case "key":
+		return map[string]any{v: "x"}
+	case "value":
+		return map[string]any{"k": bodyWith(rest, v)}
+	}
+	if len(rest) > 0 && rest[0].kind == "key" {
+		return map[string]any{s.name: map[string]any{v: "x"}}
+	}
+	return map[string]any{s.name: bodyWith(rest, v)}
+}
+
+// TestEveryRequestStringHasMaxLength: every string a request may carry (body
+// fields at any depth, map keys, query, path and header parameters) states
+// its maximum length in the OpenAPI document, and no request body takes a
+// free-form object whose strings could not be bounded.
+func TestEveryRequestStringHasMaxLength(t *testing.T) {
+	fields, problems := requestStrings(t)
+	require.Greater(t, len(fields), 150, "the walk reaches the request schemas")
+	for _, f := range fields {
+		if f.max == 0 {
+			t.Errorf("%s: no maxLength", f)
+		}
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// tooLongMessage is how the decoder and the handlers word a length refusal.
+var tooLongMessage = regexp.MustCompile(`at most \d+ characters`)
+
+// TestRequestStringsOverTheirMaximumAre400: for every documented body field
+// and query parameter, one character over its maxLength is a 400 naming it,
+// and exactly its maxLength is not refused as too long; so the document and
+// the code agree on every limit.
+func TestRequestStringsOverTheirMaximumAre400(t *testing.T) {
+	e := apitest.New(t, wiring.HTTP()...)
+	const origin = "https://shop.example.com"
+	ck := e.NewClientKey(origin)
+	fields, _ := requestStrings(t)
+	checked := 0
+	for _, f := range fields {
+		if f.max == 0 || (f.in != "body" && f.in != "query") {
+			continue
+		}
+		path := strings.NewReplacer("{id}", "CS0000", "{orderId}", uuid.NewString(), "{agent_id}", e.Account.ID,
+			"{productId}", "1").Replace(f.path)
+		send := func(v string) *apitest.Resp {
+			var body any
+			p := path
+			if f.in == "body" {
+				body = bodyWith(f.segs, v)
+			} else {
+				p += "?" + url.Values{f.name: {v}}.Encode()
+				if f.method == "post" {
+					body = map[string]any{}
+				}
+			}
+			key, headers := e.Key, []string{"Idempotency-Key", uuid.NewString()}
+			if strings.HasPrefix(f.path, "/v2/client/") {
+				key, headers = ck, append(headers, "Origin", origin)
+			}
+			return e.DoKey(key, strings.ToUpper(f.method), p, body, headers...)
+		}
+		t.Run(f.String(), func(t *testing.T) {
+			r := send(strings.Repeat("a", f.max+1))
+			require.Equal(t, 400, r.Status, "%s", r.Body)
+			assert.Equal(t, f.name, r.Err(t)["param"], "%s", r.Body)
+
+			r = send(strings.Repeat("a", f.max))
+			if er := r.Err(t); er != nil && er["param"] == f.name {
+				assert.NotRegexp(t, tooLongMessage, er["message"], "the documented maximum itself is accepted: %s", r.Body)
+			}
+		})
+		checked++
+	}
+	require.Greater(t, checked, 150)
+}
