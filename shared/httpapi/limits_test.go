@@ -15,6 +15,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/openapi"
+	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/wiring"
 )
 
@@ -259,4 +260,69 @@ func TestRequestStringsOverTheirMaximumAre400(t *testing.T) {
 		checked++
 	}
 	require.Greater(t, checked, 150)
+}
+
+// backendsOf runs f on the embedded store and on DynamoDB Local.
+func backendsOf(t *testing.T, f func(t *testing.T, e *apitest.Env)) {
+	t.Run("embedded", func(t *testing.T) { f(t, apitest.New(t, wiring.HTTP()...)) })
+	t.Run("dynamodb", func(t *testing.T) {
+		f(t, apitest.NewWith(t, apitest.Options{Store: dynamotest.New(t, nil)}, wiring.HTTP()...))
+	})
+}
+
+// TestBadInputIsNever5xx: ids and strings no record can hold (too long for
+// a key, a NUL byte in a key, a 500 KB body field) are 4xx on both stores,
+// DynamoDB Local included, where a key over its limit would otherwise be a
+// ValidationException (a 500) and a NUL byte in a key was a 503 on the
+// embedded store. Strings that are odd but storable (a NUL byte inside a
+// reference) must at least never be a 5xx.
+func TestBadInputIsNever5xx(t *testing.T) {
+	backendsOf(t, func(t *testing.T, e *apitest.Env) {
+		const origin = "https://shop.example.com"
+		ck := e.NewClientKey(origin)
+		long := strings.Repeat("a", 3000)
+		big := strings.Repeat("b", 500*1024)
+		cases := []struct {
+			method, path string
+			body         any
+			client       bool
+			only5xx      bool // storable input: any answer but a 5xx
+		}{
+			{method: "GET", path: "/v2/sessions/" + long},
+			{method: "GET", path: "/v2/sessions/CS%00x"},
+			{method: "GET", path: "/v2/sessions/CS0000?sessionResult=" + long + long + long},
+			{method: "POST", path: "/v2/client/sessions/" + long + "/setup", body: map[string]any{"sessionData": "x"}, client: true},
+			{method: "POST", path: "/v2/client/sessions/CS%00/setup", body: map[string]any{"sessionData": "x"}, client: true},
+			{method: "POST", path: "/test-helpers/payments/" + long + "/challenge", body: map[string]any{"password": "password"}},
+			{method: "POST", path: "/test-helpers/payments/pay%00x/challenge", body: map[string]any{"password": "password"}},
+			{method: "GET", path: "/orders/" + long},
+			{method: "GET", path: "/orders/a%00b"},
+			{method: "GET", path: "/orders?cursor=" + long[:1025]},
+			{method: "GET", path: "/orders?external_ref=a%00b"},
+			{method: "GET", path: "/deposits?currency=U%00D"},
+			{method: "GET", path: "/products?region_code=A%00B"},
+			{method: "GET", path: "/agent/" + long + "/products"},
+			{method: "GET", path: "/products/" + long},
+			{method: "POST", path: "/orders", body: map[string]any{"product_id": 1, "external_ref": "a\x00b"}},
+			{method: "POST", path: "/orders", body: map[string]any{"product_id": 1, "metadata": map[string]any{"k": big}}},
+			{method: "POST", path: "/test-helpers/deposits", body: map[string]any{"currency_code": "USD", "amount": "1.00", "external_ref": "a\x00b"}},
+			{method: "POST", path: "/v2/sessions", body: map[string]any{"amount": map[string]any{"value": 1, "currency": "EUR"}, "reference": "ref", "returnUrl": "https://x.example", "lineItems": []any{map[string]any{"description": big}}}},
+			{method: "POST", path: "/v2/paymentMethods", body: map[string]any{"shopperReference": "a\x00b"}, only5xx: true},
+			{method: "POST", path: "/v2/payments", body: map[string]any{"amount": map[string]any{"value": 1, "currency": "EUR"}, "reference": "ref", "returnUrl": "https://x.example",
+				"paymentMethod": map[string]any{"type": "scheme", "storedPaymentMethodId": "spm\x00"}, "shopperReference": "shopper\x00"}, only5xx: true},
+			{method: "POST", path: "/v2/sessions", body: map[string]any{"amount": map[string]any{"value": 1, "currency": "EUR"}, "reference": "ref\x00", "returnUrl": "https://x.example"}, only5xx: true},
+		}
+		for _, c := range cases {
+			key, headers := e.Key, []string{"Idempotency-Key", uuid.NewString()}
+			if c.client {
+				key, headers = ck, append(headers, "Origin", origin)
+			}
+			name := c.method + " " + c.path[:min(len(c.path), 60)]
+			r := e.DoKey(key, c.method, c.path, c.body, headers...)
+			assert.Less(t, r.Status, 500, "%s: %s", name, r.Body)
+			if !c.only5xx {
+				assert.GreaterOrEqual(t, r.Status, 400, "%s: %s", name, r.Body)
+			}
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -232,7 +233,7 @@ func EncodeCursor(lastSK string) string {
 
 func DecodeCursor(c string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 {
+	if err != nil || len(b) == 0 || len(b) > MaxSKSize {
 		return "", fmt.Errorf("%w: malformed cursor", ErrInvalid)
 	}
 	return string(b), nil
@@ -269,6 +270,11 @@ func ValidateOps(ops []Op) error {
 		if len(k.PK) > MaxPKSize || len(k.SK) > MaxSKSize {
 			return tooLarge("op %d: key of %d+%d bytes", i, len(k.PK), len(k.SK))
 		}
+		if strings.IndexByte(k.PK, 0) >= 0 {
+			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Op: "store.Write",
+				Message: "the request holds a NUL character where none can be stored",
+				Err:     fmt.Errorf("%w: op %d: pk holds a NUL byte", ErrKeyInvalid, i)}
+		}
 		// An OpAdd without Data keeps the stored body, which fitted when written.
 		if op.Kind == OpPut || (op.Kind == OpAdd && op.Item.Data != nil) {
 			size := ItemSize(op.Item)
@@ -302,9 +308,18 @@ func ValidateOps(ops []Op) error {
 	return nil
 }
 
-// KeyFits reports whether k is within the key limits; a key that does not
-// fit can hold no item, so reads answer not found without asking.
-func KeyFits(k Key) bool { return len(k.PK) <= MaxPKSize && len(k.SK) <= MaxSKSize }
+// ErrKeyInvalid marks a write whose partition key holds a NUL byte, which
+// the embedded adapter's key layout cannot store; DynamoDB could, but the
+// port refuses it on both so they behave alike. Like ErrTooLarge it comes
+// wrapped in an apierr of kind Invalid.
+var ErrKeyInvalid = errors.New("store: invalid key")
+
+// KeyFits reports whether k can hold an item: within the key limits and no
+// NUL byte in PK. A key that does not fit holds nothing, so reads answer not
+// found (a query, an empty page) without asking the backend.
+func KeyFits(k Key) bool {
+	return len(k.PK) <= MaxPKSize && len(k.SK) <= MaxSKSize && strings.IndexByte(k.PK, 0) < 0
+}
 
 // Clock lets tests move time; adapters use it for expiry checks.
 type Clock func() time.Time

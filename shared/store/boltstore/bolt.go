@@ -75,7 +75,7 @@ func (s *Store) Get(ctx context.Context, k store.Key) (store.Item, error) {
 		return store.Item{}, fmt.Errorf("%w: get needs pk and sk", store.ErrInvalid)
 	}
 	if !store.KeyFits(k) {
-		return store.Item{}, store.ErrNotFound // as on DynamoDB: no write accepts such a key
+		return store.Item{}, store.ErrNotFound // no write accepts such a key
 	}
 	var it *store.Item
 	err := s.db.View(func(tx *bolt.Tx) error {
