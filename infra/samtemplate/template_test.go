@@ -430,3 +430,45 @@ func tableID(logical string) string { return title(logical) + "Table" }
 func queueID(name string) string { return title(name) + "Queue" }
 
 func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// TestSigningKeyPolicyReadsOneParameter holds the checkout functions' secret
+// grant to least privilege: GetParameter on the one parameter, and KMS
+// decryption only on SSM's behalf (no key can be used directly).
+func TestSigningKeyPolicyReadsOneParameter(t *testing.T) {
+	tpl := load(t)
+	r, ok := tpl.Resource("SessionSigningSecretReadPolicy")
+	if !ok || r.Type != "AWS::IAM::ManagedPolicy" {
+		t.Fatalf("SessionSigningSecretReadPolicy: %+v, want an AWS::IAM::ManagedPolicy", r)
+	}
+	doc := mapOf(r.Properties["PolicyDocument"])
+	stmts, _ := doc["Statement"].([]any)
+	if len(stmts) != 2 {
+		t.Fatalf("%d statements, want 2 (ssm:GetParameter, kms:Decrypt via SSM)", len(stmts))
+	}
+	ssm, kms := mapOf(stmts[0]), mapOf(stmts[1])
+	if got := strs(ssm["Action"]); !slices.Equal(got, []string{"ssm:GetParameter"}) {
+		t.Errorf("first statement actions = %v, want [ssm:GetParameter]", got)
+	}
+	if res := Raw(ssm["Resource"]); !strings.HasSuffix(res, ":parameter/paygate/${Environment}/session-signing-secret") {
+		t.Errorf("ssm resource = %q, want the one session-signing parameter", res)
+	}
+	if got := strs(kms["Action"]); !slices.Equal(got, []string{"kms:Decrypt"}) {
+		t.Errorf("second statement actions = %v, want [kms:Decrypt]", got)
+	}
+	via := Raw(mapOf(mapOf(kms["Condition"])["StringEquals"])["kms:ViaService"])
+	if !strings.Contains(via, "ssm.${AWS::Region}.amazonaws.com") {
+		t.Errorf("kms:Decrypt condition kms:ViaService = %q, want SSM only", via)
+	}
+	for _, id := range []string{"CheckoutSessionsFunction", "CheckoutPaymentsFunction", "CheckoutClientFunction", "CheckoutTestHelpersFunction"} {
+		f, ok := tpl.Function(id)
+		if !ok {
+			t.Fatalf("%s missing", id)
+		}
+		if _, set := f.Env["SESSION_SIGNING_SECRET"]; set {
+			t.Errorf("%s: the secret itself is in the function's configuration", id)
+		}
+		if f.Env["SESSION_SIGNING_SECRET_PARAM"] == "" {
+			t.Errorf("%s: no SESSION_SIGNING_SECRET_PARAM: it cannot find its signing keys", id)
+		}
+	}
+}

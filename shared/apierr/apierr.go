@@ -147,13 +147,16 @@ func NotFoundf(format string, args ...any) *Error {
 }
 
 // Wrap attaches an operation and kind to a cause. An *Error cause keeps its own
-// kind, code, message and param unless kind is given explicitly as non-Internal.
+// kind, code, message and param unless kind is given explicitly as non-Internal
+// and the cause's own kind is a server error: the explicit kind classifies a
+// failing dependency, and must not turn the caller's bad input (say, a record
+// the store refuses as too large) into a 5xx.
 func Wrap(op string, kind Kind, err error) *Error {
 	if err == nil {
 		return nil
 	}
 	var e *Error
-	if errors.As(err, &e) && kind == Internal {
+	if errors.As(err, &e) && (kind == Internal || e.Kind.Status() < http.StatusInternalServerError) {
 		c := *e
 		if c.Op == "" {
 			c.Op = op

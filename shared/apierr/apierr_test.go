@@ -27,6 +27,12 @@ func TestWrapKeepsTheInnerKind(t *testing.T) {
 	assert.Equal(t, Invalid, w.Kind)
 	assert.Equal(t, "amount", w.Param)
 	assert.Equal(t, Invalid, KindOf(w))
+	// An explicit server kind reclassifies a server error, never a client one.
+	tooBig := Wrap("checkout.commit", Unavailable, fmt.Errorf("store: %w", &Error{Kind: Invalid, Code: "item_too_large"}))
+	assert.Equal(t, Invalid, tooBig.Kind)
+	assert.Equal(t, "item_too_large", tooBig.Code)
+	down := Wrap("checkout.commit", Unavailable, &Error{Kind: Internal, Op: "dynamostore.Write"})
+	assert.Equal(t, Unavailable, down.Kind)
 	plain := Wrap("x", Unavailable, errors.New("timeout"))
 	assert.Equal(t, Unavailable, plain.Kind)
 	assert.Equal(t, Internal, KindOf(errors.New("plain")))

@@ -15,6 +15,7 @@ type Config struct {
 	DataDir        string // embedded store and queue files
 	DynamoEndpoint string // DynamoDB Local; empty means AWS
 	SQSEndpoint    string // moto; empty means AWS
+	SSMEndpoint    string // moto (tests); empty means AWS
 	Region         string
 	Environment    string // dev, staging, prod, local
 	LogLevel       slog.Level
@@ -28,6 +29,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		DataDir:        getenv("DATA_DIR"),
 		DynamoEndpoint: getenv("DYNAMODB_ENDPOINT"),
 		SQSEndpoint:    getenv("SQS_ENDPOINT"),
+		SSMEndpoint:    getenv("SSM_ENDPOINT"),
 		Region:         getenv("AWS_REGION"),
 		Environment:    getenv("ENVIRONMENT"),
 		Getenv:         getenv,

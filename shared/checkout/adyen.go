@@ -6,21 +6,21 @@ package checkout
 // Amount is Adyen's amount: integer minor units and an ISO 4217 code.
 type Amount struct {
 	Value    int64  `json:"value"`
-	Currency string `json:"currency"`
+	Currency string `json:"currency" maxlen:"3"`
 }
 
 // LineItem is the subset of Adyen's LineItem the service accepts.
 type LineItem struct {
 	ID                 string `json:"id,omitempty"`
-	Description        string `json:"description,omitempty"`
+	Description        string `json:"description,omitempty" maxlen:"10000"`
 	Quantity           int64  `json:"quantity,omitempty"`
 	AmountIncludingTax int64  `json:"amountIncludingTax,omitempty"`
 	AmountExcludingTax int64  `json:"amountExcludingTax,omitempty"`
 	TaxAmount          int64  `json:"taxAmount,omitempty"`
 	TaxPercentage      int64  `json:"taxPercentage,omitempty"`
 	SKU                string `json:"sku,omitempty"`
-	ProductURL         string `json:"productUrl,omitempty"`
-	ImageURL           string `json:"imageUrl,omitempty"`
+	ProductURL         string `json:"productUrl,omitempty" maxlen:"2048"`
+	ImageURL           string `json:"imageUrl,omitempty" maxlen:"2048"`
 	ItemCategory       string `json:"itemCategory,omitempty"`
 }
 

@@ -37,8 +37,8 @@ const (
 type CreateSessionRequest struct {
 	MerchantAccount  string            `json:"merchantAccount"`
 	Amount           *Amount           `json:"amount"`
-	ReturnURL        string            `json:"returnUrl"`
-	Reference        string            `json:"reference"`
+	ReturnURL        string            `json:"returnUrl" maxlen:"1024"`
+	Reference        string            `json:"reference" maxlen:"80"`
 	ExpiresAt        string            `json:"expiresAt"`
 	CountryCode      string            `json:"countryCode"`
 	ShopperReference string            `json:"shopperReference"`
@@ -47,7 +47,7 @@ type CreateSessionRequest struct {
 	ShopperLocale    string            `json:"shopperLocale"`
 	ShopperEmail     string            `json:"shopperEmail"`
 	LineItems        []LineItem        `json:"lineItems"`
-	Metadata         map[string]string `json:"metadata"`
+	Metadata         map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
 }
 
 var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)

@@ -2,14 +2,43 @@ package checkout
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/checkout/sessiondata"
+	"github.com/paygate/paygate/shared/checkout/sessiondata/ssmkeys"
 )
 
-// FromDeps builds the service for a function group. Deployed functions
-// (store dynamodb outside the local environment) must get
-// SESSION_SIGNING_SECRET; local runs may use the store's generated secret.
+// FromDeps builds the service for a function group. Deployed functions read
+// their signing keys from the SecureString parameter named by
+// SESSION_SIGNING_SECRET_PARAM at cold start (and every
+// sessiondata.RefreshEvery), so no secret sits in their configuration; local
+// runs (the embedded store, or the local environment) take
+// SESSION_SIGNING_SECRET or the store's generated key.
 func FromDeps(d *app.Deps) (*Service, error) {
+	ctx := context.Background()
+	getenv := d.Config.Getenv
+	if getenv == nil { // dependencies built by hand (tests, tools)
+		getenv = func(string) string { return "" }
+	}
+	if name := getenv(sessiondata.ParamEnvVar); name != "" {
+		if d.AWS == nil {
+			return nil, fmt.Errorf("%s needs AWS (STORE=dynamodb)", sessiondata.ParamEnvVar)
+		}
+		signer, err := sessiondata.NewRefreshing(ctx, ssmkeys.Source(*d.AWS, d.Config.SSMEndpoint, name), d.Clock)
+		if err != nil {
+			return nil, fmt.Errorf("session signing keys: %w", err)
+		}
+		return New(d.Store, signer), nil
+	}
 	allowGenerated := d.Config.Store != "dynamodb" || d.Config.Environment == "local"
-	return Open(context.Background(), d.Store, d.Config.Getenv, allowGenerated)
+	keys, err := sessiondata.LoadKeys(ctx, d.Store, getenv, allowGenerated)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := sessiondata.NewKeyring(keys)
+	if err != nil {
+		return nil, err
+	}
+	return New(d.Store, signer), nil
 }

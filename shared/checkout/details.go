@@ -15,15 +15,15 @@ import (
 // DetailsRequest is the accepted subset of PaymentDetailsRequest.
 type DetailsRequest struct {
 	Details                   *CompletionDetails `json:"details"`
-	PaymentData               string             `json:"paymentData"`
+	PaymentData               string             `json:"paymentData" maxlen:"4096"`
 	AuthenticationData        json.RawMessage    `json:"authenticationData"`
 	ThreeDSAuthenticationOnly bool               `json:"threeDSAuthenticationOnly"`
 }
 
 // CompletionDetails is the accepted subset of PaymentCompletionDetails.
 type CompletionDetails struct {
-	ThreeDSResult  string `json:"threeDSResult"`
-	RedirectResult string `json:"redirectResult"`
+	ThreeDSResult  string `json:"threeDSResult" maxlen:"50000"`
+	RedirectResult string `json:"redirectResult" maxlen:"20000"`
 }
 
 // threeDSResult is the decoded details.threeDSResult (base64 JSON), as the

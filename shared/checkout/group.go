@@ -26,7 +26,13 @@ var SessionsGroup = registry.Group{
 		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem"}},
 	},
+	Grants: signingKeys,
 }
+
+// signingKeys is every checkout function's read of the session-signing keys
+// (an SSM SecureString, decrypted through SSM only: the template's
+// SessionSigningSecretReadPolicy).
+var signingKeys = []registry.Grant{{Policy: "!Ref SessionSigningSecretReadPolicy"}}
 
 // paymentTables are the advanced flow's and the drop-in's grants: both
 // record payments, events and session changes in one transaction.
@@ -47,6 +53,7 @@ var PaymentsGroup = registry.Group{
 		{Method: "POST", Path: "/v2/payments/details", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
 	},
 	Tables: paymentTables,
+	Grants: signingKeys,
 }
 
 // ClientGroup is the CheckoutClientFunction: the drop-in's calls, with a
@@ -60,6 +67,7 @@ var ClientGroup = registry.Group{
 		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional},
 	},
 	Tables: paymentTables,
+	Grants: signingKeys,
 }
 
 // TestHelpersGroup is the CheckoutTestHelpersFunction (test keys only).
@@ -74,6 +82,7 @@ var TestHelpersGroup = registry.Group{
 		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 	},
+	Grants: signingKeys,
 }
 
 // Area is checkout: sessions, and the payment records (shared/payments) and

@@ -34,7 +34,7 @@ type MethodsRequest struct {
 	ShopperLocale          string          `json:"shopperLocale"`
 	AllowedPaymentMethods  []string        `json:"allowedPaymentMethods"`
 	BlockedPaymentMethods  []string        `json:"blockedPaymentMethods"`
-	BrowserInfo            json.RawMessage `json:"browserInfo"`
+	BrowserInfo            json.RawMessage `json:"browserInfo" maxlen:"2048"`
 	ShopperIP              string          `json:"shopperIP"`
 	ShopperEmail           string          `json:"shopperEmail"`
 	ShopperConversionID    string          `json:"shopperConversionId"`

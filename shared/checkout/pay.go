@@ -20,8 +20,8 @@ import (
 type PaymentRequest struct {
 	MerchantAccount    string            `json:"merchantAccount"`
 	Amount             *Amount           `json:"amount"`
-	Reference          string            `json:"reference"`
-	ReturnURL          string            `json:"returnUrl"`
+	Reference          string            `json:"reference" maxlen:"80"`
+	ReturnURL          string            `json:"returnUrl" maxlen:"1024"`
 	PaymentMethod      *MethodDetails    `json:"paymentMethod"`
 	CountryCode        string            `json:"countryCode"`
 	Channel            string            `json:"channel"`
@@ -31,10 +31,10 @@ type PaymentRequest struct {
 	ShopperIP          string            `json:"shopperIP"`
 	Origin             string            `json:"origin"`
 	StorePaymentMethod bool              `json:"storePaymentMethod"`
-	BrowserInfo        json.RawMessage   `json:"browserInfo"`
+	BrowserInfo        json.RawMessage   `json:"browserInfo" maxlen:"2048"`
 	AuthenticationData json.RawMessage   `json:"authenticationData"`
 	AdditionalData     map[string]string `json:"additionalData"`
-	Metadata           map[string]string `json:"metadata"`
+	Metadata           map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
 	LineItems          []LineItem        `json:"lineItems"`
 	CheckoutAttemptID  string            `json:"checkoutAttemptId"`
 }
@@ -49,15 +49,15 @@ type MethodDetails struct {
 	ExpiryMonth           string `json:"expiryMonth"`
 	ExpiryYear            string `json:"expiryYear"`
 	CVC                   string `json:"cvc"`
-	EncryptedCardNumber   string `json:"encryptedCardNumber"`
-	EncryptedExpiryMonth  string `json:"encryptedExpiryMonth"`
-	EncryptedExpiryYear   string `json:"encryptedExpiryYear"`
-	EncryptedSecurityCode string `json:"encryptedSecurityCode"`
-	StoredPaymentMethodID string `json:"storedPaymentMethodId"`
-	ApplePayToken         string `json:"applePayToken"`
-	GooglePayToken        string `json:"googlePayToken"`
+	EncryptedCardNumber   string `json:"encryptedCardNumber" maxlen:"15000"`
+	EncryptedExpiryMonth  string `json:"encryptedExpiryMonth" maxlen:"15000"`
+	EncryptedExpiryYear   string `json:"encryptedExpiryYear" maxlen:"15000"`
+	EncryptedSecurityCode string `json:"encryptedSecurityCode" maxlen:"15000"`
+	StoredPaymentMethodID string `json:"storedPaymentMethodId" maxlen:"64"`
+	ApplePayToken         string `json:"applePayToken" maxlen:"10000"`
+	GooglePayToken        string `json:"googlePayToken" maxlen:"10000"`
 	CheckoutAttemptID     string `json:"checkoutAttemptId"`
-	ThreeDS2SdkVersion    string `json:"threeDS2SdkVersion"`
+	ThreeDS2SdkVersion    string `json:"threeDS2SdkVersion" maxlen:"12"`
 	FundingSource         string `json:"fundingSource"`
 }
 

@@ -103,7 +103,7 @@ func (svc *Service) clientSession(ctx context.Context, accountID, id, sessionDat
 
 // SessionDataRequest is the body of setup and paymentMethods.
 type SessionDataRequest struct {
-	SessionData string `json:"sessionData"`
+	SessionData string `json:"sessionData" maxlen:"4096"`
 }
 
 // ClientSetup is what the drop-in needs to render a session.
@@ -159,7 +159,7 @@ func (svc *Service) clientMethods(r *httpapi.Request) (*httpapi.Response, error)
 // ClientPaymentRequest is a payment request with the session's sessionData.
 type ClientPaymentRequest struct {
 	PaymentRequest
-	SessionData string `json:"sessionData"`
+	SessionData string `json:"sessionData" maxlen:"4096"`
 }
 
 func (svc *Service) clientPayment(r *httpapi.Request) (*httpapi.Response, error) {
@@ -173,7 +173,7 @@ func (svc *Service) clientPayment(r *httpapi.Request) (*httpapi.Response, error)
 // ClientDetailsRequest is a details request with the session's sessionData.
 type ClientDetailsRequest struct {
 	DetailsRequest
-	SessionData string `json:"sessionData"`
+	SessionData string `json:"sessionData" maxlen:"4096"`
 }
 
 func (svc *Service) clientDetails(r *httpapi.Request) (*httpapi.Response, error) {

@@ -14,7 +14,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
 )
 
 // Logical table names. Adapters map them to physical names (see TableNames).
@@ -37,6 +40,39 @@ var AllTables = []string{
 
 // MaxTransactOps is DynamoDB's limit, enforced by both adapters alike.
 const MaxTransactOps = 100
+
+// Size limits are DynamoDB's, enforced by both adapters alike before anything
+// is sent or written, so an oversized record is the same kinded error on the
+// embedded store as on DynamoDB (where it would otherwise be a
+// ValidationException, a 500).
+const (
+	MaxItemSize     = 400 * 1024      // one item, as ItemSize counts it
+	MaxTransactSize = 4 * 1024 * 1024 // the sum of a transaction's items
+	MaxPKSize       = 2048            // partition key, bytes
+	MaxSKSize       = 1024            // sort key, bytes
+)
+
+// itemOverhead bounds what an item costs beyond its key and Data, as the
+// DynamoDB adapter writes it: the attribute names pk, sk, data, n, v and ttl
+// (13 bytes) and three numbers at DynamoDB's largest size (21 bytes each).
+const itemOverhead = 13 + 3*21
+
+// ItemSize is a conservative bound of the size DynamoDB counts for it
+// (attribute names plus values): at most a few dozen bytes above the exact
+// figure, never below it.
+func ItemSize(it Item) int { return len(it.PK) + len(it.SK) + len(it.Data) + itemOverhead }
+
+// ErrTooLarge marks an item over MaxItemSize, a transaction over
+// MaxTransactSize or a key over its limit (errors.Is finds it). The error
+// returned is an apierr of kind Invalid wrapping it: the data came from the
+// caller, so the answer is a 400 with code item_too_large, never a 500.
+var ErrTooLarge = errors.New("store: too large")
+
+func tooLarge(format string, args ...any) error {
+	return &apierr.Error{Kind: apierr.Invalid, Code: "item_too_large", Op: "store.Write",
+		Message: "the record is too large to store (at most 400 KB per record); send less data",
+		Err:     fmt.Errorf("%w: "+format, append([]any{ErrTooLarge}, args...)...)}
+}
 
 // MaxQueryLimit bounds every query page.
 const MaxQueryLimit = 1000
@@ -197,7 +233,7 @@ func EncodeCursor(lastSK string) string {
 
 func DecodeCursor(c string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 {
+	if err != nil || len(b) == 0 || len(b) > MaxSKSize {
 		return "", fmt.Errorf("%w: malformed cursor", ErrInvalid)
 	}
 	return string(b), nil
@@ -225,10 +261,29 @@ func ValidateOps(ops []Op) error {
 		return fmt.Errorf("%w: more than %d ops", ErrInvalid, MaxTransactOps)
 	}
 	seen := make(map[Key]bool, len(ops))
+	total := 0
 	for i, op := range ops {
 		k := op.Item.Key
 		if k.Table == "" || k.PK == "" || k.SK == "" {
 			return fmt.Errorf("%w: op %d needs table, pk and sk", ErrInvalid, i)
+		}
+		if len(k.PK) > MaxPKSize || len(k.SK) > MaxSKSize {
+			return tooLarge("op %d: key of %d+%d bytes", i, len(k.PK), len(k.SK))
+		}
+		if strings.IndexByte(k.PK, 0) >= 0 {
+			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Op: "store.Write",
+				Message: "the request holds a NUL character where none can be stored",
+				Err:     fmt.Errorf("%w: op %d: pk holds a NUL byte", ErrKeyInvalid, i)}
+		}
+		// An OpAdd without Data keeps the stored body, which fitted when written.
+		if op.Kind == OpPut || (op.Kind == OpAdd && op.Item.Data != nil) {
+			size := ItemSize(op.Item)
+			if size > MaxItemSize {
+				return tooLarge("op %d: %s is %d bytes", i, k, size)
+			}
+			total += size
+		} else {
+			total += len(k.PK) + len(k.SK)
 		}
 		if seen[k] {
 			return fmt.Errorf("%w: two ops on %s", ErrInvalid, k)
@@ -247,7 +302,23 @@ func ValidateOps(ops []Op) error {
 			return fmt.Errorf("%w: op %d has no kind", ErrInvalid, i)
 		}
 	}
+	if total > MaxTransactSize {
+		return tooLarge("the transaction is %d bytes", total)
+	}
 	return nil
+}
+
+// ErrKeyInvalid marks a write whose partition key holds a NUL byte, which
+// the embedded adapter's key layout cannot store; DynamoDB could, but the
+// port refuses it on both so they behave alike. Like ErrTooLarge it comes
+// wrapped in an apierr of kind Invalid.
+var ErrKeyInvalid = errors.New("store: invalid key")
+
+// KeyFits reports whether k can hold an item: within the key limits and no
+// NUL byte in PK. A key that does not fit holds nothing, so reads answer not
+// found (a query, an empty page) without asking the backend.
+func KeyFits(k Key) bool {
+	return len(k.PK) <= MaxPKSize && len(k.SK) <= MaxSKSize && strings.IndexByte(k.PK, 0) < 0
 }
 
 // Clock lets tests move time; adapters use it for expiry checks.

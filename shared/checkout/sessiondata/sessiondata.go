@@ -1,16 +1,23 @@
 // Package sessiondata seals small values into opaque, tamper-evident tokens:
 // a checkout session's sessionData and the paymentData of a pending action.
 //
-// Format: "<purpose-tag>.<base64url JSON>.<base64url HMAC-SHA256>". The MAC
-// covers the purpose and the payload, so a token made for one purpose never
-// opens as another. The payload is readable by whoever holds the token (it
-// holds ids, amounts and expiry, nothing secret); what matters is that nobody
-// without the key can change it.
+// Format: "<purpose-tag>.<key id>.<base64url JSON>.<base64url HMAC-SHA256>".
+// The MAC covers the purpose and the payload, so a token made for one purpose
+// never opens as another. The payload is readable by whoever holds the token
+// (it holds ids, amounts and expiry, nothing secret); what matters is that
+// nobody without the key can change it.
 //
-// The key comes from SESSION_SIGNING_SECRET (read once at start). Without it,
-// local runs (the embedded store, or the local environment) use a random key
-// created once and persisted in the store, so tokens survive restarts of
-// `make run`; a deployed function refuses to start without the variable.
+// Keys rotate: a Signer holds several keys, signs with the first and opens a
+// token with the key its key id names, so tokens signed before a rotation
+// stay valid for their whole life. A key id is derived from the key (an HMAC
+// of a constant), so operators list keys and never name them.
+//
+// Where keys come from (see LoadKeys and checkout.FromDeps): deployed stacks
+// read a SecureString parameter (its name in SESSION_SIGNING_SECRET_PARAM) at
+// cold start and re-read it every RefreshEvery, so the secret never appears in
+// the function's configuration; local runs (the embedded store, or the local
+// environment) use SESSION_SIGNING_SECRET when set, else a random key created
+// once and persisted in the store, so tokens survive restarts of `make run`.
 package sessiondata
 
 import (
@@ -25,33 +32,152 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/paygate/paygate/shared/store"
 )
 
-// EnvVar holds the signing secret in deployed stacks.
+// EnvVar holds the signing keys themselves, for local runs and tools only;
+// deployed stacks set ParamEnvVar instead.
 const EnvVar = "SESSION_SIGNING_SECRET"
 
-// MinSecretLen is the shortest accepted secret, in bytes.
+// ParamEnvVar names the SSM SecureString parameter that holds the signing
+// keys in deployed stacks.
+const ParamEnvVar = "SESSION_SIGNING_SECRET_PARAM"
+
+// MinSecretLen is the shortest accepted key, in bytes.
 const MinSecretLen = 32
 
+// RefreshEvery is how often a Signer with a source re-reads its keys; an
+// unknown key id triggers a re-read sooner, at most every minRefresh.
+const (
+	RefreshEvery = 10 * time.Minute
+	minRefresh   = time.Minute
+)
+
 // ErrInvalid is returned for any token that does not verify: malformed,
-// tampered, signed with another key or made for another purpose.
+// tampered, signed with an unknown key or made for another purpose.
 var ErrInvalid = errors.New("sessiondata: invalid token")
 
-// Signer seals and opens tokens with one key.
-type Signer struct{ key []byte }
-
-// NewSigner builds a signer; the secret must have at least MinSecretLen bytes.
-func NewSigner(secret []byte) (*Signer, error) {
-	if len(secret) < MinSecretLen {
-		return nil, fmt.Errorf("sessiondata: the signing secret needs at least %d bytes", MinSecretLen)
-	}
-	return &Signer{key: bytes.Clone(secret)}, nil
+// keyring is one immutable set of keys: the first signs.
+type keyring struct {
+	ids    []string
+	byID   map[string][]byte
+	loaded time.Time
 }
 
-func (s *Signer) mac(purpose string, payload []byte) []byte {
-	m := hmac.New(sha256.New, s.key)
+// Signer seals with its first key and opens with any of its keys.
+type Signer struct {
+	ring atomic.Pointer[keyring]
+
+	// Optional source of fresh keys (nil: the keys never change).
+	source func(context.Context) ([][]byte, error)
+	now    func() time.Time
+	mu     sync.Mutex // one refresh at a time
+	tried  time.Time  // last refresh attempt, under mu
+}
+
+// NewSigner builds a signer with one key of at least MinSecretLen bytes.
+func NewSigner(secret []byte) (*Signer, error) { return NewKeyring([][]byte{secret}) }
+
+// NewKeyring builds a signer that signs with keys[0] and opens tokens signed
+// with any of keys.
+func NewKeyring(keys [][]byte) (*Signer, error) {
+	s := &Signer{now: time.Now}
+	r, err := newKeyring(keys, s.now())
+	if err != nil {
+		return nil, err
+	}
+	s.ring.Store(r)
+	return s, nil
+}
+
+// NewRefreshing builds a signer from source (called now, and again every
+// RefreshEvery or when a token names a key it does not hold); a failed
+// re-read keeps the keys it has. now may be nil (time.Now).
+func NewRefreshing(ctx context.Context, source func(context.Context) ([][]byte, error), now func() time.Time) (*Signer, error) {
+	if now == nil {
+		now = time.Now
+	}
+	keys, err := source(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Signer{source: source, now: now}
+	r, err := newKeyring(keys, now())
+	if err != nil {
+		return nil, err
+	}
+	s.ring.Store(r)
+	s.tried = r.loaded
+	return s, nil
+}
+
+func newKeyring(keys [][]byte, now time.Time) (*keyring, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("sessiondata: no signing key")
+	}
+	r := &keyring{byID: map[string][]byte{}, loaded: now}
+	for _, k := range keys {
+		if len(k) < MinSecretLen {
+			return nil, fmt.Errorf("sessiondata: every signing key needs at least %d bytes", MinSecretLen)
+		}
+		id := KeyID(k)
+		if _, dup := r.byID[id]; dup {
+			continue
+		}
+		r.ids = append(r.ids, id)
+		r.byID[id] = bytes.Clone(k)
+	}
+	return r, nil
+}
+
+// KeyID is the id tokens carry for key: 8 base64url characters of an HMAC
+// of a constant, which tells nothing about the key.
+func KeyID(key []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("paygate sessiondata key id"))
+	return enc.EncodeToString(m.Sum(nil)[:6])
+}
+
+// SigningKeyID is the id of the key Seal uses now.
+func (s *Signer) SigningKeyID() string { return s.keys(false).ids[0] }
+
+// keys returns the current keyring, re-reading the source first when it is
+// older than RefreshEvery, or (unknown) a token named a key not in it.
+func (s *Signer) keys(unknown bool) *keyring {
+	r := s.ring.Load()
+	if s.source == nil {
+		return r
+	}
+	now := s.now()
+	if now.Sub(r.loaded) < RefreshEvery && !unknown {
+		return r
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r = s.ring.Load(); now.Sub(s.tried) < minRefresh {
+		return r // refreshed (or tried) a moment ago
+	}
+	s.tried = now
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	keys, err := s.source(ctx)
+	if err != nil {
+		return r // keep what works; the next attempt is a minute away
+	}
+	fresh, err := newKeyring(keys, now)
+	if err != nil {
+		return r
+	}
+	s.ring.Store(fresh)
+	return fresh
+}
+
+func mac(key []byte, purpose string, payload []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(purpose))
 	m.Write([]byte{0})
 	m.Write(payload)
@@ -66,52 +192,90 @@ func (s *Signer) Seal(purpose string, v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return purpose + "." + enc.EncodeToString(payload) + "." + enc.EncodeToString(s.mac(purpose, payload)), nil
+	r := s.keys(false)
+	id := r.ids[0]
+	return purpose + "." + id + "." + enc.EncodeToString(payload) + "." + enc.EncodeToString(mac(r.byID[id], purpose, payload)), nil
 }
 
-// Open verifies token for purpose and decodes its payload into v.
+// Open verifies token for purpose and decodes its payload into v. Tokens
+// sealed before key ids existed ("<purpose>.<payload>.<mac>") open with any
+// key held, so sessions live at the upgrade survive it.
 func (s *Signer) Open(purpose, token string, v any) error {
 	parts := strings.Split(token, ".")
-	if len(parts) != 3 || parts[0] != purpose {
+	if len(parts) < 3 || len(parts) > 4 || parts[0] != purpose {
 		return ErrInvalid
+	}
+	id := ""
+	if len(parts) == 4 {
+		id, parts = parts[1], []string{parts[0], parts[2], parts[3]}
 	}
 	payload, err1 := enc.DecodeString(parts[1])
 	sig, err2 := enc.DecodeString(parts[2])
-	if err1 != nil || err2 != nil || !hmac.Equal(sig, s.mac(purpose, payload)) {
+	if err1 != nil || err2 != nil {
 		return ErrInvalid
 	}
-	if err := json.Unmarshal(payload, v); err != nil {
+	r := s.keys(false)
+	if _, ok := r.byID[id]; id != "" && !ok {
+		r = s.keys(true) // perhaps a key added since this instance started
+	}
+	ok := false
+	if id != "" {
+		key, known := r.byID[id]
+		ok = known && hmac.Equal(sig, mac(key, purpose, payload))
+	} else {
+		for _, k := range r.ids {
+			ok = ok || hmac.Equal(sig, mac(r.byID[k], purpose, payload))
+		}
+	}
+	if !ok || json.Unmarshal(payload, v) != nil {
 		return ErrInvalid
 	}
 	return nil
 }
 
+// ParseKeys reads a list of keys, the signing key first, separated by commas
+// or white space: each is hex when it is valid hex, else its raw bytes.
+func ParseKeys(value string) ([][]byte, error) {
+	var keys [][]byte
+	for _, f := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' }) {
+		b := []byte(f)
+		if h, err := hex.DecodeString(f); err == nil {
+			b = h
+		}
+		if len(b) < MinSecretLen {
+			return nil, fmt.Errorf("every signing key needs at least %d bytes (e.g. 64 hex characters)", MinSecretLen)
+		}
+		keys = append(keys, b)
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("no signing key")
+	}
+	return keys, nil
+}
+
 // secretKey is where a local run keeps its generated secret.
 var secretKey = store.Key{Table: store.TableAccounts, PK: "config#session-signing-secret", SK: "secret"}
 
-// LoadSecret returns the signing secret: SESSION_SIGNING_SECRET when set
-// (hex is decoded when it is valid hex, else the raw bytes are used); else,
-// when allowGenerated, the store's persisted random secret (created on first
-// use with put-if-absent, so concurrent starters agree); else an error.
-func LoadSecret(ctx context.Context, st store.Store, getenv func(string) string, allowGenerated bool) ([]byte, error) {
+// LoadKeys returns the signing keys of a run without a parameter store:
+// SESSION_SIGNING_SECRET when set (see ParseKeys); else, when
+// allowGenerated, the store's persisted random key (created on first use
+// with put-if-absent, so concurrent starters agree); else an error.
+func LoadKeys(ctx context.Context, st store.Store, getenv func(string) string, allowGenerated bool) ([][]byte, error) {
 	if getenv != nil {
 		if v := getenv(EnvVar); v != "" {
-			b := []byte(v)
-			if h, err := hex.DecodeString(v); err == nil {
-				b = h
+			keys, err := ParseKeys(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", EnvVar, err)
 			}
-			if len(b) < MinSecretLen {
-				return nil, fmt.Errorf("%s must hold at least %d bytes (e.g. 64 hex characters)", EnvVar, MinSecretLen)
-			}
-			return b, nil
+			return keys, nil
 		}
 	}
 	if !allowGenerated {
-		return nil, fmt.Errorf("%s is not set", EnvVar)
+		return nil, fmt.Errorf("neither %s nor %s is set", ParamEnvVar, EnvVar)
 	}
 	it, err := st.Get(ctx, secretKey)
 	if err == nil {
-		return it.Data, nil
+		return [][]byte{it.Data}, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
@@ -122,10 +286,19 @@ func LoadSecret(ctx context.Context, st store.Store, getenv func(string) string,
 	}
 	err = st.Write(ctx, store.Put(store.Item{Key: secretKey, Data: fresh}, store.IfAbsent))
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Current != nil {
-		return cf.Current.Data, nil // another process created it first
+		return [][]byte{cf.Current.Data}, nil // another process created it first
 	}
 	if err != nil {
 		return nil, err
 	}
-	return fresh, nil
+	return [][]byte{fresh}, nil
+}
+
+// LoadSecret is LoadKeys' signing key.
+func LoadSecret(ctx context.Context, st store.Store, getenv func(string) string, allowGenerated bool) ([]byte, error) {
+	keys, err := LoadKeys(ctx, st, getenv, allowGenerated)
+	if err != nil {
+		return nil, err
+	}
+	return keys[0], nil
 }

@@ -2,8 +2,11 @@ package sessiondata
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,31 +21,168 @@ type claims struct {
 	Value int64  `json:"v"`
 }
 
+var (
+	keyA = []byte(strings.Repeat("a", 32))
+	keyB = []byte(strings.Repeat("b", 32))
+	keyC = []byte(strings.Repeat("c", 32))
+)
+
 func TestSealOpen(t *testing.T) {
 	s, err := NewSigner([]byte(strings.Repeat("k", 32)))
 	require.NoError(t, err)
 	tok, err := s.Seal("cs", claims{"abc", 100})
 	require.NoError(t, err)
+	parts := strings.Split(tok, ".")
+	require.Len(t, parts, 4)
+	assert.Equal(t, s.SigningKeyID(), parts[1], "the token names its key")
 	var got claims
 	require.NoError(t, s.Open("cs", tok, &got))
 	assert.Equal(t, claims{"abc", 100}, got)
 
-	// Another purpose, another key, a changed payload or signature: invalid.
+	// Another purpose, another key, a changed payload, key id or signature: invalid.
 	assert.ErrorIs(t, s.Open("pd", tok, &got), ErrInvalid)
 	other, _ := NewSigner([]byte(strings.Repeat("x", 32)))
 	assert.ErrorIs(t, other.Open("cs", tok, &got), ErrInvalid)
 	forged, _ := other.Seal("cs", claims{"abc", 1})
-	parts := strings.Split(tok, ".")
 	fparts := strings.Split(forged, ".")
-	assert.ErrorIs(t, s.Open("cs", parts[0]+"."+fparts[1]+"."+parts[2], &got), ErrInvalid)
+	assert.ErrorIs(t, s.Open("cs", strings.Join([]string{parts[0], parts[1], fparts[2], parts[3]}, "."), &got), ErrInvalid)
+	assert.ErrorIs(t, s.Open("cs", strings.Join([]string{parts[0], fparts[1], parts[2], parts[3]}, "."), &got), ErrInvalid)
 	assert.ErrorIs(t, s.Open("cs", tok+"x", &got), ErrInvalid)
 	assert.ErrorIs(t, s.Open("cs", "garbage", &got), ErrInvalid)
+	assert.ErrorIs(t, s.Open("cs", "cs.a.b.c.d", &got), ErrInvalid)
 
 	_, err = NewSigner([]byte("short"))
 	assert.Error(t, err)
+	_, err = NewKeyring(nil)
+	assert.Error(t, err)
 }
 
-func TestLoadSecret(t *testing.T) {
+// TestRotation: a keyring signs with its first key and opens tokens of every
+// key it holds, so adding a key in front keeps live tokens valid; removing a
+// key ends its tokens.
+func TestRotation(t *testing.T) {
+	before, err := NewKeyring([][]byte{keyA})
+	require.NoError(t, err)
+	old, err := before.Seal("cs", claims{"s1", 1})
+	require.NoError(t, err)
+
+	after, err := NewKeyring([][]byte{keyB, keyA})
+	require.NoError(t, err)
+	assert.Equal(t, KeyID(keyB), after.SigningKeyID())
+	assert.NotEqual(t, KeyID(keyA), KeyID(keyB))
+	var got claims
+	require.NoError(t, after.Open("cs", old, &got), "a token of the previous key still opens")
+	fresh, err := after.Seal("cs", claims{"s2", 2})
+	require.NoError(t, err)
+	assert.Contains(t, fresh, "."+KeyID(keyB)+".")
+	assert.ErrorIs(t, before.Open("cs", fresh, &got), ErrInvalid, "the old keyring does not hold the new key")
+
+	retired, err := NewKeyring([][]byte{keyB})
+	require.NoError(t, err)
+	require.NoError(t, retired.Open("cs", fresh, &got))
+	assert.ErrorIs(t, retired.Open("cs", old, &got), ErrInvalid, "a removed key's tokens end")
+
+	// Tokens from before key ids (purpose.payload.mac) open with any key held.
+	legacy := strings.Join(append([]string{"cs"}, strings.Split(old, ".")[2:]...), ".")
+	require.NoError(t, after.Open("cs", legacy, &got))
+	assert.Equal(t, "s1", got.ID)
+	assert.ErrorIs(t, retired.Open("cs", legacy, &got), ErrInvalid)
+}
+
+// TestRefreshing: a running instance learns of a key added to the parameter
+// when a token names it (at most once a minute), and re-reads the parameter
+// every RefreshEvery, so the new key also becomes its signing key; a failing
+// source keeps the keys it has.
+func TestRefreshing(t *testing.T) {
+	var mu sync.Mutex
+	param := [][]byte{keyA}
+	var reads atomic.Int32
+	fail := atomic.Bool{}
+	source := func(context.Context) ([][]byte, error) {
+		reads.Add(1)
+		if fail.Load() {
+			return nil, errors.New("ssm down")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return param, nil
+	}
+	now := time.Now()
+	var clockMu sync.Mutex
+	clock := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return now }
+	advance := func(d time.Duration) { clockMu.Lock(); now = now.Add(d); clockMu.Unlock() }
+
+	warm, err := NewRefreshing(context.Background(), source, clock)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, reads.Load())
+
+	// Rotation: B goes in front; a new instance signs with B.
+	mu.Lock()
+	param = [][]byte{keyB, keyA}
+	mu.Unlock()
+	cold, err := NewRefreshing(context.Background(), source, clock)
+	require.NoError(t, err)
+	tokB, err := cold.Seal("cs", claims{"b", 1})
+	require.NoError(t, err)
+	tokA, err := warm.Seal("cs", claims{"a", 1})
+	require.NoError(t, err)
+	var got claims
+	require.NoError(t, cold.Open("cs", tokA, &got), "the new instance opens the old instance's tokens")
+	advance(2 * time.Minute)
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			var c claims
+			assert.NoError(t, warm.Open("cs", tokB, &c), "the warm instance re-reads on an unknown key id")
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 3, reads.Load(), "one re-read for twenty requests")
+	assert.Equal(t, KeyID(keyB), warm.SigningKeyID(), "the re-read also makes B its signing key")
+
+	// A forged key id triggers at most one re-read a minute.
+	forged := "cs.zzzzzzzz." + strings.SplitN(tokB, ".", 3)[2]
+	for range 5 {
+		assert.ErrorIs(t, warm.Open("cs", forged, &got), ErrInvalid)
+	}
+	assert.EqualValues(t, 3, reads.Load())
+
+	// The next rotation (C in front, A retired) reaches the instance by its
+	// periodic re-read, without any token naming C.
+	mu.Lock()
+	param = [][]byte{keyC, keyB}
+	mu.Unlock()
+	advance(RefreshEvery - 2*time.Minute)
+	assert.Equal(t, KeyID(keyB), warm.SigningKeyID(), "no re-read before RefreshEvery")
+	advance(2 * time.Minute)
+	assert.Equal(t, KeyID(keyC), warm.SigningKeyID(), "the periodic re-read makes C the signing key")
+	assert.EqualValues(t, 4, reads.Load())
+	assert.ErrorIs(t, warm.Open("cs", tokA, &got), ErrInvalid, "A was retired")
+
+	fail.Store(true)
+	advance(RefreshEvery)
+	assert.Equal(t, KeyID(keyC), warm.SigningKeyID(), "a failed re-read keeps the keys")
+	require.NoError(t, warm.Open("cs", tokB, &got))
+
+	_, err = NewRefreshing(context.Background(), source, clock)
+	assert.Error(t, err, "a cold start without keys fails fast")
+}
+
+func TestParseKeys(t *testing.T) {
+	hexA, hexB := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
+	keys, err := ParseKeys(hexA + ", " + hexB + "\n")
+	require.NoError(t, err)
+	require.Len(t, keys, 2)
+	assert.Len(t, keys[0], 32)
+	assert.Equal(t, byte(0xab), keys[0][0])
+	assert.Equal(t, byte(0xcd), keys[1][0])
+	_, err = ParseKeys(hexA + ",short")
+	assert.Error(t, err)
+	_, err = ParseKeys(" , ")
+	assert.Error(t, err)
+}
+
+func TestLoadKeys(t *testing.T) {
 	st, err := boltstore.Open(filepath.Join(t.TempDir(), "s.db"), time.Now)
 	require.NoError(t, err)
 	defer st.Close()
@@ -50,21 +190,25 @@ func TestLoadSecret(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
 
-	_, err = LoadSecret(ctx, st, getenv, false)
-	assert.Error(t, err, "deployed functions need the variable")
+	_, err = LoadKeys(ctx, st, getenv, false)
+	assert.Error(t, err, "deployed functions need the parameter")
 
-	a, err := LoadSecret(ctx, st, getenv, true)
+	a, err := LoadKeys(ctx, st, getenv, true)
 	require.NoError(t, err)
-	b, err := LoadSecret(ctx, st, getenv, true)
+	b, err := LoadKeys(ctx, st, getenv, true)
 	require.NoError(t, err)
-	assert.Equal(t, a, b, "the generated secret is persisted")
-	assert.Len(t, a, 32)
+	assert.Equal(t, a, b, "the generated key is persisted")
+	require.Len(t, a, 1)
+	assert.Len(t, a[0], 32)
 
-	env[EnvVar] = strings.Repeat("ab", 32)
-	c, err := LoadSecret(ctx, st, getenv, false)
+	env[EnvVar] = strings.Repeat("ab", 32) + "," + strings.Repeat("cd", 32)
+	c, err := LoadKeys(ctx, st, getenv, false)
 	require.NoError(t, err)
-	assert.Len(t, c, 32)
+	assert.Len(t, c, 2)
+	s, err := LoadSecret(ctx, st, getenv, false)
+	require.NoError(t, err)
+	assert.Equal(t, c[0], s)
 	env[EnvVar] = "tooshort"
-	_, err = LoadSecret(ctx, st, getenv, true)
+	_, err = LoadKeys(ctx, st, getenv, true)
 	assert.Error(t, err)
 }

@@ -81,10 +81,10 @@ func (l *Ledger) handleDeposits(r *httpapi.Request) (*httpapi.Response, error) {
 
 // testDepositRequest is the body of POST /test-helpers/deposits.
 type testDepositRequest struct {
-	CurrencyCode string `json:"currency_code"`
-	Amount       string `json:"amount"`
-	ExternalRef  string `json:"external_ref"`
-	Method       Method `json:"method"`
+	CurrencyCode string `json:"currency_code" maxlen:"3"`
+	Amount       string `json:"amount" maxlen:"32"`
+	ExternalRef  string `json:"external_ref" maxlen:"128"`
+	Method       Method `json:"method" maxlen:"9"`
 }
 
 // handleTestDeposit posts a deposit to a test account: 201 when new, 200 with

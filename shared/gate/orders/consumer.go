@@ -22,8 +22,9 @@ const (
 
 // pendingReceives is how many receives a still-pending order's message gets
 // before it is acknowledged and left to the reconciler, which re-queues
-// pending orders every minute; so a slow vendor never sends the message to
-// the dead-letter queue (queue.MaxReceives).
+// pending orders every minute (and fails them after SupplierTimeout); so a
+// slow vendor never sends the message to the dead-letter queue
+// (queue.MaxReceives).
 const pendingReceives = queue.MaxReceives - 1
 
 // HandleSQS is the fulfilment consumer (SQS event source with

@@ -117,6 +117,10 @@ func (s *Service) Fulfil(ctx context.Context, accountID, orderID string) (pendin
 	if rec.Status != StatusPending {
 		return false, nil
 	}
+	if s.clock().Sub(rec.CreatedAt) >= SupplierTimeout {
+		_, _, err = s.expire(ctx, rec)
+		return false, err
+	}
 	v := s.vendorFor(rec)
 	if v == nil {
 		_, _, err = s.finish(ctx, rec, outcome{status: StatusFailed, reason: "vendor_unavailable"})
@@ -143,6 +147,18 @@ func (s *Service) Fulfil(ctx context.Context, accountID, orderID string) (pendin
 	}
 	s.notePending(ctx, rec, res.VendorOrderID)
 	return true, nil
+}
+
+// expire fails a pending order that outlived SupplierTimeout and refunds it,
+// through finish: of any number of concurrent expiries and outcomes exactly
+// one commits. changed is false when the order had already finished.
+func (s *Service) expire(ctx context.Context, rec *record) (*record, bool, error) {
+	done, changed, err := s.finish(ctx, rec, outcome{status: StatusFailed, reason: ReasonSupplierTimeout})
+	if changed {
+		s.log.Warn("order failed: no final answer from the supplier in time", "order_id", rec.ID,
+			"timeout", SupplierTimeout.String())
+	}
+	return done, changed, err
 }
 
 // notePending records the vendor's order id on a still-pending order, once,

@@ -51,10 +51,17 @@ var FulfilmentGroup = registry.Group{
 }
 
 // ReconcilerGroup is the GateOrderReconcilerFunction: every minute it
-// re-queues pending orders whose fulfilment message was lost.
+// re-queues pending orders whose fulfilment message was lost, and fails (and
+// refunds) those whose supplier has not answered within SupplierTimeout.
 var ReconcilerGroup = registry.Group{
 	Function: "GateOrderReconcilerFunction", Dir: "gate-order-reconciler", Every: ReconcileInterval,
-	Tables: []registry.Table{{Name: store.TableOrders, Actions: []string{"Query"}}},
+	Tables: []registry.Table{
+		// The pending index, the resume point, and a late order's failure:
+		// order, index entry, refund and event in one TransactWriteItems.
+		{Name: store.TableOrders, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+	},
 	Queues: []registry.Queue{{Name: queue.Fulfilment, Access: registry.Send}},
 }
 

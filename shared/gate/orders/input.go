@@ -12,17 +12,17 @@ import (
 // absent field from a zero one.
 type CreateOrder struct {
 	ProductID    *int64            `json:"product_id"`
-	CurrencyCode *string           `json:"currency_code"` // optional; must match the product's (provider example)
-	ExternalRef  *string           `json:"external_ref"`
+	CurrencyCode *string           `json:"currency_code" maxlen:"3"` // optional; must match the product's (provider example)
+	ExternalRef  *string           `json:"external_ref" maxlen:"64"`
 	TopupRequest *TopUpRequest     `json:"topup_request"`
 	Quantity     *int64            `json:"quantity"`
 	Test         bool              `json:"test"`
-	Metadata     map[string]string `json:"metadata"`
+	Metadata     map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
 }
 
 // TopUpRequest is the direct top-up part of an order.
 type TopUpRequest struct {
-	Amount          *string        `json:"amount"`
+	Amount          *string        `json:"amount" maxlen:"32"`
 	CustomerAccount map[string]any `json:"customer_account"`
 }
 

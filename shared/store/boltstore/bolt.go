@@ -74,6 +74,9 @@ func (s *Store) Get(ctx context.Context, k store.Key) (store.Item, error) {
 	if k.PK == "" || k.SK == "" {
 		return store.Item{}, fmt.Errorf("%w: get needs pk and sk", store.ErrInvalid)
 	}
+	if !store.KeyFits(k) {
+		return store.Item{}, store.ErrNotFound // no write accepts such a key
+	}
 	var it *store.Item
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b, err := bucket(tx, k.Table)

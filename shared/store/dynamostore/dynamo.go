@@ -59,6 +59,9 @@ func (s *Store) Get(ctx context.Context, k store.Key) (store.Item, error) {
 	if k.PK == "" || k.SK == "" {
 		return store.Item{}, fmt.Errorf("%w: get needs pk and sk", store.ErrInvalid)
 	}
+	if !store.KeyFits(k) {
+		return store.Item{}, store.ErrNotFound // no write accepts such a key; DynamoDB would call it invalid
+	}
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      &table,
 		Key:            keyAttrs(k),

@@ -19,6 +19,9 @@ func (s *Store) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	if err := q.Validate(); err != nil {
 		return store.Page{}, err
 	}
+	if !store.KeyFits(store.Key{PK: q.PK}) {
+		return store.Page{}, nil // no write accepts such a key: the partition is empty
+	}
 	table, err := s.table(q.Table)
 	if err != nil {
 		return store.Page{}, err

@@ -26,6 +26,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Query", func(t *testing.T) { runQuery(t, newStore) })
 	t.Run("Expiry", func(t *testing.T) { runExpiry(t, newStore) })
 	t.Run("Concurrency", func(t *testing.T) { runConcurrency(t, newStore) })
+	t.Run("Limits", func(t *testing.T) { runLimits(t, newStore) })
 }
 
 // Clock is a manual clock for expiry tests.
