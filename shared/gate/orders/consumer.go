@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/retry"
 )
 
 // Backoff of a message whose order is still pending at the vendor, or whose
@@ -68,8 +69,7 @@ func (s *Service) handleMessage(ctx context.Context, m events.SQSMessage) bool {
 }
 
 func (s *Service) backoff(ctx context.Context, m events.SQSMessage, receives int) {
-	d := retryBase << min(max(receives-1, 0), 5)
-	d = min(d, retryMax)
+	d := retry.Backoff{Base: retryBase, Max: retryMax, Jitter: retry.None}.Delay(max(receives-1, 0))
 	if err := s.q.ChangeVisibility(ctx, queue.Fulfilment, m.ReceiptHandle, d); err != nil {
 		// The queue's own visibility timeout then decides when it returns.
 		s.log.Warn("fulfilment backoff not set", "message_id", m.MessageId, "error", err.Error())

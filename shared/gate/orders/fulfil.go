@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net/http"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/supplier"
+	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -16,6 +18,9 @@ type outcome struct {
 	status  string // StatusCompleted or StatusFailed
 	content map[string]string
 	reason  string
+	// idem is the keyed call that forces this outcome (a test helper): its
+	// record joins the outcome's transaction. nil for the supplier's answers.
+	idem *idempotency.Call
 }
 
 // finishAttempts bounds the re-reads when the order changes under us (a
@@ -52,10 +57,13 @@ func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *reco
 				ledger.CreditOp(cur.AccountID, cur.Currency, cur.Charged, now))
 		}
 		ops[0] = store.Put(next.item(), store.IfVersion(cur.version))
-		err := s.st.Write(ctx, ops...)
+		err := idempotency.Commit(ctx, s.st, out.idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
 		if err == nil {
 			next.version = cur.version + 1
 			return &next, true, nil
+		}
+		if idempotency.FromKey(err) {
+			return nil, false, err // replay, in flight, or the key's other request
 		}
 		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
 			if apierr.KindOf(err) != apierr.Conflict {
@@ -180,13 +188,25 @@ func (s *Service) notePending(ctx context.Context, rec *record, vendorOrderID st
 
 // ForceOutcome is the test helper's transition: the same finish as the
 // consumer's, with the sandbox deliverable for a completion.
-func (s *Service) ForceOutcome(ctx context.Context, accountID, orderID string, status, reason string) (*Order, error) {
-	rec, err := s.load(ctx, accountID, orderID)
+// ForceInput forces a pending test order's outcome (the test helpers).
+type ForceInput struct {
+	AccountID string
+	OrderID   string
+	Status    string // StatusCompleted or StatusFailed
+	Reason    string // for StatusFailed
+	// Idem, when keyed, records the answer in the outcome's own transaction.
+	Idem *idempotency.Call
+}
+
+// ForceOutcome completes or fails a pending order as its supplier would. It
+// returns NotFound, Conflict (order_not_pending), or a *idempotency.Replayed.
+func (s *Service) ForceOutcome(ctx context.Context, in ForceInput) (*Order, error) {
+	rec, err := s.load(ctx, in.AccountID, in.OrderID)
 	if err != nil {
 		return nil, err
 	}
-	out := outcome{status: status, reason: reason}
-	if status == StatusCompleted {
+	out := outcome{status: in.Status, reason: in.Reason, idem: in.Idem}
+	if in.Status == StatusCompleted {
 		out.content = supplier.Deliverable(vendorRequest(rec))
 	}
 	done, changed, err := s.finish(ctx, rec, out)

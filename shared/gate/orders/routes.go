@@ -83,7 +83,7 @@ func (s *Service) forceComplete(r *httpapi.Request) (*httpapi.Response, error) {
 			return nil, err
 		}
 	}
-	o, err := s.ForceOutcome(r.HTTP.Context(), r.AccountID(), id, StatusCompleted, "")
+	o, err := s.ForceOutcome(r.HTTP.Context(), ForceInput{AccountID: r.AccountID(), OrderID: id, Status: StatusCompleted, Idem: r.Idem()})
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (s *Service) forceFail(r *httpapi.Request) (*httpapi.Response, error) {
 	if !validReason(in.Reason) {
 		return nil, apierr.Invalidf("reason", "reason must be 1 to 64 characters of a-z, 0-9 and _")
 	}
-	o, err := s.ForceOutcome(r.HTTP.Context(), r.AccountID(), id, StatusFailed, in.Reason)
+	o, err := s.ForceOutcome(r.HTTP.Context(), ForceInput{AccountID: r.AccountID(), OrderID: id, Status: StatusFailed, Reason: in.Reason, Idem: r.Idem()})
 	if err != nil {
 		return nil, err
 	}
