@@ -40,6 +40,30 @@ type options struct {
 	HTTP      []app.HTTPBuilder // nil means wiring.HTTP()
 	Consumers []wiring.Consumer // nil means wiring.SQS()
 	Tasks     []wiring.Task     // nil means wiring.Periodic()
+	Timeouts  *timeouts         // nil means gatewayTimeouts
+}
+
+// timeouts are the HTTP server's limits. The deployed stack sits behind API
+// Gateway (HTTP API), which closes a client that is slow to send its request
+// and gives the integration at most 30 s; the local gateway cuts off slow or
+// stalled clients the same way, so a connection that sends headers and then
+// never sends its body cannot hold a goroutine and a socket forever.
+type timeouts struct {
+	ReadHeader time.Duration // request line and headers
+	Read       time.Duration // the whole request, body included
+	Write      time.Duration // from the end of the headers to the end of the response
+	Idle       time.Duration // a keep-alive connection between requests
+}
+
+// gatewayTimeouts are the values `make run` uses. Read and write match API
+// Gateway's 30 s integration timeout: no request the deployed stack would
+// serve is cut short locally, and none it would cut off is served. Idle is
+// shorter than API Gateway's keep-alive but only costs a reconnect.
+var gatewayTimeouts = timeouts{
+	ReadHeader: 10 * time.Second,
+	Read:       30 * time.Second,
+	Write:      30 * time.Second,
+	Idle:       60 * time.Second,
 }
 
 // shutdownGrace bounds how long in-flight requests may finish on shutdown.
@@ -104,7 +128,17 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	to := gatewayTimeouts
+	if o.Timeouts != nil {
+		to = *o.Timeouts
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: to.ReadHeader,
+		ReadTimeout:       to.Read,
+		WriteTimeout:      to.Write,
+		IdleTimeout:       to.Idle,
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 
