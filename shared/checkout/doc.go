@@ -18,9 +18,13 @@
 //   - merchantAccount may be left out of POST /v2/sessions, /v2/paymentMethods
 //     and /v2/payments (it defaults to the key's); when sent it must be the
 //     key's, else a 400 naming it.
-//   - sessionData binds session id, account, amount, currency and expiry with
-//     HMAC-SHA256 (package sessiondata); any mismatch is a 400 naming
-//     sessionData. paymentData of a pending action is sealed the same way.
+//   - sessionData binds session id, account, amount, currency and expiry,
+//     encrypted and authenticated with AES-256-GCM under a key derived from
+//     the signing key (package sessiondata), so it reveals no id; any
+//     mismatch is a 400 naming sessionData. paymentData (and the
+//     authorisationToken and redirectResult that carry it) of a pending
+//     action is sealed the same way. Signed tokens issued before encryption
+//     still open until their sessions end (24 h at most).
 //   - Session storage: table sessions, PK "cs#<id>": SK "session" is the
 //     record (kept 30 days after expiry so results stay readable) and SK
 //     "live" is a marker whose store expiry is the session's expiresAt. Every
