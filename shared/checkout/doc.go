@@ -61,6 +61,24 @@
 //     Scan anywhere.
 //   - Payments: each attempt is a payments.Payment (status machine, history
 //     and events in the same transaction). pspReference is the payment id.
+//   - Answers are built from the payment record alone (Service.response): a
+//     waiting payment keeps its stage's paymentData in Internal, a refused
+//     one its refusalReasonCode. So /payments/details sent twice answers the
+//     same status and body with or without an Idempotency-Key (a payment
+//     already decided, or past the token's stage, answers as it stands), and
+//     a copy that loses a race to its twin re-reads and gives the winner's
+//     answer.
+//   - A payment waiting for 3-D Secure when its session expires is refused
+//     (Rejected, refusalReason "3D Not Authenticated", code 11, history
+//     "session_expired"), in one transaction with its removal from the
+//     session's payments; one whose session was completed or taken over is
+//     Cancelled. The session result lists no Pending payment once the session
+//     is no longer paymentPending, even before the details call comes.
+//   - Stored cards: SK "spm_<fingerprint>", a keyed hash of account,
+//     shopper, number and expiry (sessiondata.Signer.Fingerprint), written
+//     unconditionally, so one card stored twice, even concurrently, is one
+//     record; the listing also folds one card kept under two ids (ids from
+//     before fingerprints, or after a key rotation).
 //   - Live mode: raw card numbers and test_ card data are refused with a 400;
 //     any other live card data gets a 403 (no live acquirer is connected).
 package checkout

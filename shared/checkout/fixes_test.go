@@ -293,3 +293,33 @@ func TestTokensRevealNoIds(t *testing.T) {
 	assert.Equal(t, 400, r.Status)
 	assert.Equal(t, 0, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
 }
+
+// TestWaitingPaymentFromBeforeStoredTokens: a payment that entered its stage
+// before stages kept their paymentData (a record written by the previous
+// release) still answers with a usable action.
+func TestWaitingPaymentFromBeforeStoredTokens(t *testing.T) {
+	e := newEnv(t)
+	p := pay(t, e, "/v2/payments", paymentBody("legacy-1", card("5454545454545454")), "PaymentResponse")
+	fp := map[string]any{"details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}}
+	r := e.Do("POST", "/v2/payments/details", fp)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+
+	ctx := context.Background()
+	key := payments.Key(e.Account.ID, p.PSPReference)
+	it, err := e.Deps.Store.Get(ctx, key)
+	require.NoError(t, err)
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal(it.Data, &rec))
+	delete(rec["internal"].(map[string]any), "paymentData")
+	it.Data, _ = json.Marshal(rec)
+	require.NoError(t, e.Deps.Store.Write(ctx, store.Put(it, store.Always)))
+
+	r = e.Do("POST", "/v2/payments/details", fp)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	var ch payResp
+	r.JSON(t, &ch)
+	require.Equal(t, "ChallengeShopper", ch.ResultCode)
+	require.NotEmpty(t, ch.Action.AuthorisationToken)
+	d := pay(t, e, "/v2/payments/details", map[string]any{"details": map[string]any{"threeDSResult": threeDS("Y", ch.Action.AuthorisationToken)}}, "PaymentDetailsResponse")
+	assert.Equal(t, "Authorised", d.ResultCode)
+}

@@ -282,6 +282,10 @@ func (svc *Service) response(p *payments.Payment) PaymentResponse {
 		Amount: &Amount{Value: p.Amount, Currency: p.Currency}, PaymentMethod: &ResponseMethod{Type: kind, Brand: brand}}
 	switch p.Status {
 	case payments.RequiresAction:
+		if p.Internal["paymentData"] == "" {
+			// A record from before stages kept their token: seal one now.
+			_ = svc.enterStage(p, p.Internal["stage"])
+		}
 		resp.ResultCode = waitingCodes[p.Internal["stage"]]
 		resp.Action = svc.action(p)
 	case payments.Rejected, payments.Failed:
