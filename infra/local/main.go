@@ -44,10 +44,11 @@ type options struct {
 }
 
 // timeouts are the HTTP server's limits. The deployed stack sits behind API
-// Gateway (HTTP API), which closes a client that is slow to send its request
-// and gives the integration at most 30 s; the local gateway cuts off slow or
-// stalled clients the same way, so a connection that sends headers and then
-// never sends its body cannot hold a goroutine and a socket forever.
+// Gateway (HTTP API), which buffers a whole request before it invokes a
+// function, so a slow or stalled client never holds a function, and gives the
+// integration at most 30 s. The local gateway has no such front, so it cuts
+// off slow or stalled clients itself: a connection that sends headers and
+// then never sends its body cannot hold a goroutine and a socket forever.
 type timeouts struct {
 	ReadHeader time.Duration // request line and headers
 	Read       time.Duration // the whole request, body included
@@ -55,10 +56,11 @@ type timeouts struct {
 	Idle       time.Duration // a keep-alive connection between requests
 }
 
-// gatewayTimeouts are the values `make run` uses. Read and write match API
+// gatewayTimeouts are the values `make run` uses. Read and write are API
 // Gateway's 30 s integration timeout: no request the deployed stack would
-// serve is cut short locally, and none it would cut off is served. Idle is
-// shorter than API Gateway's keep-alive but only costs a reconnect.
+// serve is cut short locally, and none runs longer than it could there.
+// Headers get 10 s (far more than any real client needs); an idle
+// keep-alive connection only costs its client a reconnect after 60 s.
 var gatewayTimeouts = timeouts{
 	ReadHeader: 10 * time.Second,
 	Read:       30 * time.Second,
