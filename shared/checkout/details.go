@@ -204,9 +204,10 @@ func (svc *Service) answer(ctx context.Context, c Caller, p *payments.Payment) (
 // in time as "3D Not Authenticated" (refusalReasonCode 11).
 var expiredRefusal = processor.Outcome{Result: processor.Refused, RefusalReason: "3D Not Authenticated", RefusalReasonCode: "11"}
 
-// abandon ends waiting payment p that lost its session s (nil: none): refused when the
-// session expired (why's code session_expired), else cancelled (the session
-// was completed, refused or taken over by a newer attempt). The payment's
+// abandon ends waiting payment p that lost its session s (nil: none):
+// refused when the session expired (why's code session_expired), else
+// cancelled (the session was completed, refused or taken over by a newer
+// attempt). The payment's
 // change, its removal from the session's pending payments and the
 // idempotency record commit together; the answer is the payment's final
 // response, so a retry answers the same.
