@@ -51,6 +51,12 @@ type gateway struct {
 // start runs the gateway in-process on a free port and stops it at cleanup.
 func start(t *testing.T, dataDir string, env map[string]string, consumers []wiring.Consumer) *gateway {
 	t.Helper()
+	return startWith(t, dataDir, env, func(o *options) { o.Consumers = consumers })
+}
+
+// startWith is start with the options adjusted by set.
+func startWith(t *testing.T, dataDir string, env map[string]string, set func(*options)) *gateway {
+	t.Helper()
 	getenv := func(k string) string {
 		switch k {
 		case "DATA_DIR":
@@ -64,9 +70,9 @@ func start(t *testing.T, dataDir string, env map[string]string, consumers []wiri
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	g := &gateway{out: &syncBuffer{}}
-	go func() {
-		done <- run(ctx, options{Getenv: getenv, Stdout: g.out, Logs: io.Discard, Ready: ready, Consumers: consumers})
-	}()
+	o := options{Getenv: getenv, Stdout: g.out, Logs: io.Discard, Ready: ready}
+	set(&o)
+	go func() { done <- run(ctx, o) }()
 	select {
 	case g.addr = <-ready:
 	case err := <-done:

@@ -40,6 +40,32 @@ type options struct {
 	HTTP      []app.HTTPBuilder // nil means wiring.HTTP()
 	Consumers []wiring.Consumer // nil means wiring.SQS()
 	Tasks     []wiring.Task     // nil means wiring.Periodic()
+	Timeouts  *timeouts         // nil means gatewayTimeouts
+}
+
+// timeouts are the HTTP server's limits. The deployed stack sits behind API
+// Gateway (HTTP API), which buffers a whole request before it invokes a
+// function, so a slow or stalled client never holds a function, and gives the
+// integration at most 30 s. The local gateway has no such front, so it cuts
+// off slow or stalled clients itself: a connection that sends headers and
+// then never sends its body cannot hold a goroutine and a socket forever.
+type timeouts struct {
+	ReadHeader time.Duration // request line and headers
+	Read       time.Duration // the whole request, body included
+	Write      time.Duration // from the end of the headers to the end of the response
+	Idle       time.Duration // a keep-alive connection between requests
+}
+
+// gatewayTimeouts are the values `make run` uses. Read and write are API
+// Gateway's 30 s integration timeout: no request the deployed stack would
+// serve is cut short locally, and none runs longer than it could there.
+// Headers get 10 s (far more than any real client needs); an idle
+// keep-alive connection only costs its client a reconnect after 60 s.
+var gatewayTimeouts = timeouts{
+	ReadHeader: 10 * time.Second,
+	Read:       30 * time.Second,
+	Write:      30 * time.Second,
+	Idle:       60 * time.Second,
 }
 
 // shutdownGrace bounds how long in-flight requests may finish on shutdown.
@@ -104,7 +130,17 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	to := gatewayTimeouts
+	if o.Timeouts != nil {
+		to = *o.Timeouts
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: to.ReadHeader,
+		ReadTimeout:       to.Read,
+		WriteTimeout:      to.Write,
+		IdleTimeout:       to.Idle,
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 

@@ -2,7 +2,6 @@ package checkout_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/auth"
 	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/store"
 )
 
 func clientDo(e *apitest.Env, ck, path string, body any, headers ...string) *apitest.Resp {
@@ -177,30 +177,87 @@ func TestConcurrentPaymentsOnOneSession(t *testing.T) {
 	assert.Equal(t, "completed", sessionResult(t, e, s.ID)["status"])
 }
 
-func TestSessionExpiresMidFlow(t *testing.T) {
+// TestSessionExpiresDuringChallenge: a session that expires while its
+// payment waits for the 3-D Secure challenge never shows the payment Pending
+// again: the session result drops it at once, the details answer (on either
+// route, sent any number of times) is the same Refused "3D Not
+// Authenticated", and the payment record is rejected with that reason.
+func TestSessionExpiresDuringChallenge(t *testing.T) {
+	backends(t, func(t *testing.T, e *apitest.Env) {
+		e.Clock.Set(time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC))
+		ck := e.NewClientKey(origin)
+		s := createSession(t, e, map[string]any{"expiresAt": "2024-05-01T10:10:00Z"})
+		base := "/v2/client/sessions/" + s.ID
+		r := clientDo(e, ck, base+"/payments", map[string]any{"sessionData": s.SessionData, "paymentMethod": card("5454545454545454")})
+		require.Equal(t, 200, r.Status, "%s", r.Body)
+		var p payResp
+		r.JSON(t, &p)
+		require.Equal(t, "IdentifyShopper", p.ResultCode)
+		r = clientDo(e, ck, base+"/payments/details", map[string]any{"sessionData": s.SessionData, "details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}})
+		require.Equal(t, 200, r.Status, "%s", r.Body)
+		var ch payResp
+		r.JSON(t, &ch)
+		require.Equal(t, "ChallengeShopper", ch.ResultCode)
+		res := sessionResult(t, e, s.ID)
+		assert.Equal(t, "paymentPending", res["status"])
+		assert.Equal(t, "Pending", res["payments"].([]any)[0].(map[string]any)["resultCode"])
+
+		e.Clock.Advance(11 * time.Minute) // the shopper took too long
+		res = sessionResult(t, e, s.ID)
+		assert.Equal(t, "expired", res["status"])
+		assert.Empty(t, res["payments"], "no Pending payment on an expired session, even before any details call")
+
+		body := map[string]any{"sessionData": s.SessionData, "details": map[string]any{"threeDSResult": threeDS("Y", ch.Action.AuthorisationToken)}}
+		first := clientDo(e, ck, base+"/payments/details", body)
+		require.Equal(t, 200, first.Status, "%s", first.Body)
+		adyenValid(t, "PaymentDetailsResponse", first.Body)
+		m := first.Map(t)
+		assert.Equal(t, "Refused", m["resultCode"])
+		assert.Equal(t, "3D Not Authenticated", m["refusalReason"])
+		assert.Equal(t, "11", m["refusalReasonCode"])
+		assert.Equal(t, p.PSPReference, m["pspReference"])
+		again := clientDo(e, ck, base+"/payments/details", body)
+		assert.Equal(t, first.Status, again.Status)
+		assert.Equal(t, string(first.Body), string(again.Body), "the same details answer the same")
+		// The server route and the fingerprint's older token answer the same too.
+		srv := e.Do("POST", "/v2/payments/details", map[string]any{"details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}})
+		assert.Equal(t, 200, srv.Status)
+		assert.Equal(t, string(first.Body), string(srv.Body))
+
+		ps := storedPayments(t, e, e.Account.ID)
+		require.Len(t, ps, 1)
+		assert.Equal(t, payments.Rejected, ps[0].Status, "the waiting payment ends refused")
+		assert.Equal(t, "3D Not Authenticated", ps[0].RefusalReason)
+		assert.Contains(t, ps[0].History[len(ps[0].History)-1].Reason, "session expired")
+		assert.Equal(t, 0, countStatus(ps, payments.Authorized))
+		res = sessionResult(t, e, s.ID)
+		assert.Equal(t, "expired", res["status"])
+		assert.Empty(t, res["payments"])
+		stored, err := e.Deps.Store.Get(context.Background(), store.Key{Table: store.TableSessions, PK: "cs#" + s.ID, SK: "session"})
+		require.NoError(t, err)
+		assert.NotContains(t, string(stored.Data), "Pending", "the stored session no longer lists it as pending")
+		assert.NotContains(t, string(stored.Data), "pending_payment_id")
+	})
+}
+
+// TestSessionExpiresBeforeFingerprint: the same on the frictionless card,
+// through the server route first.
+func TestSessionExpiresBeforeFingerprint(t *testing.T) {
 	e := newEnv(t)
 	e.Clock.Set(time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC))
 	ck := e.NewClientKey(origin)
 	s := createSession(t, e, map[string]any{"expiresAt": "2024-05-01T10:10:00Z"})
-	base := "/v2/client/sessions/" + s.ID
-	r := clientDo(e, ck, base+"/payments", map[string]any{"sessionData": s.SessionData, "paymentMethod": card("4917610000000000")})
+	r := clientDo(e, ck, "/v2/client/sessions/"+s.ID+"/payments", map[string]any{"sessionData": s.SessionData, "paymentMethod": card("4917610000000000")})
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	var p payResp
 	r.JSON(t, &p)
-	require.Equal(t, "IdentifyShopper", p.ResultCode)
-
-	e.Clock.Advance(11 * time.Minute) // the shopper took too long
-	r = clientDo(e, ck, base+"/payments/details", map[string]any{"sessionData": s.SessionData, "details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}})
-	assert.Equal(t, 409, r.Status, "%s", r.Body)
-	assert.Equal(t, "session_expired", r.Err(t)["code"])
-	assert.Equal(t, "expired", sessionResult(t, e, s.ID)["status"])
-	ps := storedPayments(t, e, e.Account.ID)
-	require.Len(t, ps, 1)
-	assert.Equal(t, payments.Failed, ps[0].Status, "the waiting payment ends failed")
-	assert.True(t, strings.Contains(ps[0].RefusalReason, "expired"))
-	// The server route cannot authorise it either.
-	r = e.Do("POST", "/v2/payments/details", map[string]any{"details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}})
-	assert.Equal(t, 200, r.Status)
-	assert.Equal(t, "Error", r.Map(t)["resultCode"])
+	e.Clock.Advance(11 * time.Minute)
+	body := map[string]any{"details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}}
+	first := e.Do("POST", "/v2/payments/details", body)
+	require.Equal(t, 200, first.Status, "%s", first.Body)
+	assert.Equal(t, "Refused", first.Map(t)["resultCode"])
+	again := e.Do("POST", "/v2/payments/details", body, "Idempotency-Key", "after-expiry")
+	assert.Equal(t, string(first.Body), string(again.Body))
 	assert.Equal(t, 0, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+	assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Rejected))
 }

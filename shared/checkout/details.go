@@ -83,10 +83,14 @@ func (svc *Service) findPayment(ctx context.Context, caller Caller, in *DetailsR
 }
 
 // Details completes a payment's pending action (POST /v2/payments/details):
-// 3-D Secure fingerprint or challenge, or a redirect. A payment already
-// decided answers its final result again. Errors: Invalid (details,
-// paymentData), NotFound, Conflict (stale action, session expired or
-// superseded), Unavailable.
+// 3-D Secure fingerprint or challenge, or a redirect. The same details sent
+// again answer the same: a payment already decided, or already past the
+// token's stage, answers its state as it stands (built from the record, so
+// the bytes match the first answer). A payment whose session expired while
+// it waited is refused (resultCode Refused, refusalReason "3D Not
+// Authenticated"); one whose session was finished or taken over by another
+// attempt is cancelled. Errors: Invalid (details, paymentData), NotFound,
+// Conflict (a concurrent change still undecided), Unavailable.
 func (svc *Service) Details(ctx context.Context, c Caller, in DetailsRequest) (*PaymentResponse, error) {
 	return svc.paymentDetails(ctx, c, &in, "")
 }
@@ -111,17 +115,6 @@ func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *Detai
 	if sessionID != "" && c.Session != sessionID {
 		return nil, invalid("paymentData", "payment_data_invalid", "paymentData belongs to another session")
 	}
-	if p.Status != payments.RequiresAction {
-		// Already decided: answer as before (recorded for a keyed call).
-		fr := finalResponse(p)
-		if err := svc.commit(ctx, caller, idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: fr}, nil, nil); err != nil {
-			return nil, err
-		}
-		return &fr, nil
-	}
-	if c.Stage != p.Internal["stage"] {
-		return nil, apierr.New(apierr.Conflict, "stale_action", "this action was already completed; use the latest action's data")
-	}
 	var out processor.Outcome
 	switch c.Stage {
 	case stageFingerprint:
@@ -140,11 +133,15 @@ func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *Detai
 		}
 		out = processor.Outcome{Result: processor.Authorised}
 	}
-	return svc.complete(ctx, caller, p, out)
+	return svc.complete(ctx, caller, p, c.Stage, out)
 }
 
-// complete applies an outcome to a waiting payment and its session.
-func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment, out processor.Outcome) (*PaymentResponse, error) {
+// complete applies an outcome to payment p, waiting at stage, and its
+// session. A payment that no longer waits there answers as it stands.
+func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment, stage string, out processor.Outcome) (*PaymentResponse, error) {
+	if p.Status != payments.RequiresAction {
+		return svc.answer(ctx, c, p) // already decided: the same answer again
+	}
 	var s *Session
 	if p.PaymentSessionID != "" {
 		var err error
@@ -154,14 +151,15 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 		if err := s.payable(c.Now); err != nil || s.PendingPaymentID != p.ID {
 			// Expired, finished or superseded: this payment can no longer
 			// complete the session. It ends without authorisation.
-			return nil, svc.abandon(ctx, c, p, err)
+			return svc.abandon(ctx, c, p, s, err)
 		}
 	}
-	kind := "scheme"
-	if p.PaymentMethod == processor.ApplePay || p.PaymentMethod == processor.GooglePay {
-		kind = p.PaymentMethod
+	if stage != p.Internal["stage"] {
+		// A token of an earlier stage (details sent twice): the payment
+		// moved on, and answers with its current action.
+		return svc.answer(ctx, c, p)
 	}
-	body, err := svc.apply(p, s, out, kind, c.Now)
+	body, err := svc.apply(p, s, out, c.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -170,10 +168,20 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 		return nil, err
 	}
 	err = svc.commitWithSession(ctx, c, body, ops, s)
-	if apierr.Is(err, apierr.Conflict) && apierr.As(err).Code == "session_expired" {
+	if apierr.Is(err, apierr.Conflict) {
+		// Lost a race. A twin of this request that decided or advanced the
+		// payment gave the answer this one owes; a session that expired
+		// meanwhile ends the payment.
 		fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID)
-		if gerr == nil {
-			return nil, svc.abandon(ctx, c, fresh, err)
+		switch {
+		case gerr != nil:
+		case fresh.Status != payments.RequiresAction || fresh.Internal["stage"] != stage:
+			return svc.answer(ctx, c, fresh)
+		case apierr.As(err).Code == "session_expired":
+			fs, serr := svc.loadSession(ctx, fresh.AccountID, fresh.PaymentSessionID)
+			if serr == nil {
+				return svc.abandon(ctx, c, fresh, fs, err)
+			}
 		}
 	}
 	if err != nil {
@@ -182,34 +190,76 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 	return &body, nil
 }
 
-// abandon ends a waiting payment that lost its session (failed, with the
-// reason) and returns why, as the request's error.
-func (svc *Service) abandon(ctx context.Context, c Caller, p *payments.Payment, why error) error {
+// answer is the response for p as it stands, recorded alone for a keyed call.
+func (svc *Service) answer(ctx context.Context, c Caller, p *payments.Payment) (*PaymentResponse, error) {
+	body := svc.response(p)
+	if err := svc.commit(ctx, c, idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: body}, nil, nil); err != nil {
+		return nil, err
+	}
+	return &body, nil
+}
+
+// expiredRefusal is how a payment whose session expired during 3-D Secure
+// ends: Adyen refuses a 3-D Secure authentication the shopper did not finish
+// in time as "3D Not Authenticated" (refusalReasonCode 11).
+var expiredRefusal = processor.Outcome{Result: processor.Refused, RefusalReason: "3D Not Authenticated", RefusalReasonCode: "11"}
+
+// abandon ends waiting payment p that lost its session s (nil: none):
+// refused when the session expired (why's code session_expired), else
+// cancelled (the session was completed, refused or taken over by a newer
+// attempt). The payment's
+// change, its removal from the session's pending payments and the
+// idempotency record commit together; the answer is the payment's final
+// response, so a retry answers the same.
+func (svc *Service) abandon(ctx context.Context, c Caller, p *payments.Payment, s *Session, why error) (*PaymentResponse, error) {
 	if why == nil {
 		why = apierr.New(apierr.Conflict, "payment_superseded", "a newer payment attempt replaced payment %s on its session", p.ID)
 	}
-	if p.Status == payments.RequiresAction {
-		reason := apierr.As(why).Code
-		if err := p.Transition(payments.Failed, reason, c.Now); err == nil {
-			if err := svc.pays.Save(ctx, p); err != nil {
-				c.log().Warn("abandoned payment not saved", "payment", p.ID, "error", err.Error())
+	e := apierr.As(why)
+	var err error
+	refusalCode := ""
+	if e.Code == "session_expired" {
+		err = p.TransitionBecause(payments.Rejected, expiredRefusal.RefusalReason, "session_expired: the session expired during 3-D Secure", c.Now)
+		refusalCode = expiredRefusal.RefusalReasonCode
+	} else {
+		err = p.TransitionBecause(payments.Cancelled, "", e.Code+": "+e.Message, c.Now)
+	}
+	if err != nil {
+		return nil, err
+	}
+	settle(p, refusalCode)
+	body := svc.response(p)
+	ops, err := svc.pays.SaveOps(p)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		// The session stops listing the payment as pending; its status stays
+		// what it is (expired is computed from expiresAt), so no live check.
+		s.dropPayment(p.ID)
+		if s.PendingPaymentID == p.ID {
+			s.PendingPaymentID = ""
+			if s.Status == StatusPaymentPending {
+				s.Status = StatusActive
 			}
 		}
+		sops, err := s.updateOps(false)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, sops...)
 	}
-	return why
-}
-
-// finalResponse is the answer for a payment already decided.
-func finalResponse(p *payments.Payment) PaymentResponse {
-	code := map[payments.Status]string{
-		payments.Authorized: "Authorised", payments.Charged: "Authorised", payments.Refunded: "Authorised",
-		payments.Rejected: "Refused", payments.Failed: "Error", payments.Cancelled: "Cancelled", payments.Created: "Received",
-	}[p.Status]
-	kind, brand := "scheme", p.PaymentMethod
-	if p.PaymentMethod == processor.ApplePay || p.PaymentMethod == processor.GooglePay {
-		kind, brand = p.PaymentMethod, ""
+	out := idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: body}
+	err = svc.commit(ctx, c, out, ops, func(int) error {
+		return apierr.New(apierr.Conflict, "payment_changed", "the payment or its session changed concurrently; retry")
+	})
+	if apierr.Is(err, apierr.Conflict) {
+		if fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID); gerr == nil && fresh.Status != payments.RequiresAction {
+			return svc.answer(ctx, c, fresh) // a twin ended it first
+		}
 	}
-	return PaymentResponse{ResultCode: code, PSPReference: p.ID, MerchantReference: p.MerchantReference,
-		Amount: &Amount{Value: p.Amount, Currency: p.Currency}, PaymentMethod: &ResponseMethod{Type: kind, Brand: brand},
-		RefusalReason: p.RefusalReason}
+	if err != nil {
+		return nil, err
+	}
+	return &body, nil
 }

@@ -18,9 +18,13 @@
 //   - merchantAccount may be left out of POST /v2/sessions, /v2/paymentMethods
 //     and /v2/payments (it defaults to the key's); when sent it must be the
 //     key's, else a 400 naming it.
-//   - sessionData binds session id, account, amount, currency and expiry with
-//     HMAC-SHA256 (package sessiondata); any mismatch is a 400 naming
-//     sessionData. paymentData of a pending action is sealed the same way.
+//   - sessionData binds session id, account, amount, currency and expiry,
+//     encrypted and authenticated with AES-256-GCM under a key derived from
+//     the signing key (package sessiondata), so it reveals no id; any
+//     mismatch is a 400 naming sessionData. paymentData (and the
+//     authorisationToken and redirectResult that carry it) of a pending
+//     action is sealed the same way. Signed tokens issued before encryption
+//     still open until their sessions end (24 h at most).
 //   - Session storage: table sessions, PK "cs#<id>": SK "session" is the
 //     record (kept 30 days after expiry so results stay readable) and SK
 //     "live" is a marker whose store expiry is the session's expiresAt. Every
@@ -57,6 +61,24 @@
 //     Scan anywhere.
 //   - Payments: each attempt is a payments.Payment (status machine, history
 //     and events in the same transaction). pspReference is the payment id.
+//   - Answers are built from the payment record alone (Service.response): a
+//     waiting payment keeps its stage's paymentData in Internal, a refused
+//     one its refusalReasonCode. So /payments/details sent twice answers the
+//     same status and body with or without an Idempotency-Key (a payment
+//     already decided, or past the token's stage, answers as it stands), and
+//     a copy that loses a race to its twin re-reads and gives the winner's
+//     answer.
+//   - A payment waiting for 3-D Secure when its session expires is refused
+//     (Rejected, refusalReason "3D Not Authenticated", code 11, history
+//     "session_expired"), in one transaction with its removal from the
+//     session's payments; one whose session was completed or taken over is
+//     Cancelled. The session result lists no Pending payment once the session
+//     is no longer paymentPending, even before the details call comes.
+//   - Stored cards: SK "spm_<fingerprint>", a keyed hash of account,
+//     shopper, number and expiry (sessiondata.Signer.Fingerprint), written
+//     unconditionally, so one card stored twice, even concurrently, is one
+//     record; the listing also folds one card kept under two ids (ids from
+//     before fingerprints, or after a key rotation).
 //   - Live mode: raw card numbers and test_ card data are refused with a 400;
 //     any other live card data gets a 403 (no live acquirer is connected).
 package checkout

@@ -2,8 +2,6 @@ package checkout_test
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -114,23 +112,24 @@ func TestSigningKeysFromSSM(t *testing.T) {
 	require.NoError(t, err)
 	parts := strings.Split(token, ".")
 	require.Len(t, parts, 4)
-	assert.Equal(t, sessiondata.KeyID(keys[0]), parts[1])
+	assert.Equal(t, sessiondata.KeyID(keys[0]), parts[2])
 
 	// ...and a token of the second (the previous) key still opens.
-	payload, err := base64.RawURLEncoding.DecodeString(parts[2])
+	purpose := parts[1]
+	newSigner, err := sessiondata.NewSigner(keys[0])
 	require.NoError(t, err)
 	var claims map[string]any
-	require.NoError(t, json.Unmarshal(payload, &claims))
+	require.NoError(t, newSigner.Open(purpose, token, &claims))
 	oldSigner, err := sessiondata.NewSigner(keys[1])
 	require.NoError(t, err)
-	oldToken, err := oldSigner.Seal(parts[0], claims)
+	oldToken, err := oldSigner.Seal(purpose, claims)
 	require.NoError(t, err)
 	ck := e.NewClientKey(origin)
 	r = clientDo(e, ck, "/v2/client/sessions/"+id+"/setup", map[string]any{"sessionData": oldToken})
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	other, err := sessiondata.NewSigner([]byte(strings.Repeat("z", 32)))
 	require.NoError(t, err)
-	forged, err := other.Seal(parts[0], claims)
+	forged, err := other.Seal(purpose, claims)
 	require.NoError(t, err)
 	r = clientDo(e, ck, "/v2/client/sessions/"+id+"/setup", map[string]any{"sessionData": forged})
 	require.Equal(t, 400, r.Status, "a key not in the parameter: %s", r.Body)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -153,6 +155,28 @@ type StoredCard struct {
 	Number string `json:"number"`
 }
 
+// storedCard is the record kept for card c of shopperRef. Its id is a keyed
+// fingerprint of the account, shopper, card number and expiry (never the
+// number in clear), so one card stored twice is one stored method.
+func (svc *Service) storedCard(accountID, shopperRef string, out processor.Outcome, c *processor.Card) StoredCard {
+	num, month, year := cardIdentity(c.Number, c.ExpiryMonth, c.ExpiryYear)
+	return StoredCard{ID: "spm_" + svc.signer.Fingerprint("stored-card", accountID, shopperRef, num, month, year),
+		Brand: out.Brand, Last4: out.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, HolderName: c.HolderName, Number: c.Number}
+}
+
+// cardIdentity normalises what makes two stored cards the same card: the
+// number without spaces, a two-digit month and a four-digit year.
+func cardIdentity(number, month, year string) (string, string, string) {
+	number = strings.ReplaceAll(number, " ", "")
+	if len(month) == 1 {
+		month = "0" + month
+	}
+	if len(year) == 2 {
+		year = "20" + year
+	}
+	return number, month, year
+}
+
 // MaxStoredCards bounds the cards listed per shopper.
 const MaxStoredCards = 20
 
@@ -168,12 +192,19 @@ func (svc *Service) storedCards(ctx context.Context, accountID, shopperRef strin
 		return nil, apierr.Wrap("checkout.storedCards", apierr.Unavailable, err)
 	}
 	out := make([]StoredCard, 0, len(page.Items))
+	seen := map[[3]string]bool{}
 	for _, it := range page.Items {
 		var c StoredCard
 		if err := json.Unmarshal(it.Data, &c); err != nil {
 			return nil, apierr.Wrap("checkout.storedCards", apierr.Internal, err)
 		}
-		out = append(out, c)
+		// One card kept under two ids (random ids from before fingerprints,
+		// or fingerprints under a rotated key) is listed once; both ids pay.
+		n, m, y := cardIdentity(c.Number, c.ExpiryMonth, c.ExpiryYear)
+		if id := [3]string{n, m, y}; !seen[id] {
+			seen[id] = true
+			out = append(out, c)
+		}
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package checkout
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -94,8 +95,7 @@ func (m *MethodDetails) usesTestData() bool {
 // attempt is a processed payment method, before it is recorded.
 type attempt struct {
 	out    processor.Outcome
-	method string // payment record's paymentMethod
-	kind   string // ResponsePaymentMethod.type
+	method string // payment record's paymentMethod (the response's type follows from it)
 	card   *processor.Card
 }
 
@@ -125,7 +125,7 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 		if !ok {
 			return nil, invalid(field, "invalid_wallet_token", "unknown sandbox token: use test_%s_authorised or test_%s_refused", m.Type, m.Type)
 		}
-		return &attempt{out: out, method: m.Type, kind: m.Type}, nil
+		return &attempt{out: out, method: m.Type}, nil
 	default:
 		return nil, apierr.Invalidf("paymentMethod.type", "paymentMethod.type must be scheme, applepay or googlepay")
 	}
@@ -183,7 +183,7 @@ func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails
 		}
 		return nil, &e
 	}
-	return &attempt{out: out, method: out.Brand, kind: "scheme", card: &c}, nil
+	return &attempt{out: out, method: out.Brand, card: &c}, nil
 }
 
 // paymentClaims bind a pending action to its payment and stage.
@@ -203,44 +203,100 @@ const (
 	stageRedirect    = "redirect"
 )
 
-// action builds the Adyen action for p's current stage.
-func (svc *Service) action(p *payments.Payment, returnURL string) (*Action, error) {
-	stage := p.Internal["stage"]
-	tok, err := svc.signer.Seal(purposePayment, paymentClaims{Payment: p.ID, Account: p.AccountID, Session: p.PaymentSessionID, Stage: stage})
-	if err != nil {
-		return nil, apierr.Wrap("checkout.action", apierr.Internal, err)
-	}
+// action builds the Adyen action for p's current stage from the token sealed
+// when the payment entered it (Internal["paymentData"]), so every answer for
+// that stage carries the same action.
+func (svc *Service) action(p *payments.Payment) *Action {
+	stage, tok := p.Internal["stage"], p.Internal["paymentData"]
 	switch stage {
 	case stageRedirect:
+		returnURL := p.Internal["returnUrl"]
 		sep := "?"
 		if strings.Contains(returnURL, "?") {
 			sep = "&"
 		}
 		// The sandbox issuer approves at once and sends the shopper straight
 		// back to returnUrl with the redirectResult to submit.
-		return &Action{Type: "redirect", Method: "GET", PaymentMethodType: "scheme", URL: returnURL + sep + "redirectResult=" + tok}, nil
+		return &Action{Type: "redirect", Method: "GET", PaymentMethodType: "scheme", URL: returnURL + sep + "redirectResult=" + tok}
 	default:
-		detail := map[string]string{"threeDSServerTransID": p.ID, "messageVersion": "2.2.0"}
+		// 3-D Secure transaction ids of their own (keyed hashes of the
+		// payment id), as a directory server would issue them.
+		txID := threeDSTransID(svc.signer.Fingerprint("3ds-server", p.ID))
+		detail := map[string]string{"threeDSServerTransID": txID, "messageVersion": "2.2.0"}
 		if stage == stageChallenge {
-			detail["acsTransID"] = p.ID
+			detail["acsTransID"] = threeDSTransID(svc.signer.Fingerprint("3ds-acs", p.ID))
 			detail["acsURL"] = "https://sandbox.paygate.test/3ds2/challenge"
 		} else {
 			detail["threeDSMethodUrl"] = "https://sandbox.paygate.test/3ds2/fingerprint"
 		}
 		b, _ := json.Marshal(detail)
 		return &Action{Type: "threeDS2", Subtype: stage, Token: base64.StdEncoding.EncodeToString(b),
-			PaymentData: tok, AuthorisationToken: tok, PaymentMethodType: "scheme"}, nil
+			PaymentData: tok, AuthorisationToken: tok, PaymentMethodType: "scheme"}
 	}
+}
+
+// threeDSTransID shapes a fingerprint (base64url) as a UUID string.
+func threeDSTransID(fp string) string {
+	h := hex.EncodeToString([]byte(fp))[:32]
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// enterStage records that p waits for the shopper at stage, sealing the
+// stage's paymentData once.
+func (svc *Service) enterStage(p *payments.Payment, stage string) error {
+	if p.Internal == nil {
+		p.Internal = map[string]string{}
+	}
+	if p.Internal["stage"] == stage && p.Internal["paymentData"] != "" {
+		return nil
+	}
+	tok, err := svc.signer.Seal(purposePayment, paymentClaims{Payment: p.ID, Account: p.AccountID, Session: p.PaymentSessionID, Stage: stage})
+	if err != nil {
+		return apierr.Wrap("checkout.enterStage", apierr.Internal, err)
+	}
+	p.Internal["stage"], p.Internal["paymentData"] = stage, tok
+	return nil
+}
+
+// resultCodes are the Adyen resultCode of each payment status; a payment
+// waiting for the shopper answers by its stage (waitingCodes).
+var resultCodes = map[payments.Status]string{
+	payments.Created: "Received", payments.Authorized: "Authorised", payments.Charged: "Authorised",
+	payments.Refunded: "Authorised", payments.Rejected: "Refused", payments.Failed: "Error", payments.Cancelled: "Cancelled",
+}
+
+var waitingCodes = map[string]string{
+	stageFingerprint: string(processor.IdentifyShopper), stageChallenge: string(processor.ChallengeShopper),
+	stageRedirect: string(processor.RedirectShopper),
+}
+
+// response is the answer for p as it stands, built from the record alone:
+// the first answer of a change and every later answer for the same state
+// (a details call sent twice, a racing twin) are the same bytes.
+func (svc *Service) response(p *payments.Payment) PaymentResponse {
+	kind, brand := "scheme", p.PaymentMethod
+	if p.PaymentMethod == processor.ApplePay || p.PaymentMethod == processor.GooglePay {
+		kind, brand = p.PaymentMethod, ""
+	}
+	resp := PaymentResponse{ResultCode: resultCodes[p.Status], PSPReference: p.ID, MerchantReference: p.MerchantReference,
+		Amount: &Amount{Value: p.Amount, Currency: p.Currency}, PaymentMethod: &ResponseMethod{Type: kind, Brand: brand}}
+	switch p.Status {
+	case payments.RequiresAction:
+		if p.Internal["paymentData"] == "" {
+			// A record from before stages kept their token: seal one now.
+			_ = svc.enterStage(p, p.Internal["stage"])
+		}
+		resp.ResultCode = waitingCodes[p.Internal["stage"]]
+		resp.Action = svc.action(p)
+	case payments.Rejected, payments.Failed:
+		resp.RefusalReason, resp.RefusalReasonCode = p.RefusalReason, p.Internal["refusalReasonCode"]
+	}
+	return resp
 }
 
 // apply moves p (and s, when the payment belongs to a session) to the
 // outcome's state. It returns the response body.
-func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome, kind string, now time.Time) (PaymentResponse, error) {
-	resp := PaymentResponse{ResultCode: string(out.Result), PSPReference: p.ID, MerchantReference: p.MerchantReference,
-		Amount: &Amount{Value: p.Amount, Currency: p.Currency}, PaymentMethod: &ResponseMethod{Type: kind, Brand: p.PaymentMethod}}
-	if kind != "scheme" {
-		resp.PaymentMethod.Brand = ""
-	}
+func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome, now time.Time) (PaymentResponse, error) {
 	var err error
 	switch out.Result {
 	case processor.Authorised:
@@ -257,29 +313,38 @@ func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome
 			err = p.Transition(payments.RequiresAction, "3-D Secure "+stage, now)
 		}
 		p.Secure3D = p.Secure3D || stage != stageRedirect
-		if p.Internal == nil {
-			p.Internal = map[string]string{}
+		if err == nil {
+			err = svc.enterStage(p, stage)
 		}
-		p.Internal["stage"] = stage
 		if out.Flow != "" {
 			p.Internal["flow"] = string(out.Flow)
 		}
-		returnURL := p.Internal["returnUrl"]
-		if err == nil {
-			resp.Action, err = svc.action(p, returnURL)
-		}
 	}
 	if err != nil {
-		return resp, err
+		return PaymentResponse{}, err
 	}
-	if p.Status.Final() || p.Status == payments.Authorized {
-		delete(p.Internal, "stage")
-	}
-	resp.RefusalReason, resp.RefusalReasonCode = out.RefusalReason, out.RefusalReasonCode
+	settle(p, out.RefusalReasonCode)
+	resp := svc.response(p)
 	if s != nil {
 		s.record(p, resp)
 	}
 	return resp, nil
+}
+
+// settle drops the flow state of a payment that no longer waits and keeps
+// its refusal code for later answers.
+func settle(p *payments.Payment, refusalCode string) {
+	if p.Status == payments.RequiresAction {
+		return
+	}
+	delete(p.Internal, "stage")
+	delete(p.Internal, "paymentData")
+	if refusalCode != "" && (p.Status == payments.Rejected || p.Status == payments.Failed) {
+		if p.Internal == nil {
+			p.Internal = map[string]string{}
+		}
+		p.Internal["refusalReasonCode"] = refusalCode
+	}
 }
 
 // record updates the session for a payment's new state.
@@ -292,6 +357,10 @@ func (s *Session) record(p *payments.Payment, resp PaymentResponse) {
 		}
 	}
 	s.Payments = kept
+	if s.PendingPaymentID != "" && s.PendingPaymentID != p.ID {
+		// p supersedes the attempt that was waiting: it is no longer pending.
+		s.dropPayment(s.PendingPaymentID)
+	}
 	switch p.Status {
 	case payments.Authorized:
 		entry.ResultCode = "Authorised"
@@ -402,7 +471,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if s != nil {
 		p.PaymentSessionID = s.ID
 	}
-	body, err := svc.apply(p, s, att.out, att.kind, c.Now)
+	body, err := svc.apply(p, s, att.out, c.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -411,10 +480,12 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		return nil, err
 	}
 	if in.StorePaymentMethod && shopperRef != "" && att.card != nil && !att.card.Stored && p.Status == payments.Authorized {
-		sc := StoredCard{ID: ids.Prefixed("spm"), Brand: att.out.Brand, Last4: att.out.Last4, ExpiryMonth: att.card.ExpiryMonth,
-			ExpiryYear: att.card.ExpiryYear, HolderName: att.card.HolderName, Number: att.card.Number}
+		sc := svc.storedCard(c.AccountID, shopperRef, att.out, att.card)
 		data, _ := json.Marshal(sc)
-		ops = append(ops, store.Put(store.Item{Key: storedKey(c.AccountID, shopperRef, sc.ID), Data: data}, store.IfAbsent))
+		// The id is the card's fingerprint: storing the same card again, even
+		// from two payments at once, writes the same item, so the shopper
+		// keeps one stored method.
+		ops = append(ops, store.Put(store.Item{Key: storedKey(c.AccountID, shopperRef, sc.ID), Data: data}, store.Always))
 	}
 	if err := svc.commitWithSession(ctx, c, body, ops, s); err != nil {
 		return nil, err

@@ -62,9 +62,11 @@ func TestAdvancedFlowOutcomes(t *testing.T) {
 	d = pay(t, e, "/v2/payments/details", map[string]any{"details": map[string]any{"threeDSResult": threeDS("", "")}, "paymentData": p.Action.PaymentData}, "PaymentDetailsResponse")
 	require.Equal(t, "ChallengeShopper", d.ResultCode)
 	require.Equal(t, "challenge", d.Action.Subtype)
-	// The fingerprint's token cannot be replayed for the challenge stage.
-	stale := e.Do("POST", "/v2/payments/details", map[string]any{"details": map[string]any{"threeDSResult": threeDS("Y", p.Action.AuthorisationToken)}})
-	assert.Equal(t, 409, stale.Status)
+	// The fingerprint's token cannot pass the challenge: it answers the
+	// payment as it stands, still waiting for the challenge.
+	stale := pay(t, e, "/v2/payments/details", map[string]any{"details": map[string]any{"threeDSResult": threeDS("Y", p.Action.AuthorisationToken)}}, "PaymentDetailsResponse")
+	assert.Equal(t, "ChallengeShopper", stale.ResultCode)
+	assert.Equal(t, d.Action.AuthorisationToken, stale.Action.AuthorisationToken)
 	d = pay(t, e, "/v2/payments/details", map[string]any{"details": map[string]any{"threeDSResult": threeDS("Y", d.Action.AuthorisationToken)}}, "PaymentDetailsResponse")
 	assert.Equal(t, "Authorised", d.ResultCode)
 

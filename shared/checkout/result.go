@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"slices"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -24,8 +25,18 @@ func (svc *Service) sessionResult(r *httpapi.Request) (*httpapi.Response, error)
 	return httpapi.OK(KindSessionResult, s.result(r.Now)), nil
 }
 
+// result is the session as the merchant reads it at now. A payment is
+// Pending only while the session waits for it: once the session expired (or
+// ended otherwise) a payment still waiting can never complete it, so it is
+// not listed (payments lists authorised and pending ones, as Adyen's does),
+// even before a details call records its refusal.
 func (s *Session) result(now time.Time) SessionResult {
-	return SessionResult{ID: s.ID, Status: s.StatusAt(now), Reference: s.Reference, Payments: nonNil(s.Payments)}
+	status := s.StatusAt(now)
+	ps := s.Payments
+	if status != StatusPaymentPending {
+		ps = slices.DeleteFunc(slices.Clone(ps), func(e ResultPayment) bool { return e.ResultCode == "Pending" })
+	}
+	return SessionResult{ID: s.ID, Status: status, Reference: s.Reference, Payments: nonNil(ps)}
 }
 
 func nonNil(p []ResultPayment) []ResultPayment {

@@ -214,5 +214,5 @@ func (svc *Service) CompleteChallenge(ctx context.Context, c Caller, id string, 
 	if p.Status != payments.RequiresAction || p.Internal["stage"] != stageChallenge {
 		return nil, apierr.New(apierr.Conflict, "no_challenge_pending", "payment %s is not waiting for a 3-D Secure challenge", p.ID)
 	}
-	return svc.complete(ctx, c, p, processor.ChallengeWithPassword(in.Password))
+	return svc.complete(ctx, c, p, stageChallenge, processor.ChallengeWithPassword(in.Password))
 }

@@ -38,13 +38,6 @@ type Caller struct {
 	Log  *slog.Logger // nil: discard
 }
 
-func (c Caller) log() *slog.Logger {
-	if c.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return c.Log
-}
-
 // invalid is a 400 naming param with a specific code.
 func invalid(param, code, format string, args ...any) *apierr.Error {
 	e := apierr.Invalidf(param, format, args...)

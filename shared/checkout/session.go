@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -118,6 +119,11 @@ func (svc *Service) loadSession(ctx context.Context, accountID, id string) (*Ses
 	}
 	s.version = it.Version
 	return &s, nil
+}
+
+// dropPayment removes payment id's entry from the session's payments.
+func (s *Session) dropPayment(id string) {
+	s.Payments = slices.DeleteFunc(s.Payments, func(e ResultPayment) bool { return e.PSPReference == id })
 }
 
 // payable refuses payments on sessions that cannot take one at now.

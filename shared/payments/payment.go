@@ -152,6 +152,14 @@ func (p *Payment) Version() int64 { return p.version }
 // Transition moves the payment to `to`, appending history and queueing the
 // event. An illegal change is a 409 and leaves the record untouched.
 func (p *Payment) Transition(to Status, reason string, now time.Time) error {
+	return p.TransitionBecause(to, reason, reason, now)
+}
+
+// TransitionBecause is Transition with a refusal reason for the merchant
+// (an Adyen refusalReason, shown as refusalReason on rejected and failed
+// payments) apart from why, the history's account of the change: a payment
+// refused "3D Not Authenticated" because its session expired says both.
+func (p *Payment) TransitionBecause(to Status, reason, why string, now time.Time) error {
 	if !CanTransition(p.Status, to) {
 		return apierr.New(apierr.Conflict, "payment_state_conflict",
 			"payment %s is %s and cannot become %s", p.ID, p.Status, to)
@@ -164,7 +172,7 @@ func (p *Payment) Transition(to Status, reason string, now time.Time) error {
 	if to == Rejected || to == Failed {
 		p.RefusalReason = reason
 	}
-	p.History = append(p.History, HistoryEntry{Status: to, At: now, Reason: reason})
+	p.History = append(p.History, HistoryEntry{Status: to, At: now, Reason: why})
 	p.pending = append(p.pending, Event{Type: EventType(to), Account: p.AccountID, Created: now.Unix()})
 	return nil
 }

@@ -105,3 +105,18 @@ func TestLegacyVersionSeesThreeD(t *testing.T) {
 	assert.Equal(t, "payment.3d", old["type"])
 	assert.Equal(t, "3d", old["data"].(map[string]any)["status"])
 }
+
+func TestTransitionBecauseKeepsReasonAndWhyApart(t *testing.T) {
+	now := time.Date(2024, 2, 1, 10, 0, 0, 0, time.UTC)
+	p := New(Payment{ID: "p1", AccountID: "a"}, now)
+	require.NoError(t, p.Transition(RequiresAction, "3-D Secure challenge", now))
+	require.NoError(t, p.TransitionBecause(Rejected, "3D Not Authenticated", "session_expired: the session expired during 3-D Secure", now))
+	assert.Equal(t, Rejected, p.Status)
+	assert.Equal(t, "3D Not Authenticated", p.RefusalReason)
+	last := p.History[len(p.History)-1]
+	assert.Equal(t, HistoryEntry{Status: Rejected, At: now, Reason: "session_expired: the session expired during 3-D Secure"}, last)
+	assert.Len(t, p.pending, 2, "each change queues its event")
+	err := p.TransitionBecause(Authorized, "", "late", now)
+	assert.True(t, apierr.Is(err, apierr.Conflict), "a final payment does not move")
+	assert.Equal(t, "3D Not Authenticated", p.RefusalReason)
+}

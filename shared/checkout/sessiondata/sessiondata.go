@@ -1,14 +1,25 @@
 // Package sessiondata seals small values into opaque, tamper-evident tokens:
 // a checkout session's sessionData and the paymentData of a pending action.
 //
-// Format: "<purpose-tag>.<key id>.<base64url JSON>.<base64url HMAC-SHA256>".
-// The MAC covers the purpose and the payload, so a token made for one purpose
-// never opens as another. The payload is readable by whoever holds the token
-// (it holds ids, amounts and expiry, nothing secret); what matters is that
-// nobody without the key can change it.
+// Format: "e1.<purpose-tag>.<key id>.<base64url(nonce || AES-256-GCM ciphertext)>".
+// The payload is encrypted and authenticated (AEAD) with a key derived from
+// the signing key by HKDF-SHA256 with the key id in its info, and the
+// additional data binds the format, purpose and key id: a token made for one
+// purpose never opens as another, and nobody without the key can read or
+// change what it holds (account, payment and session ids stay out of sight:
+// base64-decoding a token shows random bytes). Nonces are random (96 bits),
+// so one key must seal fewer than 2^32 tokens; keys rotate far sooner.
 //
-// Keys rotate: a Signer holds several keys, signs with the first and opens a
-// token with the key its key id names, so tokens signed before a rotation
+// Older tokens were signed, not encrypted ("<purpose>.<key id>.<base64url
+// JSON>.<base64url HMAC-SHA256>", and before key ids "<purpose>.<payload>.<mac>").
+// Open still verifies them with the same keys, so sessions and pending
+// payments live at the upgrade finish normally; a session lives at most
+// checkout.MaxExpiry (24 h), so they age out on their own and Seal never
+// makes them again: the signed path can go one day after the upgrade. Verifying a signed token grants nothing an encrypted one would
+// not: its ids were already in its holder's hands.
+//
+// Keys rotate: a Signer holds several keys, seals with the first and opens a
+// token with the key its key id names, so tokens sealed before a rotation
 // stay valid for their whole life. A key id is derived from the key (an HMAC
 // of a constant), so operators list keys and never name them.
 //
@@ -23,10 +34,14 @@ package sessiondata
 import (
 	"bytes"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -65,6 +80,8 @@ var ErrInvalid = errors.New("sessiondata: invalid token")
 type keyring struct {
 	ids    []string
 	byID   map[string][]byte
+	aead   map[string]cipher.AEAD // by key id: the sealing key derived from it
+	fp     []byte                 // the fingerprint key, derived from the first key
 	loaded time.Time
 }
 
@@ -119,7 +136,7 @@ func newKeyring(keys [][]byte, now time.Time) (*keyring, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("sessiondata: no signing key")
 	}
-	r := &keyring{byID: map[string][]byte{}, loaded: now}
+	r := &keyring{byID: map[string][]byte{}, aead: map[string]cipher.AEAD{}, loaded: now}
 	for _, k := range keys {
 		if len(k) < MinSecretLen {
 			return nil, fmt.Errorf("sessiondata: every signing key needs at least %d bytes", MinSecretLen)
@@ -128,10 +145,34 @@ func newKeyring(keys [][]byte, now time.Time) (*keyring, error) {
 		if _, dup := r.byID[id]; dup {
 			continue
 		}
+		a, err := newAEAD(k, id)
+		if err != nil {
+			return nil, err
+		}
 		r.ids = append(r.ids, id)
 		r.byID[id] = bytes.Clone(k)
+		r.aead[id] = a
 	}
+	fp, err := hkdf.Key(sha256.New, keys[0], nil, "paygate fingerprint", 32)
+	if err != nil {
+		return nil, err
+	}
+	r.fp = fp
 	return r, nil
+}
+
+// newAEAD derives key's token-sealing key (HKDF-SHA256, bound to the key id)
+// and builds AES-256-GCM over it with random nonces.
+func newAEAD(key []byte, id string) (cipher.AEAD, error) {
+	dk, err := hkdf.Key(sha256.New, key, nil, "paygate sessiondata aead "+id, 32)
+	if err != nil {
+		return nil, err
+	}
+	b, err := aes.NewCipher(dk)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCMWithRandomNonce(b)
 }
 
 // KeyID is the id tokens carry for key: 8 base64url characters of an HMAC
@@ -186,7 +227,11 @@ func mac(key []byte, purpose string, payload []byte) []byte {
 
 var enc = base64.RawURLEncoding
 
-// Seal returns the token of v for purpose (a short lowercase tag).
+// sealedPrefix marks an encrypted token; signed tokens start with their
+// purpose, which is never "e1".
+const sealedPrefix = "e1"
+
+// Seal returns the encrypted token of v for purpose (a short lowercase tag).
 func (s *Signer) Seal(purpose string, v any) (string, error) {
 	payload, err := json.Marshal(v)
 	if err != nil {
@@ -194,16 +239,60 @@ func (s *Signer) Seal(purpose string, v any) (string, error) {
 	}
 	r := s.keys(false)
 	id := r.ids[0]
-	return purpose + "." + id + "." + enc.EncodeToString(payload) + "." + enc.EncodeToString(mac(r.byID[id], purpose, payload)), nil
+	head := sealedPrefix + "." + purpose + "." + id
+	return head + "." + enc.EncodeToString(r.aead[id].Seal(nil, nil, payload, []byte(head))), nil
 }
 
-// Open verifies token for purpose and decodes its payload into v. Tokens
-// sealed before key ids existed ("<purpose>.<payload>.<mac>") open with any
-// key held, so sessions live at the upgrade survive it.
+// Open verifies token for purpose and decodes its payload into v. It opens
+// encrypted tokens and, for sessions live at the upgrade, the older signed
+// ones (see the package comment).
 func (s *Signer) Open(purpose, token string, v any) error {
 	parts := strings.Split(token, ".")
-	if len(parts) < 3 || len(parts) > 4 || parts[0] != purpose {
+	var payload []byte
+	var ok bool
+	if len(parts) == 4 && parts[0] == sealedPrefix {
+		payload, ok = s.openSealed(purpose, parts)
+	} else {
+		payload, ok = s.openSigned(purpose, parts)
+	}
+	if !ok || json.Unmarshal(payload, v) != nil {
 		return ErrInvalid
+	}
+	return nil
+}
+
+// keysFor returns the keyring that should hold key id, re-reading the source
+// once when it does not (perhaps a key added since this instance started).
+func (s *Signer) keysFor(id string) *keyring {
+	r := s.keys(false)
+	if _, ok := r.byID[id]; id != "" && !ok {
+		r = s.keys(true)
+	}
+	return r
+}
+
+func (s *Signer) openSealed(purpose string, parts []string) ([]byte, bool) {
+	if parts[1] != purpose {
+		return nil, false
+	}
+	box, err := enc.DecodeString(parts[3])
+	if err != nil {
+		return nil, false
+	}
+	a, known := s.keysFor(parts[2]).aead[parts[2]]
+	if !known {
+		return nil, false
+	}
+	payload, err := a.Open(nil, nil, box, []byte(strings.Join(parts[:3], ".")))
+	return payload, err == nil
+}
+
+// openSigned verifies a signed token: "<purpose>.<key id>.<payload>.<mac>",
+// or from before key ids "<purpose>.<payload>.<mac>", which opens with any
+// key held.
+func (s *Signer) openSigned(purpose string, parts []string) ([]byte, bool) {
+	if len(parts) < 3 || len(parts) > 4 || parts[0] != purpose {
+		return nil, false
 	}
 	id := ""
 	if len(parts) == 4 {
@@ -212,12 +301,9 @@ func (s *Signer) Open(purpose, token string, v any) error {
 	payload, err1 := enc.DecodeString(parts[1])
 	sig, err2 := enc.DecodeString(parts[2])
 	if err1 != nil || err2 != nil {
-		return ErrInvalid
+		return nil, false
 	}
-	r := s.keys(false)
-	if _, ok := r.byID[id]; id != "" && !ok {
-		r = s.keys(true) // perhaps a key added since this instance started
-	}
+	r := s.keysFor(id)
 	ok := false
 	if id != "" {
 		key, known := r.byID[id]
@@ -227,10 +313,20 @@ func (s *Signer) Open(purpose, token string, v any) error {
 			ok = ok || hmac.Equal(sig, mac(r.byID[k], purpose, payload))
 		}
 	}
-	if !ok || json.Unmarshal(payload, v) != nil {
-		return ErrInvalid
+	return payload, ok
+}
+
+// Fingerprint is a keyed hash of parts for purpose: equal inputs give equal
+// fingerprints under the current signing key, and nobody without the key can
+// tell which inputs made one (it keeps card numbers out of storage keys).
+// It changes when the signing key rotates.
+func (s *Signer) Fingerprint(purpose string, parts ...string) string {
+	m := hmac.New(sha256.New, s.keys(false).fp)
+	for _, p := range append([]string{purpose}, parts...) {
+		m.Write(binary.BigEndian.AppendUint32(nil, uint32(len(p)))) // length-prefixed: no two lists hash alike
+		m.Write([]byte(p))
 	}
-	return nil
+	return enc.EncodeToString(m.Sum(nil)[:18])
 }
 
 // ParseKeys reads a list of keys, the signing key first, separated by commas

@@ -2,6 +2,8 @@ package sessiondata
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -27,6 +29,20 @@ var (
 	keyC = []byte(strings.Repeat("c", 32))
 )
 
+// signed builds a token in the format before encryption (purpose.kid.payload.mac,
+// or without kid the one before key ids), as sessions live at the upgrade hold.
+func signed(t *testing.T, key []byte, purpose string, v any, withKeyID bool) string {
+	t.Helper()
+	payload, err := json.Marshal(v)
+	require.NoError(t, err)
+	parts := []string{purpose}
+	if withKeyID {
+		parts = append(parts, KeyID(key))
+	}
+	parts = append(parts, enc.EncodeToString(payload), enc.EncodeToString(mac(key, purpose, payload)))
+	return strings.Join(parts, ".")
+}
+
 func TestSealOpen(t *testing.T) {
 	s, err := NewSigner([]byte(strings.Repeat("k", 32)))
 	require.NoError(t, err)
@@ -34,27 +50,99 @@ func TestSealOpen(t *testing.T) {
 	require.NoError(t, err)
 	parts := strings.Split(tok, ".")
 	require.Len(t, parts, 4)
-	assert.Equal(t, s.SigningKeyID(), parts[1], "the token names its key")
+	assert.Equal(t, []string{"e1", "cs", s.SigningKeyID()}, parts[:3], "the token names its format, purpose and key")
 	var got claims
 	require.NoError(t, s.Open("cs", tok, &got))
 	assert.Equal(t, claims{"abc", 100}, got)
+	again, err := s.Seal("cs", claims{"abc", 100})
+	require.NoError(t, err)
+	assert.NotEqual(t, tok, again, "random nonces: equal payloads give unrelated tokens")
 
-	// Another purpose, another key, a changed payload, key id or signature: invalid.
+	// Another purpose, another key, a changed box, key id or header: invalid.
 	assert.ErrorIs(t, s.Open("pd", tok, &got), ErrInvalid)
+	assert.ErrorIs(t, s.Open("pd", strings.Join([]string{"e1", "pd", parts[2], parts[3]}, "."), &got), ErrInvalid,
+		"the purpose is bound by the AEAD, not only compared")
 	other, _ := NewSigner([]byte(strings.Repeat("x", 32)))
 	assert.ErrorIs(t, other.Open("cs", tok, &got), ErrInvalid)
 	forged, _ := other.Seal("cs", claims{"abc", 1})
 	fparts := strings.Split(forged, ".")
-	assert.ErrorIs(t, s.Open("cs", strings.Join([]string{parts[0], parts[1], fparts[2], parts[3]}, "."), &got), ErrInvalid)
-	assert.ErrorIs(t, s.Open("cs", strings.Join([]string{parts[0], fparts[1], parts[2], parts[3]}, "."), &got), ErrInvalid)
+	assert.ErrorIs(t, s.Open("cs", strings.Join([]string{"e1", "cs", parts[2], fparts[3]}, "."), &got), ErrInvalid)
+	assert.ErrorIs(t, s.Open("cs", strings.Join([]string{"e1", "cs", fparts[2], parts[3]}, "."), &got), ErrInvalid)
 	assert.ErrorIs(t, s.Open("cs", tok+"x", &got), ErrInvalid)
 	assert.ErrorIs(t, s.Open("cs", "garbage", &got), ErrInvalid)
 	assert.ErrorIs(t, s.Open("cs", "cs.a.b.c.d", &got), ErrInvalid)
+	assert.ErrorIs(t, s.Open("cs", "e1.cs.a.b.c", &got), ErrInvalid)
 
 	_, err = NewSigner([]byte("short"))
 	assert.Error(t, err)
 	_, err = NewKeyring(nil)
 	assert.Error(t, err)
+}
+
+// TestSealedTokensHideTheirPayload: base64-decoding any part of a token shows
+// none of what it holds, and flipping any bit of it fails.
+func TestSealedTokensHideTheirPayload(t *testing.T) {
+	s, err := NewSigner(keyA)
+	require.NoError(t, err)
+	const secretID = "0190c0de-acct-7000-8000-5ec12e7ab1e5"
+	tok, err := s.Seal("cs", claims{secretID, 4242})
+	require.NoError(t, err)
+	for _, part := range strings.Split(tok, ".") {
+		for _, e := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.StdEncoding} {
+			b, err := e.DecodeString(part)
+			if err != nil {
+				continue
+			}
+			assert.NotContains(t, string(b), secretID)
+			assert.NotContains(t, string(b), "acct")
+			assert.NotContains(t, string(b), "4242")
+		}
+	}
+	assert.NotContains(t, tok, secretID)
+	var got claims
+	for i := range len(tok) {
+		b := []byte(tok)
+		b[i] ^= 1
+		assert.ErrorIs(t, s.Open("cs", string(b), &got), ErrInvalid, "byte %d flipped", i)
+	}
+}
+
+// TestSignedTokensStillOpen: tokens signed before encryption (with and
+// without key id) keep verifying with the keys held, and tampering still
+// fails, so sessions live at the upgrade finish.
+func TestSignedTokensStillOpen(t *testing.T) {
+	s, err := NewKeyring([][]byte{keyB, keyA})
+	require.NoError(t, err)
+	for _, withID := range []bool{true, false} {
+		old := signed(t, keyA, "cs", claims{"s1", 7}, withID)
+		var got claims
+		require.NoError(t, s.Open("cs", old, &got))
+		assert.Equal(t, claims{"s1", 7}, got)
+		assert.ErrorIs(t, s.Open("pd", old, &got), ErrInvalid)
+		parts := strings.Split(old, ".")
+		payload := parts[len(parts)-2]
+		changed, _ := json.Marshal(claims{"s2", 7})
+		parts[len(parts)-2] = enc.EncodeToString(changed)
+		assert.ErrorIs(t, s.Open("cs", strings.Join(parts, "."), &got), ErrInvalid, "a changed payload fails")
+		parts[len(parts)-2] = payload
+		parts[len(parts)-1] = parts[len(parts)-1][1:]
+		assert.ErrorIs(t, s.Open("cs", strings.Join(parts, "."), &got), ErrInvalid, "a changed mac fails")
+		retired, _ := NewKeyring([][]byte{keyC})
+		assert.ErrorIs(t, retired.Open("cs", old, &got), ErrInvalid)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	a, _ := NewKeyring([][]byte{keyA, keyB})
+	a2, _ := NewKeyring([][]byte{keyA})
+	b, _ := NewKeyring([][]byte{keyB})
+	f := a.Fingerprint("card", "acct", "4111111111111111", "03", "2030")
+	assert.Equal(t, f, a2.Fingerprint("card", "acct", "4111111111111111", "03", "2030"), "stable under the same signing key")
+	assert.NotEqual(t, f, b.Fingerprint("card", "acct", "4111111111111111", "03", "2030"), "keyed")
+	assert.NotEqual(t, f, a.Fingerprint("card", "acct", "4111111111111111", "04", "2030"))
+	assert.NotEqual(t, f, a.Fingerprint("card", "acct", "41111111111111110", "3", "2030"), "parts are length-prefixed")
+	assert.NotEqual(t, f, a.Fingerprint("other", "acct", "4111111111111111", "03", "2030"))
+	assert.NotContains(t, f, "1111")
 }
 
 // TestRotation: a keyring signs with its first key and opens tokens of every
@@ -74,7 +162,7 @@ func TestRotation(t *testing.T) {
 	require.NoError(t, after.Open("cs", old, &got), "a token of the previous key still opens")
 	fresh, err := after.Seal("cs", claims{"s2", 2})
 	require.NoError(t, err)
-	assert.Contains(t, fresh, "."+KeyID(keyB)+".")
+	assert.Contains(t, fresh, ".cs."+KeyID(keyB)+".")
 	assert.ErrorIs(t, before.Open("cs", fresh, &got), ErrInvalid, "the old keyring does not hold the new key")
 
 	retired, err := NewKeyring([][]byte{keyB})
@@ -83,7 +171,7 @@ func TestRotation(t *testing.T) {
 	assert.ErrorIs(t, retired.Open("cs", old, &got), ErrInvalid, "a removed key's tokens end")
 
 	// Tokens from before key ids (purpose.payload.mac) open with any key held.
-	legacy := strings.Join(append([]string{"cs"}, strings.Split(old, ".")[2:]...), ".")
+	legacy := signed(t, keyA, "cs", claims{"s1", 1}, false)
 	require.NoError(t, after.Open("cs", legacy, &got))
 	assert.Equal(t, "s1", got.ID)
 	assert.ErrorIs(t, retired.Open("cs", legacy, &got), ErrInvalid)
@@ -141,7 +229,7 @@ func TestRefreshing(t *testing.T) {
 	assert.Equal(t, KeyID(keyB), warm.SigningKeyID(), "the re-read also makes B its signing key")
 
 	// A forged key id triggers at most one re-read a minute.
-	forged := "cs.zzzzzzzz." + strings.SplitN(tokB, ".", 3)[2]
+	forged := "e1.cs.zzzzzzzz." + strings.SplitN(tokB, ".", 4)[3]
 	for range 5 {
 		assert.ErrorIs(t, warm.Open("cs", forged, &got), ErrInvalid)
 	}
