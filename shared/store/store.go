@@ -14,21 +14,22 @@
 //   - Keys: PK of 1 to MaxPKSize bytes, SK of 1 to MaxSKSize bytes, both
 //     valid UTF-8 with no NUL (U+0000). DynamoDB would silently replace
 //     invalid UTF-8 with U+FFFD (two keys would become one) and the embedded
-//     layout separates PK from SK with a 0x00 byte, so the port refuses both
-//     on every adapter: a write is an Invalid apierr wrapping ErrKeyInvalid (a
-//     400, never a 5xx) and a read of such a key finds nothing. Any other
-//     character (controls, bidi marks, U+FFFD, emoji) is stored and sorted by
-//     its UTF-8 bytes alike. Query bounds (From, To, Prefix) and cursors
-//     follow the same rule.
+//     layout separates PK from SK with a 0x00 byte (NUL is refused in SK too:
+//     one rule for every key), so the port refuses both on every adapter: a
+//     write is an Invalid apierr wrapping ErrKeyInvalid (a 400, never a 5xx)
+//     and a read of such a key finds nothing. Any other character (controls,
+//     bidi marks, U+FFFD, emoji) is stored and sorted by its UTF-8 bytes
+//     alike. Query bounds (From, To, Prefix) and cursors follow the same rule.
 //   - Data: any bytes (NUL and invalid UTF-8 included), as long as the item
 //     fits MaxItemSize by ItemSize and a transaction MaxTransactSize: an
 //     Invalid apierr wrapping ErrTooLarge otherwise.
 //   - Counters: N is any int64. An add never wraps or passes its bound: N +
 //     Delta must stay within [-Op.Max, Op.Max] (the whole int64 range when Max
-//     is 0), checked only in the direction Delta moves N; otherwise nothing is
-//     written and Write returns an Invalid apierr wrapping ErrOutOfRange. The
-//     DynamoDB adapter puts the bound in the update's condition, since
-//     DynamoDB numbers have 38 digits and would go past int64 silently.
+//     is 0), checked only in the direction Delta moves N (Delta may not be
+//     MinInt64: ErrInvalid); otherwise nothing is written and Write returns an
+//     Invalid apierr wrapping ErrOutOfRange. The DynamoDB adapter puts the
+//     bound in the update's condition, since DynamoDB numbers have 38 digits
+//     and would go past int64 silently.
 package store
 
 import (
