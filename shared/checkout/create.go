@@ -108,7 +108,7 @@ func checkAmount(a *Amount, allowZero bool) error {
 	case a.Value == 0 && !allowZero:
 		return apierr.Invalidf("amount.value", "amount.value must be positive (minor units); only transactionType validation takes 0")
 	case a.Value > money.MaxMinor:
-		return apierr.Invalidf("amount.value", "amount.value is too large")
+		return apierr.Invalidf("amount.value", "amount.value must be at most %d (minor units)", money.MaxMinor)
 	}
 	return nil
 }
@@ -219,8 +219,8 @@ func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
 		return nil, apierr.Invalidf("lineItems", "at most %d line items", MaxLineItems)
 	}
 	for i, li := range in.LineItems {
-		if li.Quantity < 0 || li.AmountIncludingTax < 0 || li.AmountExcludingTax < 0 || li.TaxAmount < 0 {
-			return nil, apierr.Invalidf("lineItems", "lineItems[%d] has a negative quantity or amount", i)
+		if min(li.Quantity, li.AmountIncludingTax, li.AmountExcludingTax, li.TaxAmount) < 0 || max(li.Quantity, li.AmountIncludingTax, li.AmountExcludingTax, li.TaxAmount) > money.MaxMinor {
+			return nil, apierr.Invalidf("lineItems", "lineItems[%d] has a quantity or amount below 0 or above %d", i, money.MaxMinor)
 		}
 	}
 	if err := checkMetadata(in.Metadata); err != nil {

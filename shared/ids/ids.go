@@ -39,27 +39,59 @@ func ValidPrefixed(p, s string) bool {
 	return true
 }
 
-// Parse accepts only the canonical 36-character hyphenated form, in either
-// case, and any version (ids like agent_id come from clients). uuid.Parse's
-// other forms (braces, "urn:uuid:", bare hex) are rejected so one id has one
-// spelling. Errors are *apierr.Error of kind Invalid with no Param; set Param
-// or use ParseField. Store the result's String(), which is lower case.
+// Parse accepts only the canonical form: 36 characters, hyphenated, lower
+// case, any version (ids like agent_id come from clients). Upper case is
+// refused, not folded, like uuid.Parse's other forms (braces, "urn:uuid:",
+// bare hex): one id has one spelling, so a cache, a log search or a proxy
+// rule keyed on an id sees the string the service stores and returns. Errors
+// are *apierr.Error of kind Invalid with no Param; set Param or use
+// ParseField.
 func Parse(s string) (uuid.UUID, error) {
 	return ParseField("", s)
 }
 
 // ParseField is Parse with errors naming field (a JSON path or path parameter).
 func ParseField(field, s string) (uuid.UUID, error) {
-	if len(s) == 36 {
-		if u, err := uuid.Parse(s); err == nil {
-			return u, nil
-		}
-	}
 	name := field
 	if name == "" {
 		name = "id"
 	}
+	if len(s) == 36 {
+		if u, err := uuid.Parse(s); err == nil {
+			if u.String() == s {
+				return u, nil
+			}
+			return uuid.UUID{}, apierr.Invalidf(field, "%s must be a UUID in lower case, such as %q", name, u.String())
+		}
+	}
 	return uuid.UUID{}, apierr.Invalidf(field, "%s must be a UUID such as \"123e4567-e89b-12d3-a456-426614174000\"", name)
+}
+
+// MaxInt is the largest integer id ParseInt accepts: int64's maximum.
+const MaxInt = 1<<63 - 1
+
+// ParseInt parses a positive integer id (a catalog product, category or
+// product type) from a path or query parameter, strictly: ASCII digits only,
+// no leading zero, no sign, no spaces, no fraction or exponent, at most
+// MaxInt. strconv.ParseInt alone would read "+311" and "0311" as 311, so two
+// spellings would reach one record (and a proxy rule on "/products/311" would
+// miss them). Errors are *apierr.Error of kind Invalid naming field.
+func ParseInt(field, s string) (int64, error) {
+	bad := apierr.Invalidf(field, "%s must be a positive integer written with digits only, without a sign or leading zeros", field)
+	if s == "" || len(s) > 19 || s[0] == '0' {
+		return 0, bad
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, bad
+		}
+		n = n*10 + uint64(s[i]-'0') // 19 digits fit in uint64
+	}
+	if n > MaxInt {
+		return 0, bad
+	}
+	return int64(n), nil
 }
 
 // Valid reports whether Parse accepts s.

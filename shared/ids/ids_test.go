@@ -77,17 +77,18 @@ func TestParse(t *testing.T) {
 	const lower = "123e4567-e89b-12d3-a456-426614174000"
 	for _, s := range []string{
 		lower,
-		strings.ToUpper(lower),
 		"00000000-0000-0000-0000-000000000000",
 		New(),
 	} {
 		u, err := Parse(s)
-		if err != nil || u.String() != strings.ToLower(s) || !Valid(s) {
+		if err != nil || u.String() != s || !Valid(s) {
 			t.Errorf("Parse(%q) = %s, %v", s, u, err)
 		}
 	}
 	for _, s := range []string{
 		"",
+		strings.ToUpper(lower),
+		"123E4567-e89b-12d3-a456-426614174000", // one upper-case letter
 		"{" + lower + "}",
 		"urn:uuid:" + lower,
 		strings.ReplaceAll(lower, "-", ""),
@@ -109,5 +110,34 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := Parse("nope"); apierr.As(err).Param != "" {
 		t.Errorf("Parse set a param: %v", err)
+	}
+}
+
+func TestParseUpperCaseSaysLowerCase(t *testing.T) {
+	_, err := ParseField("orderId", "123E4567-E89B-12D3-A456-426614174000")
+	ae := apierr.As(err)
+	if ae.Kind != apierr.Invalid || ae.Param != "orderId" ||
+		ae.Message != `orderId must be a UUID in lower case, such as "123e4567-e89b-12d3-a456-426614174000"` {
+		t.Errorf("ParseField error %#v", ae)
+	}
+}
+
+func TestParseInt(t *testing.T) {
+	for s, want := range map[string]int64{
+		"1": 1, "311": 311, "10": 10, "9223372036854775807": MaxInt,
+	} {
+		if n, err := ParseInt("productId", s); err != nil || n != want {
+			t.Errorf("ParseInt(%q) = %d, %v; want %d", s, n, err, want)
+		}
+	}
+	for _, s := range []string{
+		"", "0", "00", "0311", "+311", "-3", " 311", "311 ", "311.0", "3.11e2", "0x137", "3_11", "311\x00",
+		"９", "٣١١", "9223372036854775808", "18446744073709551616", "99999999999999999999", "1" + strings.Repeat("0", 30),
+	} {
+		n, err := ParseInt("productId", s)
+		ae := apierr.As(err)
+		if err == nil || ae.Kind != apierr.Invalid || ae.Param != "productId" {
+			t.Errorf("ParseInt(%q) = %d, %v; want a 400 naming productId", s, n, err)
+		}
 	}
 }

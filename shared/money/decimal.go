@@ -11,14 +11,32 @@ import (
 // overflow, and far above any real payment.
 const MaxMinor int64 = 1_000_000_000_000_000
 
+// MaxBalance is the most a balance (one account, one currency) may hold, in
+// minor units: 10^17, a hundred times MaxMinor, so a balance holds many
+// maximal deposits, and still 92 times below int64, so the refunds of orders
+// charged before a balance was topped up to its maximum always fit. The
+// ledger passes it to the store as the bound of every credit (store.Op.Max),
+// so the check is atomic on both adapters: a deposit that would pass it is a
+// 400 and changes nothing.
+const MaxBalance int64 = 100 * MaxMinor
+
+// DecimalPattern is the exact syntax of a DecimalAmount (the OpenAPI
+// document's pattern): digits without leading zeros, then optionally "." and
+// one or more digits. ParseDecimal accepts exactly the strings it matches
+// that have at most the currency's decimal places and are at most MaxMinor.
+const DecimalPattern = `^(0|[1-9][0-9]*)(\.[0-9]+)?$`
+
 // ParseDecimal parses a non-negative decimal string in major units (the
 // spec's DecimalAmount, e.g. "10.50") into minor units of c, exactly.
 //
-// Accepted: ASCII digits, optionally followed by "." and at least one digit,
-// with at most c.Exponent() decimal places ("10", "10.5", "10.50" for USD;
-// "1000" but not "1000.0" for JPY). Rejected: empty, signs, spaces, exponent
-// notation, "1.", ".5", "1,00", and values above MaxMinor. A leading "-" on an
-// otherwise valid number fails with ErrNegative so callers can say so.
+// Accepted: exactly DecimalPattern, that is ASCII digits with no leading
+// zero (but "0" itself), optionally followed by "." and at least one digit,
+// with at most c.Exponent() decimal places ("10", "10.5", "10.50", "0.05" for
+// USD; "1000" but not "1000.0" for JPY). Rejected: empty, signs ("+1"),
+// leading zeros ("010.00", "00.5"), spaces, exponent notation, "1.", ".5",
+// "1,00", and values above MaxMinor. One value has few spellings, so a proxy
+// and the service read the same amount. A leading "-" on an otherwise valid
+// number fails with ErrNegative so callers can say so.
 //
 // Errors are *apierr.Error of kind Invalid with no Param; ParseDecimalField
 // names the field.
@@ -43,6 +61,9 @@ func ParseDecimalField(field, s string, c Currency) (int64, error) {
 	whole, frac, ok := splitDecimal(s)
 	if !ok {
 		return 0, invalid(field, ErrSyntax, "%s must be a decimal string such as \"10.50\"", name)
+	}
+	if len(whole) > 1 && whole[0] == '0' {
+		return 0, invalid(field, ErrSyntax, "%s must not have leading zeros (\"10.50\", \"0.50\")", name)
 	}
 	if len(frac) > c.exp {
 		if c.exp == 0 {

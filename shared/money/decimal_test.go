@@ -1,8 +1,12 @@
 package money
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -27,7 +31,8 @@ func TestParseDecimalAccepts(t *testing.T) {
 		{"0.01", usd, 1},
 		{"0", usd, 0},
 		{"0.00", usd, 0},
-		{"007.5", usd, 750},
+		{"0.05", usd, 5},
+		{"100", usd, 10000},
 		{"1000", jpy, 1000},
 		{"0", jpy, 0},
 		{"1.000", kwd, 1000},
@@ -57,6 +62,17 @@ func TestParseDecimalRejects(t *testing.T) {
 		{"-0.50", usd, ErrNegative},
 		{"-0", usd, ErrNegative},
 		{"+1", usd, ErrSyntax},
+		{"+0.50", usd, ErrSyntax},
+		{"007.5", usd, ErrSyntax},
+		{"010.00", usd, ErrSyntax},
+		{"00", usd, ErrSyntax},
+		{"00.5", usd, ErrSyntax},
+		{"0100", jpy, ErrSyntax},
+		{"-010", usd, ErrNegative},
+		{"\t1", usd, ErrSyntax},
+		{"1\u00a0", usd, ErrSyntax},
+		{"１", usd, ErrSyntax}, // full-width digit
+		{"1.0\x00", usd, ErrSyntax},
 		{"--1", usd, ErrSyntax},
 		{"-", usd, ErrSyntax},
 		{"-1.", usd, ErrSyntax},
@@ -115,6 +131,7 @@ func TestParseDecimalFieldMessages(t *testing.T) {
 		{"1.5", jpy, "topup_request.amount must be a whole number: JPY has no decimal places"},
 		{"1e3", usd, `topup_request.amount must be a decimal string such as "10.50"`},
 		{"", usd, "topup_request.amount must not be empty"},
+		{"010.00", usd, `topup_request.amount must not have leading zeros ("10.50", "0.50")`},
 		{"99999999999999", usd, "topup_request.amount must be at most 10000000000000.00"},
 	} {
 		_, err := ParseDecimalField("topup_request.amount", tc.in, tc.c)
@@ -175,7 +192,7 @@ func TestRoundTrip(t *testing.T) {
 
 func FuzzParseDecimal(f *testing.F) {
 	for _, s := range []string{
-		"10", "10.5", "10.50", "0.01", "0", "007.5", "1.001", "1.", ".5", "1,00",
+		"10", "10.5", "10.50", "0.01", "0", "007.5", "010.00", "+1.00", "0.5", "1.001", "1.", ".5", "1,00",
 		"-1", "+1", "1e3", " 1", "0x10", "NaN", "Inf", "10000000000000.00",
 		"10000000000000.01", "9223372036854775807", "1.2345", "",
 	} {
@@ -202,8 +219,11 @@ func FuzzParseDecimal(f *testing.F) {
 		if err != nil || back != v {
 			t.Fatalf("ParseDecimal(%q) = %d; FormatDecimal = %q parses to %d, %v", s, v, out, back, err)
 		}
-		// Cross-check against an independent float-free reading: for inputs
-		// without leading zeros, the formatted text is s padded with zeros.
+		if !decimalRE.MatchString(s) {
+			t.Fatalf("ParseDecimal(%q) = %d, but the string does not match DecimalPattern", s, v)
+		}
+		// Cross-check against an independent float-free reading: the
+		// formatted text is s padded with zeros.
 		if want := padFraction(s, c.Exponent()); want != "" && out != want {
 			t.Fatalf("ParseDecimal(%q) = %d formats as %q, want %q", s, v, out, want)
 		}
@@ -231,5 +251,55 @@ func TestPadFraction(t *testing.T) {
 		if got := padFraction(in, 2); got != want {
 			t.Errorf("padFraction(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+var decimalRE = regexp.MustCompile(DecimalPattern)
+
+// TestDecimalPatternIsTheParser: a string ParseDecimal takes matches
+// DecimalPattern, and one that matches is refused only for its precision or
+// its range, never for its syntax.
+func TestDecimalPatternIsTheParser(t *testing.T) {
+	for _, s := range []string{
+		"0", "0.0", "0.5", "1", "10", "10.5", "10.50", "1.001", "9999999999999.99", "99999999999999999999",
+		"", "00", "01", "010.00", "+1", "-1", "1.", ".5", "1e3", " 1", "1 ", "0x10", "1,00", "1_0", "١", "１",
+	} {
+		_, err := ParseDecimal(s, usd)
+		matches := decimalRE.MatchString(s)
+		switch {
+		case err == nil && !matches:
+			t.Errorf("ParseDecimal(%q) accepted a string the pattern refuses", s)
+		case matches && errors.Is(err, ErrSyntax):
+			t.Errorf("ParseDecimal(%q) refused the syntax of a string the pattern accepts: %v", s, err)
+		case !matches && err != nil && !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrNegative):
+			t.Errorf("ParseDecimal(%q) = %v, want a syntax error", s, err)
+		}
+	}
+}
+
+// TestOpenAPIDecimalAmount: the OpenAPI document publishes the pattern the
+// parser enforces, so generated clients and fuzzers see the real contract.
+func TestOpenAPIDecimalAmount(t *testing.T) {
+	b, err := os.ReadFile("../openapi/spec/base.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Pattern     string `json:"pattern"`
+				Description string `json:"description"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	d := doc.Components.Schemas["DecimalAmount"]
+	if d.Pattern != DecimalPattern {
+		t.Errorf("DecimalAmount pattern %q, want %q", d.Pattern, DecimalPattern)
+	}
+	if !strings.Contains(d.Description, "leading zeros") {
+		t.Errorf("DecimalAmount description does not state the rule: %q", d.Description)
 	}
 }

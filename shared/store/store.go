@@ -7,6 +7,29 @@
 // for atomic adds, a store-managed Version (1 on create, +1 on every write),
 // and an optional expiry. Expired items are treated as absent everywhere (Get,
 // Query, conditions), in code, whether or not the backend has reaped them yet.
+//
+// What the port accepts, identically on both adapters (the contract suite's
+// Parity and Counters tests prove each rule on both):
+//
+//   - Keys: PK of 1 to MaxPKSize bytes, SK of 1 to MaxSKSize bytes, both
+//     valid UTF-8 with no NUL (U+0000). DynamoDB would silently replace
+//     invalid UTF-8 with U+FFFD (two keys would become one) and the embedded
+//     layout separates PK from SK with a 0x00 byte (NUL is refused in SK too:
+//     one rule for every key), so the port refuses both on every adapter: a
+//     write is an Invalid apierr wrapping ErrKeyInvalid (a 400, never a 5xx)
+//     and a read of such a key finds nothing. Any other character (controls,
+//     bidi marks, U+FFFD, emoji) is stored and sorted by its UTF-8 bytes
+//     alike. Query bounds (From, To, Prefix) and cursors follow the same rule.
+//   - Data: any bytes (NUL and invalid UTF-8 included), as long as the item
+//     fits MaxItemSize by ItemSize and a transaction MaxTransactSize: an
+//     Invalid apierr wrapping ErrTooLarge otherwise.
+//   - Counters: N is any int64. An add never wraps or passes its bound: N +
+//     Delta must stay within [-Op.Max, Op.Max] (the whole int64 range when Max
+//     is 0), checked only in the direction Delta moves N (Delta may not be
+//     MinInt64: ErrInvalid); otherwise nothing is written and Write returns an
+//     Invalid apierr wrapping ErrOutOfRange. The DynamoDB adapter puts the
+//     bound in the update's condition, since DynamoDB numbers have 38 digits
+//     and would go past int64 silently.
 package store
 
 import (
@@ -14,8 +37,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
 )
@@ -72,6 +97,82 @@ func tooLarge(format string, args ...any) error {
 	return &apierr.Error{Kind: apierr.Invalid, Code: "item_too_large", Op: "store.Write",
 		Message: "the record is too large to store (at most 400 KB per record); send less data",
 		Err:     fmt.Errorf("%w: "+format, append([]any{ErrTooLarge}, args...)...)}
+}
+
+// ErrOutOfRange marks an OpAdd that would take N past its bound (Op.Max, or
+// the int64 range). The error returned is an apierr of kind Invalid wrapping
+// it (code total_out_of_range): the amount came from the caller, so the answer
+// is a 400. Callers that own the bound (the ledger's balances) turn it into
+// their own message.
+var ErrOutOfRange = errors.New("store: counter out of range")
+
+// OutOfRange is the error a Write returns when op i breaks its bound.
+func OutOfRange(i int, k Key) error {
+	return &apierr.Error{Kind: apierr.Invalid, Code: "total_out_of_range", Op: "store.Write",
+		Message: "the amount would take a stored total past its maximum",
+		Err:     fmt.Errorf("%w: op %d on %s", ErrOutOfRange, i, k)}
+}
+
+// Verdict is how one op fares against the item it would change.
+type Verdict int
+
+const (
+	Holds      Verdict = iota // the op may run
+	CondFails                 // Cond or NonNegative does not hold: *ConditionFailedError
+	OutOfBound                // an add past its bound: ErrOutOfRange
+)
+
+// Judge decides op over live (nil when absent or expired), in the order
+// every adapter reports: the condition, then NonNegative, then the bound. The
+// embedded adapter runs it before writing; the DynamoDB adapter runs it on the
+// item a failed condition returns, to tell a bound from a condition.
+func Judge(op Op, live *Item) Verdict {
+	switch op.Cond.Kind {
+	case CondAbsent:
+		if live != nil {
+			return CondFails
+		}
+	case CondExists:
+		if live == nil {
+			return CondFails
+		}
+	case CondVersion:
+		if live == nil || live.Version != op.Cond.Version {
+			return CondFails
+		}
+	}
+	if op.Kind != OpAdd {
+		return Holds
+	}
+	var n int64
+	if live != nil {
+		n = live.N
+	}
+	// ValidateOps keeps Delta > MinInt64, so -Delta and the limits below
+	// cannot overflow.
+	if op.NonNegative && n < -op.Delta {
+		return CondFails
+	}
+	if limit, upper, ok := op.AddLimit(); ok && (upper && n > limit || !upper && n < limit) {
+		return OutOfBound
+	}
+	return Holds
+}
+
+// AddLimit is the bound an OpAdd puts on N before the add: N <= limit when
+// upper, N >= limit otherwise; ok is false when Delta is 0 (nothing moves).
+func (op Op) AddLimit() (limit int64, upper, ok bool) {
+	hi, lo := int64(math.MaxInt64), int64(math.MinInt64)
+	if op.Max > 0 {
+		hi, lo = op.Max, -op.Max
+	}
+	switch {
+	case op.Delta > 0:
+		return hi - op.Delta, true, true
+	case op.Delta < 0:
+		return lo - op.Delta, false, true
+	}
+	return 0, false, false
 }
 
 // MaxQueryLimit bounds every query page.
@@ -146,6 +247,11 @@ type Op struct {
 	// zero: the atomic conditional decrement behind balances. An absent item
 	// counts as N = 0.
 	NonNegative bool
+	// Max bounds OpAdd's result to [-Max, Max] in the direction Delta moves N
+	// (an add over a counter already past the bound may still bring it back);
+	// 0 means the int64 range. Breaking it is ErrOutOfRange, not a failed
+	// condition: it is the caller's amount that is too large.
+	Max int64
 }
 
 // Put writes it whole under cond.
@@ -248,6 +354,8 @@ func (q Query) Validate() error {
 		return fmt.Errorf("%w: limit must be 1..%d", ErrInvalid, MaxQueryLimit)
 	case q.Prefix != "" && (q.From != "" || q.To != ""):
 		return fmt.Errorf("%w: prefix and range are exclusive", ErrInvalid)
+	case !keyText(q.From) || !keyText(q.To) || !keyText(q.Prefix):
+		return fmt.Errorf("%w: a sort-key bound is not valid UTF-8 or holds NUL", ErrInvalid)
 	}
 	return nil
 }
@@ -270,10 +378,13 @@ func ValidateOps(ops []Op) error {
 		if len(k.PK) > MaxPKSize || len(k.SK) > MaxSKSize {
 			return tooLarge("op %d: key of %d+%d bytes", i, len(k.PK), len(k.SK))
 		}
-		if strings.IndexByte(k.PK, 0) >= 0 {
+		if !keyText(k.PK) || !keyText(k.SK) {
 			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Op: "store.Write",
-				Message: "the request holds a NUL character where none can be stored",
-				Err:     fmt.Errorf("%w: op %d: pk holds a NUL byte", ErrKeyInvalid, i)}
+				Message: "the request holds a NUL character or invalid UTF-8 where neither can be stored",
+				Err:     fmt.Errorf("%w: op %d: a key is not valid UTF-8 or holds a NUL byte", ErrKeyInvalid, i)}
+		}
+		if op.Kind == OpAdd && (op.Delta == math.MinInt64 || op.Max < 0) {
+			return fmt.Errorf("%w: op %d: delta must be above MinInt64 and max not negative", ErrInvalid, i)
 		}
 		// An OpAdd without Data keeps the stored body, which fitted when written.
 		if op.Kind == OpPut || (op.Kind == OpAdd && op.Item.Data != nil) {
@@ -308,17 +419,21 @@ func ValidateOps(ops []Op) error {
 	return nil
 }
 
-// ErrKeyInvalid marks a write whose partition key holds a NUL byte, which
-// the embedded adapter's key layout cannot store; DynamoDB could, but the
-// port refuses it on both so they behave alike. Like ErrTooLarge it comes
-// wrapped in an apierr of kind Invalid.
+// ErrKeyInvalid marks a write whose key holds a NUL byte or invalid UTF-8
+// (see the package comment). Like ErrTooLarge it comes wrapped in an apierr
+// of kind Invalid.
 var ErrKeyInvalid = errors.New("store: invalid key")
 
-// KeyFits reports whether k can hold an item: within the key limits and no
-// NUL byte in PK. A key that does not fit holds nothing, so reads answer not
-// found (a query, an empty page) without asking the backend.
+// KeyFits reports whether k can hold an item: within the key limits, valid
+// UTF-8 and no NUL byte. A key that does not fit holds nothing, so reads
+// answer not found (a query, an empty page) without asking the backend.
 func KeyFits(k Key) bool {
-	return len(k.PK) <= MaxPKSize && len(k.SK) <= MaxSKSize && strings.IndexByte(k.PK, 0) < 0
+	return len(k.PK) <= MaxPKSize && len(k.SK) <= MaxSKSize && keyText(k.PK) && keyText(k.SK)
+}
+
+// keyText reports whether s may appear in a key: valid UTF-8 without NUL.
+func keyText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
 // Clock lets tests move time; adapters use it for expiry checks.

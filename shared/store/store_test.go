@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -127,4 +129,84 @@ func TestAllTablesAreDistinct(t *testing.T) {
 		seen[tbl] = true
 	}
 	assert.Len(t, seen, 8)
+}
+
+func TestAddLimit(t *testing.T) {
+	k := store.Key{Table: "t", PK: "p", SK: "s"}
+	for _, tc := range []struct {
+		delta, max, limit int64
+		upper, ok         bool
+	}{
+		{1, 0, math.MaxInt64 - 1, true, true},
+		{math.MaxInt64, 0, 0, true, true},
+		{-1, 0, math.MinInt64 + 1, false, true},
+		{-math.MaxInt64, 0, -1, false, true},
+		{30, 100, 70, true, true},
+		{101, 100, -1, true, true},
+		{-30, 100, -70, false, true},
+		{0, 100, 0, false, false},
+	} {
+		op := store.Add(k, tc.delta, false, store.Always)
+		op.Max = tc.max
+		limit, upper, ok := op.AddLimit()
+		assert.Equal(t, []any{tc.limit, tc.upper, tc.ok}, []any{limit, upper, ok}, "delta %d max %d", tc.delta, tc.max)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	k := store.Key{Table: "t", PK: "p", SK: "s"}
+	at := func(n, v int64) *store.Item { return &store.Item{Key: k, N: n, Version: v} }
+	add := func(delta, max int64, nonNeg bool, cond store.Cond) store.Op {
+		op := store.Add(k, delta, nonNeg, cond)
+		op.Max = max
+		return op
+	}
+	for name, tc := range map[string]struct {
+		op   store.Op
+		live *store.Item
+		want store.Verdict
+	}{
+		"put absent":             {store.Put(store.Item{Key: k}, store.IfAbsent), nil, store.Holds},
+		"put exists":             {store.Put(store.Item{Key: k}, store.IfAbsent), at(0, 1), store.CondFails},
+		"version":                {store.Delete(k, store.IfVersion(2)), at(0, 1), store.CondFails},
+		"exists on absent":       {add(1, 0, false, store.IfExists), nil, store.CondFails},
+		"overflow":               {add(1, 0, false, store.Always), at(math.MaxInt64, 1), store.OutOfBound},
+		"underflow":              {add(-1, 0, false, store.Always), at(math.MinInt64, 1), store.OutOfBound},
+		"to the edge":            {add(1, 0, false, store.Always), at(math.MaxInt64-1, 1), store.Holds},
+		"max":                    {add(5, 10, false, store.Always), at(6, 1), store.OutOfBound},
+		"max from absent":        {add(11, 10, false, store.Always), nil, store.OutOfBound},
+		"past max moving back":   {add(-1, 10, false, store.Always), at(50, 1), store.Holds},
+		"non-negative first":     {add(-11, 10, true, store.Always), at(0, 1), store.CondFails},
+		"condition first":        {add(1, 0, false, store.IfVersion(9)), at(math.MaxInt64, 1), store.CondFails},
+		"non-negative reach 0":   {add(-5, 0, true, store.Always), at(5, 1), store.Holds},
+		"non-negative on absent": {add(-1, 0, true, store.Always), nil, store.CondFails},
+	} {
+		assert.Equal(t, tc.want, store.Judge(tc.op, tc.live), name)
+	}
+}
+
+func TestKeyRules(t *testing.T) {
+	ok := func(pk, sk string) bool { return store.KeyFits(store.Key{PK: pk, SK: sk}) }
+	assert.True(t, ok("p", "\u202e\x01\ufffd"))
+	assert.False(t, ok("p\x00", "s"))
+	assert.False(t, ok("p", "s\x00"))
+	assert.False(t, ok("\xff", "s"))
+	assert.False(t, ok("p", "\xed\xa0\x80"))
+	assert.False(t, ok(strings.Repeat("p", store.MaxPKSize+1), "s"))
+	assert.False(t, ok("p", strings.Repeat("s", store.MaxSKSize+1)))
+	k := store.Key{Table: "t", PK: "p", SK: "s\x00"}
+	err := store.ValidateOps([]store.Op{store.Put(store.Item{Key: k}, store.Always)})
+	require.ErrorIs(t, err, store.ErrKeyInvalid)
+	assert.Equal(t, 400, apierr.As(err).Kind.Status())
+	require.ErrorIs(t, store.Query{Table: "t", PK: "p", Limit: 1, Prefix: "\xff"}.Validate(), store.ErrInvalid)
+
+	misuse := store.Add(store.Key{Table: "t", PK: "p", SK: "s"}, math.MinInt64, false, store.Always)
+	require.ErrorIs(t, store.ValidateOps([]store.Op{misuse}), store.ErrInvalid)
+	misuse.Delta, misuse.Max = 1, -1
+	require.ErrorIs(t, store.ValidateOps([]store.Op{misuse}), store.ErrInvalid)
+
+	err = store.OutOfRange(2, k)
+	require.ErrorIs(t, err, store.ErrOutOfRange)
+	assert.Equal(t, "total_out_of_range", apierr.As(err).CodeOrDefault())
+	assert.Equal(t, 400, apierr.As(err).Kind.Status())
 }

@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"strconv"
-
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
@@ -142,15 +140,13 @@ func filter(r *httpapi.Request) (Filter, error) {
 	return f, nil
 }
 
-// positiveInt parses a path or query parameter that holds an integer id.
+// positiveInt parses a path or query parameter that holds an integer id,
+// strictly (ids.ParseInt): "/products/+311" and "/products/0311" are 400s,
+// never product 311.
 func positiveInt(r *httpapi.Request, name string) (int64, error) {
 	s := r.PathValue(name)
 	if s == "" {
 		s = r.Query(name)
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, apierr.Invalidf(name, "%s must be a positive integer", name)
-	}
-	return n, nil
+	return ids.ParseInt(name, s)
 }

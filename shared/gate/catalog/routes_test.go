@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -127,6 +128,34 @@ func TestBadInput(t *testing.T) {
 		require.Equal(t, 400, r.Status, c.path)
 		require.Equal(t, c.param, r.Err(t)["param"], c.path)
 	}
+}
+
+// TestStrictPathIDs: an id has one spelling. Every other way to write
+// product 311 (sign, leading zeros, spaces, a fraction, an exponent) and an
+// int64 overflow are 400s naming the parameter, never product 311; a UUID
+// agent_id is accepted in lower case only.
+func TestStrictPathIDs(t *testing.T) {
+	e := demoEnv(t)
+	require.Equal(t, 200, e.Do("GET", "/products/311", nil).Status)
+	for _, id := range []string{"+311", "%2B311", "0311", "00311", "%20311", "311%20", "311.0", "3.11e2", "0x137",
+		"311%00", "0", "9223372036854775808", "99999999999999999999", "%EF%BC%93%EF%BC%91%EF%BC%91"} {
+		for _, base := range []string{"", "/agent/" + e.Account.ID} {
+			r := e.Do("GET", base+"/products/"+id, nil)
+			require.Equal(t, 400, r.Status, "%s: %s", id, r.Body)
+			require.Equal(t, "productId", r.Err(t)["param"], id)
+		}
+	}
+	require.Equal(t, 404, e.Do("GET", "/products/9223372036854775807", nil).Status, "the largest id parses, and is missing")
+	for _, q := range []string{"category_id=%2B1", "category_id=01", "product_type_id=1.0", "product_type_id=%201"} {
+		r := e.Do("GET", "/products?"+q, nil)
+		require.Equal(t, 400, r.Status, q)
+	}
+	upper := strings.ToUpper(e.Account.ID)
+	r := e.Do("GET", "/agent/"+upper+"/products/311", nil)
+	require.Equal(t, 400, r.Status, "%s", r.Body)
+	require.Equal(t, "agent_id", r.Err(t)["param"])
+	require.Contains(t, r.Err(t)["message"], "lower case")
+	require.Equal(t, 200, e.Do("GET", "/agent/"+e.Account.ID+"/products/311", nil).Status)
 }
 
 func TestUnknownProduct(t *testing.T) {

@@ -1,8 +1,9 @@
 // Package ledger holds an account's prepaid balances (one per currency) and
 // the deposits that credit them. Balances change only through store.Add ops,
-// so every debit and credit is atomic and a debit never takes a balance below
-// zero; callers put DebitOp/CreditOp in their own transactions (orders,
-// refunds) so the money moves with the record that explains it.
+// so every debit and credit is atomic, a debit never takes a balance below
+// zero and a deposit never takes it above money.MaxBalance; callers put
+// DebitOp/CreditOp/RefundOp in their own transactions (orders, refunds) so
+// the money moves with the record that explains it.
 package ledger
 
 import (
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -124,12 +126,41 @@ func DebitOp(accountID, currency string, amount int64, version int64, now time.T
 }
 
 // CreditOp adds amount (> 0, minor units) to the balance inside the caller's
-// transaction (deposits, refunds of failed orders). It creates the balance if
-// absent and has no condition.
+// transaction (deposits). It creates the balance if absent and has no
+// condition, but is bounded by money.MaxBalance in the store itself (the add
+// and the check are one atomic step on both adapters): a credit that would
+// pass it fails the whole write with store.ErrOutOfRange, which
+// IsBalanceFull recognises and BalanceFull words for the client.
 func CreditOp(accountID, currency string, amount int64, now time.Time) store.Op {
 	op := store.Add(BalanceKey(accountID, currency), amount, false, store.Always)
 	op.Item.Data = body(currency, now)
+	op.Max = money.MaxBalance
 	return op
+}
+
+// RefundOp gives amount (> 0, minor units) back to the balance inside the
+// caller's transaction (a failed order's charge). Unlike CreditOp it is not
+// held to money.MaxBalance: the money was in the balance before, and refusing
+// it because deposits topped the balance up meanwhile would leave the order
+// unable to fail. The store still refuses to pass int64 (ErrOutOfRange), which
+// MaxBalance keeps out of reach: it would take some 9,000 pending orders of
+// money.MaxMinor each.
+func RefundOp(accountID, currency string, amount int64, now time.Time) store.Op {
+	op := store.Add(BalanceKey(accountID, currency), amount, false, store.Always)
+	op.Item.Data = body(currency, now)
+	return op
+}
+
+// IsBalanceFull reports whether err is a write refused because a CreditOp in
+// it would take a balance past money.MaxBalance.
+func IsBalanceFull(err error) bool { return errors.Is(err, store.ErrOutOfRange) }
+
+// BalanceFull is the 400 for a credit the balance in currency cannot take.
+func BalanceFull(currency string) error {
+	c, _ := money.ParseCurrency(currency)
+	return &apierr.Error{Kind: apierr.Invalid, Code: "balance_limit_exceeded", Param: "amount",
+		Message: "this amount would take the " + currency + " balance above its maximum of " +
+			money.FormatDecimal(money.MaxBalance, c) + " " + currency + "; nothing was credited"}
 }
 
 // IsInsufficient reports whether err is the failure of a DebitOp at index i of

@@ -115,7 +115,9 @@ const postAttempts = 5
 // transaction. The external reference is claimed in the same transaction, so
 // posting one reference twice (or concurrently) credits once: the second call
 // returns the first deposit with created = false, whatever its amount. An
-// empty reference gets the deposit's id. Errors: Invalid, Unavailable,
+// empty reference gets the deposit's id. Errors: Invalid (bad input, and
+// balance_limit_exceeded when the balance would pass money.MaxBalance: the
+// store refuses the credit atomically, so nothing is written), Unavailable,
 // Internal.
 func (l *Ledger) PostDeposit(ctx context.Context, accountID string, in Deposit) (*Deposit, bool, error) {
 	return l.Post(ctx, PostInput{AccountID: accountID, Deposit: in})
@@ -182,6 +184,9 @@ func (l *Ledger) post(ctx context.Context, in PostInput) (*Deposit, bool, error)
 	)
 	if idempotency.FromKey(err) {
 		return nil, false, err
+	}
+	if IsBalanceFull(err) {
+		return nil, false, BalanceFull(d.Currency)
 	}
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 1 && cf.Current != nil {
 		var first Deposit

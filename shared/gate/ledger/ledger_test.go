@@ -3,8 +3,10 @@ package ledger_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
@@ -238,5 +241,86 @@ func TestConcurrentDistinctDepositsSumExactly(t *testing.T) {
 			cursor = next
 		}
 		require.Equal(t, 30, n)
+	})
+}
+
+// TestCreditStopsAtMaxBalance: a credit that would take a balance past
+// money.MaxBalance is refused by the store itself, atomically, on both
+// adapters; a refund is not held to it; nothing wraps past int64.
+func TestCreditStopsAtMaxBalance(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+		l := ledger.New(st, func() time.Time { return now })
+		bal := func() ledger.Balance {
+			b, err := l.Balance(ctx, acct, "USD")
+			require.NoError(t, err)
+			return b
+		}
+		require.NoError(t, st.Write(ctx, ledger.CreditOp(acct, "USD", money.MaxBalance-5, now)))
+		err := st.Write(ctx, ledger.CreditOp(acct, "USD", 6, now))
+		require.True(t, ledger.IsBalanceFull(err), "%v", err)
+		require.Equal(t, apierr.Invalid, apierr.KindOf(err))
+		require.Equal(t, money.MaxBalance-5, bal().Available)
+		require.Equal(t, int64(1), bal().Version, "nothing was written")
+
+		require.NoError(t, st.Write(ctx, ledger.CreditOp(acct, "USD", 5, now)), "exactly the maximum is allowed")
+		require.Equal(t, money.MaxBalance, bal().Available)
+
+		// A deposit past it: the clear 400, and no deposit recorded.
+		_, _, err = l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 1, ExternalRef: "OVER"})
+		e := apierr.As(err)
+		require.Equal(t, apierr.Invalid, e.Kind)
+		require.Equal(t, "balance_limit_exceeded", e.Code)
+		require.Equal(t, "amount", e.Param)
+		require.Equal(t, "this amount would take the USD balance above its maximum of 1000000000000000.00 USD; nothing was credited", e.Message)
+		_, err = l.DepositByRef(ctx, acct, "OVER")
+		require.True(t, apierr.Is(err, apierr.NotFound), "the deposit was not stored: %v", err)
+
+		// A refund (a failed order's charge) may pass MaxBalance, not int64.
+		require.NoError(t, st.Write(ctx, ledger.RefundOp(acct, "USD", money.MaxMinor, now)))
+		require.Equal(t, money.MaxBalance+money.MaxMinor, bal().Available)
+		require.NoError(t, st.Write(ctx, ledger.DebitOp(acct, "USD", money.MaxMinor, 0, now)), "a debit from past the maximum works")
+		require.NoError(t, st.Write(ctx, ledger.RefundOp(acct, "USD", math.MaxInt64-money.MaxBalance, now)))
+		err = st.Write(ctx, ledger.RefundOp(acct, "USD", 1, now))
+		require.ErrorIs(t, err, store.ErrOutOfRange)
+		require.Equal(t, apierr.Invalid, apierr.KindOf(err), "a 400, never a wrapped negative balance")
+		require.Equal(t, int64(math.MaxInt64), bal().Available)
+	})
+}
+
+// TestConcurrentDepositsStopAtMaxBalance: 30 deposits race for room for 10;
+// exactly 10 post, the others are balance_limit_exceeded, and the balance
+// ends exactly at the maximum.
+func TestConcurrentDepositsStopAtMaxBalance(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		l := ledger.New(st, nil)
+		const each = 1000
+		require.NoError(t, st.Write(ctx, ledger.CreditOp(acct, "EUR", money.MaxBalance-10*each, time.Now())))
+		var posted, full atomic.Int64
+		var wg sync.WaitGroup
+		for i := range 30 {
+			wg.Go(func() {
+				_, created, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "EUR", Amount: each, ExternalRef: fmt.Sprintf("R-%d", i)})
+				switch {
+				case err == nil && created:
+					posted.Add(1)
+				case apierr.As(err).Code == "balance_limit_exceeded":
+					full.Add(1)
+				default:
+					t.Errorf("deposit %d: created %v, %v", i, created, err)
+				}
+			})
+		}
+		wg.Wait()
+		require.Equal(t, int64(10), posted.Load())
+		require.Equal(t, int64(20), full.Load())
+		b, err := l.Balance(ctx, acct, "EUR")
+		require.NoError(t, err)
+		require.Equal(t, money.MaxBalance, b.Available)
+		ds, _, err := l.Deposits(ctx, acct, ledger.DepositFilter{Currency: "EUR"}, 100, "")
+		require.NoError(t, err)
+		require.Len(t, ds, 10, "only the credited deposits are recorded")
 	})
 }

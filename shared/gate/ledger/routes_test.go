@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
@@ -235,4 +236,43 @@ func TestDepositsOverHTTPOnDynamoDB(t *testing.T) {
 	b, err := ledger.New(st, nil).Balance(context.Background(), e.Account.ID, "USD")
 	require.NoError(t, err)
 	require.Equal(t, int64(2500), b.Available)
+}
+
+// TestTestDepositPastMaxBalance: over HTTP on both adapters, a deposit that
+// would take a balance past money.MaxBalance is a 400 naming amount, credits
+// nothing and records nothing (a keyed retry runs again); a deposit that
+// reaches the maximum exactly is fine.
+func TestTestDepositPastMaxBalance(t *testing.T) {
+	backends(t, func(t *testing.T, e *apitest.Env) {
+		ctx := context.Background()
+		require.NoError(t, e.Deps.Store.Write(ctx, ledger.CreditOp(e.Account.ID, "USD", money.MaxBalance-100, e.Deps.Clock())))
+		body := map[string]any{"currency_code": "USD", "amount": "1.01", "external_ref": "TOO-MUCH"}
+		for range 2 {
+			r := e.Do("POST", "/test-helpers/deposits", body, "Idempotency-Key", "over-1")
+			require.Equal(t, 400, r.Status, "%s", r.Body)
+			require.Equal(t, "balance_limit_exceeded", r.Err(t)["code"])
+			require.Equal(t, "amount", r.Err(t)["param"])
+			require.Contains(t, r.Err(t)["message"], "1000000000000000.00 USD")
+			require.Empty(t, r.Header.Get("Idempotent-Replayed"), "a 400 is not recorded for the key")
+		}
+		require.Equal(t, "999999999999999.00", get(t, e, "/balance").Data[0]["available"])
+		require.Empty(t, get(t, e, "/deposits").Data, "nothing was stored")
+
+		deposit(t, e, map[string]any{"currency_code": "USD", "amount": "1.00"}, 201)
+		require.Equal(t, "1000000000000000.00", get(t, e, "/balance").Data[0]["available"])
+		r := e.Do("POST", "/test-helpers/deposits", map[string]any{"currency_code": "USD", "amount": "0.01"})
+		require.Equal(t, 400, r.Status, "%s", r.Body)
+		require.Equal(t, "balance_limit_exceeded", r.Err(t)["code"])
+		// The per-amount maximum comes first, with its own message.
+		r = e.Do("POST", "/test-helpers/deposits", map[string]any{"currency_code": "EUR", "amount": "10000000000000.01"})
+		require.Equal(t, 400, r.Status, "%s", r.Body)
+		require.Equal(t, "amount", r.Err(t)["param"])
+		require.Contains(t, r.Err(t)["message"], "at most 10000000000000.00")
+		for _, amount := range []string{"010.00", "+1.00", "00.50", "1e2", " 1.00", "1.001"} {
+			r := e.Do("POST", "/test-helpers/deposits", map[string]any{"currency_code": "EUR", "amount": amount})
+			require.Equal(t, 400, r.Status, "%q: %s", amount, r.Body)
+			require.Equal(t, "amount", r.Err(t)["param"], amount)
+		}
+		require.Len(t, get(t, e, "/balance").Data, 1, "no EUR balance was created")
+	})
 }

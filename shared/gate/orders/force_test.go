@@ -1,6 +1,7 @@
 package orders
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -8,6 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -75,5 +79,28 @@ func TestForcedFailureRacesRefundOnce(t *testing.T) {
 			require.Equal(t, 409, r.Status, "the shared key recorded nothing, so it runs again: %s", r.Body)
 		}
 		assert.EqualValues(t, 5000, e.balance(e.Account.ID, "USD"))
+	})
+}
+
+// TestFailedOrderRefundsPastMaxBalance: deposits may top a balance up to
+// money.MaxBalance while an order is pending; the order's failure still
+// refunds its charge (past the maximum, which bounds deposits only), on both
+// adapters, and a deposit on top of that is refused.
+func TestFailedOrderRefundsPastMaxBalance(t *testing.T) {
+	backends(t, func(t *testing.T, st func(testing.TB) store.Store) {
+		e := newEnv(t, envOpts{store: st(t)})
+		e.deposit(e.Account.ID, "USD", 5000)
+		id := e.order(map[string]any{"product_id": pCard}).Map(t)["id"].(string)
+		require.NoError(t, e.Deps.Store.Write(context.Background(), ledger.CreditOp(e.Account.ID, "USD", money.MaxBalance-4000, e.Deps.Clock())))
+		require.Equal(t, money.MaxBalance, e.balance(e.Account.ID, "USD"))
+
+		r := e.Do("POST", "/test-helpers/orders/"+id+"/fail", map[string]any{"reason": "vendor_down"}, "Idempotency-Key", e.key())
+		require.Equal(t, 200, r.Status, string(r.Body))
+		assert.Equal(t, money.MaxBalance+1000, e.balance(e.Account.ID, "USD"), "refunded in full")
+		assert.Equal(t, "failed", e.get(id)["status"])
+
+		_, _, err := e.led.PostDeposit(context.Background(), e.Account.ID, ledger.Deposit{Currency: "USD", Amount: 1})
+		assert.Equal(t, "balance_limit_exceeded", apierr.As(err).Code)
+		assert.Equal(t, money.MaxBalance+1000, e.balance(e.Account.ID, "USD"))
 	})
 }

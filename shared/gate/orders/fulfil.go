@@ -54,7 +54,7 @@ func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *reco
 		default:
 			next.Status, next.FailedAt, next.FailureReason, next.Refunded = StatusFailed, &now, out.reason, true
 			ops = append(ops, eventOp(EventFailed, &next, now),
-				ledger.CreditOp(cur.AccountID, cur.Currency, cur.Charged, now))
+				ledger.RefundOp(cur.AccountID, cur.Currency, cur.Charged, now))
 		}
 		ops[0] = store.Put(next.item(), store.IfVersion(cur.version))
 		err := idempotency.Commit(ctx, s.st, out.idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)

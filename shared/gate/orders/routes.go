@@ -1,8 +1,6 @@
 package orders
 
 import (
-	"strconv"
-
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
@@ -138,9 +136,9 @@ func parseFilter(r *httpapi.Request) (Filter, error) {
 		return f, apierr.Invalidf("status", "status must be pending, completed or failed")
 	}
 	if s := r.Query("product_id"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n <= 0 {
-			return f, apierr.Invalidf("product_id", "product_id must be a positive integer")
+		n, err := ids.ParseInt("product_id", s) // strict: "+311" and "0311" are not product 311
+		if err != nil {
+			return f, err
 		}
 		f.ProductID = n
 	}

@@ -30,6 +30,9 @@ func (s *Store) Query(ctx context.Context, q store.Query) (store.Page, error) {
 		if after, err = store.DecodeCursor(q.Cursor); err != nil {
 			return store.Page{}, err
 		}
+		if !store.KeyFits(store.Key{PK: q.PK, SK: after}) {
+			return store.Page{}, fmt.Errorf("%w: malformed cursor", store.ErrInvalid) // no key could have produced it
+		}
 		if position(q, after) != 0 {
 			return store.Page{}, fmt.Errorf("%w: cursor outside the query range", store.ErrInvalid)
 		}

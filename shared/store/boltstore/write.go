@@ -35,8 +35,11 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
 			if live != nil && live.Expired(now) {
 				live = nil
 			}
-			if !holds(op, live) {
+			switch store.Judge(op, live) {
+			case store.CondFails:
 				return &store.ConditionFailedError{Index: i, Current: live}
+			case store.OutOfBound:
+				return store.OutOfRange(i, op.Item.Key)
 			}
 		}
 		for i, op := range ops {
@@ -46,32 +49,6 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
 		}
 		return nil
 	})
-}
-
-// holds reports whether op may run over live (nil when absent or expired).
-func holds(op store.Op, live *store.Item) bool {
-	switch op.Cond.Kind {
-	case store.CondAbsent:
-		if live != nil {
-			return false
-		}
-	case store.CondExists:
-		if live == nil {
-			return false
-		}
-	case store.CondVersion:
-		if live == nil || live.Version != op.Cond.Version {
-			return false
-		}
-	}
-	if op.Kind == store.OpAdd && op.NonNegative {
-		var n int64
-		if live != nil {
-			n = live.N
-		}
-		return n+op.Delta >= 0
-	}
-	return true
 }
 
 func apply(tx *bolt.Tx, op store.Op, raw *store.Item, now time.Time) error {
@@ -102,7 +79,7 @@ func apply(tx *bolt.Tx, op store.Op, raw *store.Item, now time.Time) error {
 		} else {
 			next = store.Item{Key: op.Item.Key}
 		}
-		next.N += op.Delta
+		next.N += op.Delta // store.Judge ruled out overflow
 		if op.Item.Data != nil {
 			next.Data = op.Item.Data
 			next.ExpiresAt = op.Item.ExpiresAt

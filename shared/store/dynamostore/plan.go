@@ -57,6 +57,7 @@ func newPlan(op store.Op, table string, now time.Time) plan {
 	case store.OpAdd:
 		conds = append(conds, liveOrNone)
 		conds = append(conds, nonNegative(op)...)
+		conds = append(conds, bound(op, p.values)...)
 		p.values[":dlt"] = numAttr(op.Delta)
 		p.values[":mdlt"] = numAttr(-op.Delta)
 		sets := []string{bumpVersion, "#n = if_not_exists(#n, :zero) + :dlt"}
@@ -82,16 +83,31 @@ func nonNegative(op store.Op) []string {
 	}
 }
 
-// canReset reports whether an OpAdd that failed over old (expired) would pass
-// with the item absent, which is how the port reads an expired item.
+// bound is the condition keeping N + Delta within the op's bound (see
+// store.Op.Max): DynamoDB numbers have 38 digits, so without it an add would
+// go past int64 and leave an item the port cannot read. An absent counter is
+// 0, which passes only when 0 is within the limit.
+func bound(op store.Op, values map[string]types.AttributeValue) []string {
+	limit, upper, ok := op.AddLimit()
+	if !ok {
+		return nil
+	}
+	values[":lim"] = numAttr(limit)
+	cmp, absentOK := "#n <= :lim", limit >= 0
+	if !upper {
+		cmp, absentOK = "#n >= :lim", limit <= 0
+	}
+	if absentOK {
+		return []string{"(attribute_not_exists(#n) OR " + cmp + ")"}
+	}
+	return []string{cmp}
+}
+
+// canReset reports whether an OpAdd that failed over old (expired) may be
+// rewritten as if the item were absent, which is how the port reads an
+// expired item; the caller has judged the op over an absent item already.
 func canReset(op store.Op, old *store.Item, now time.Time) bool {
-	if op.Kind != store.OpAdd || old == nil || !old.Expired(now) {
-		return false
-	}
-	if op.NonNegative && op.Delta < 0 {
-		return false
-	}
-	return op.Cond.Kind == store.CondNone || op.Cond.Kind == store.CondAbsent
+	return op.Kind == store.OpAdd && old != nil && old.Expired(now)
 }
 
 // resetPlan recreates an expired counter as if absent: N = Delta, the body

@@ -61,6 +61,9 @@ func (s *Store) Query(ctx context.Context, q store.Query) (store.Page, error) {
 		if err != nil {
 			return store.Page{}, err
 		}
+		if !store.KeyFits(store.Key{PK: q.PK, SK: after}) {
+			return store.Page{}, fmt.Errorf("%w: malformed cursor", store.ErrInvalid) // no key could have produced it
+		}
 		if !inRange(q, after) {
 			return store.Page{}, fmt.Errorf("%w: cursor outside the query range", store.ErrInvalid)
 		}

@@ -110,21 +110,29 @@ func (s *Store) writeOne(ctx context.Context, plans []plan, now time.Time) error
 	return wrapErr("dynamostore.Write", err)
 }
 
-// conditionFailed turns a failed condition on plans[i] into the port's error,
-// or rewrites the plan and asks for a retry when the item was only expired.
+// conditionFailed turns a failed condition on plans[i] into the port's error
+// (a failed condition or a bound, told apart by store.Judge over the item as
+// it stood, exactly as the embedded adapter decides), or rewrites the plan and
+// asks for a retry when the item was only expired.
 func conditionFailed(plans []plan, i int, old map[string]types.AttributeValue, now time.Time) error {
 	it, err := decode(plans[i].op.Item.Table, old)
 	if err != nil {
 		return err
 	}
-	if canReset(plans[i].op, it, now) {
-		plans[i] = resetPlan(plans[i], it)
-		return errRetry
+	live := it
+	if live != nil && live.Expired(now) {
+		live = nil
 	}
-	if it != nil && it.Expired(now) {
-		it = nil
+	switch store.Judge(plans[i].op, live) {
+	case store.OutOfBound:
+		return store.OutOfRange(i, plans[i].op.Item.Key)
+	case store.Holds:
+		if canReset(plans[i].op, it, now) {
+			plans[i] = resetPlan(plans[i], it)
+			return errRetry
+		}
 	}
-	return &store.ConditionFailedError{Index: i, Current: it}
+	return &store.ConditionFailedError{Index: i, Current: live}
 }
 
 // transact runs plans as one TransactWriteItems.

@@ -114,27 +114,4 @@ func runLimits(t *testing.T, newStore NewStore) {
 		_, err = f.query(store.Query{Limit: 10, Cursor: store.EncodeCursor(sk + "s")})
 		require.ErrorIs(t, err, store.ErrInvalid)
 	})
-
-	t.Run("NULInPartitionKey", func(t *testing.T) {
-		f := setup(t, newStore)
-		k := store.Key{Table: store.TableAccounts, PK: f.pk + "\x00x", SK: "s"}
-		err := f.write(store.Put(store.Item{Key: k, Data: []byte("x")}, store.Always))
-		require.ErrorIs(t, err, store.ErrKeyInvalid)
-		assert.Equal(t, apierr.Invalid, apierr.KindOf(err), "a client error, not a 5xx")
-		err = f.write(store.Add(f.key("ok"), 1, false, store.Always), store.Add(k, 1, false, store.Always))
-		require.ErrorIs(t, err, store.ErrKeyInvalid)
-		_, err = f.get(f.key("ok"))
-		require.ErrorIs(t, err, store.ErrNotFound, "nothing of the transaction was written")
-		_, err = f.get(k)
-		require.ErrorIs(t, err, store.ErrNotFound)
-		page, err := f.query(store.Query{PK: k.PK, Limit: 10})
-		require.NoError(t, err)
-		assert.Empty(t, page.Items)
-		// NUL elsewhere (sort key, data) is stored as any byte.
-		ok := store.Key{Table: store.TableAccounts, PK: f.pk, SK: "a\x00b"}
-		require.NoError(t, f.write(store.Put(store.Item{Key: ok, Data: []byte("x\x00y")}, store.IfAbsent)))
-		got, err := f.get(ok)
-		require.NoError(t, err)
-		assert.Equal(t, []byte("x\x00y"), got.Data)
-	})
 }

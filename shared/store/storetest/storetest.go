@@ -27,6 +27,8 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Expiry", func(t *testing.T) { runExpiry(t, newStore) })
 	t.Run("Concurrency", func(t *testing.T) { runConcurrency(t, newStore) })
 	t.Run("Limits", func(t *testing.T) { runLimits(t, newStore) })
+	t.Run("Counters", func(t *testing.T) { runCounters(t, newStore) })
+	t.Run("Parity", func(t *testing.T) { runParity(t, newStore) })
 }
 
 // Clock is a manual clock for expiry tests.
