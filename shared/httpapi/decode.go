@@ -36,14 +36,19 @@ const DefaultMaxString = 256
 //     objects included), is a 400 `parameter_duplicate` naming it.
 //   - Strings are valid UTF-8: invalid bytes and lone surrogate escapes
 //     ("\ud800") are a 400, never replaced by U+FFFD.
-//   - null is refused wherever a typed value is expected (the body itself, an
-//     object, a string, a number, a list, optional fields included: leave an
-//     optional field out rather than send null); it is kept only inside
-//     free-form values (`any`), where the handler decides.
-//   - An integer field takes a JSON integer written without a fraction or an
-//     exponent: 761.0 and 7.61e2 are a 400 `parameter_invalid_type`, as JSON
-//     Schema's "integer" would accept them but a reader that parses them as
-//     floats may not agree on their value; out of int64's range is a 400.
+//   - null is refused everywhere: the body itself, an object, a string, a
+//     number, a list, a map value, optional fields (leave an optional field
+//     out rather than send null) and values inside free-form objects
+//     (json.RawMessage, `any`). No request schema declares a nullable field,
+//     and "absent" has one spelling.
+//   - An integer is written without a fraction or an exponent: 761.0 and
+//     7.61e2 are a 400 `parameter_invalid_type` (JSON Schema's "integer"
+//     would accept them, but readers disagree on them), and a value out of
+//     the field's range (int64 for amounts) is a 400 `parameter_invalid`.
+//     Every number a request documents is an integer, so numbers inside
+//     free-form values (json.RawMessage, `any`: browserInfo.colorDepth) follow
+//     the same rule, within int64; only a typed float field (none today)
+//     would take a fraction.
 //   - Nothing may follow the JSON value but white space.
 //
 // After decoding, every string (keys included) passes the string rule
@@ -55,18 +60,42 @@ var decodeOptions = json.JoinOptions(
 	json.MatchCaseInsensitiveNames(false),
 	jsontext.AllowDuplicateNames(false),
 	jsontext.AllowInvalidUTF8(false),
-	json.WithUnmarshalers(json.UnmarshalFromFunc(refuseNull)),
+	json.WithUnmarshalers(json.UnmarshalFromFunc(strictValue)),
 )
 
-// errNull marks a null where a typed value was expected.
-var errNull = errors.New("null is not allowed here")
+// The errors strictValue reports.
+var (
+	errNull       = errors.New("null is not allowed here")
+	errNotInteger = errors.New("not an integer")
+	errRange      = errors.New("out of range")
+)
 
-// refuseNull runs before every value is decoded: a null into anything but an
-// interface (a free-form value) is an error; anything else goes on to the
-// default decoding (errors.ErrUnsupported says "not mine").
-func refuseNull(dec *jsontext.Decoder, v any) error {
-	if dec.PeekKind() == 'n' && reflect.TypeOf(v).Elem().Kind() != reflect.Interface {
+// strictValue runs before every value is decoded: a null is an error, and a
+// number into a free-form value (an interface) must be an integer in int64's
+// range; anything else goes on to the default decoding (errors.ErrUnsupported
+// says "not mine"), where typed integers get the same rule.
+func strictValue(dec *jsontext.Decoder, v any) error {
+	switch dec.PeekKind() {
+	case 'n':
 		return errNull
+	case '0':
+		p, ok := v.(*any)
+		if !ok {
+			return errors.ErrUnsupported
+		}
+		lit, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if strings.ContainsAny(string(lit), ".eE") {
+			return errNotInteger
+		}
+		n, err := strconv.ParseInt(string(lit), 10, 64)
+		if err != nil {
+			return errRange
+		}
+		*p = float64(n) // what encoding/json gives an `any`, as the handlers expect
+		return nil
 	}
 	return errors.ErrUnsupported
 }
@@ -188,15 +217,21 @@ func walkStrings(v reflect.Value, path string, rule fieldRule) error {
 	return nil
 }
 
-// checkRaw applies the field's rule to every string inside a raw JSON value
-// (the decoder has already checked its syntax, UTF-8 and names).
+// checkRaw applies the decoder's null rule and the field's string rule
+// inside a raw JSON value, whose bytes the decoder handed over after checking
+// their syntax, UTF-8 and names.
 func checkRaw(raw []byte, path string, rule fieldRule) error {
 	if len(raw) == 0 {
 		return nil
 	}
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil // the decoder accepted it; not this check's business
+	if err := json.Unmarshal(raw, &v, decodeOptions); err != nil {
+		e := apierr.As(decodeError(err, nil))
+		if e.Param != "" && !strings.HasPrefix(e.Param, "[") {
+			e.Param = "." + e.Param
+		}
+		param := path + e.Param
+		return &apierr.Error{Kind: e.Kind, Code: e.Code, Param: param, Message: strings.Replace(e.Message, strings.TrimPrefix(e.Param, "."), param, 1)}
 	}
 	return walkStrings(reflect.ValueOf(&v), path, rule)
 }
@@ -318,19 +353,19 @@ func semanticError(sem *json.SemanticError, root reflect.Type) error {
 		}
 		return &apierr.Error{Kind: apierr.Invalid, Code: "body_invalid", Message: "the body must be a JSON object"}
 	}
-	if errors.Is(sem.Err, errNull) {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid_type", Param: param,
-			Message: fmt.Sprintf("%s must not be null; leave an optional field out instead", param)}
-	}
 	want := "object"
 	if sem.GoType != nil {
 		want = jsonType(sem.GoType)
 	}
-	if want == "integer" && sem.JSONKind == '0' {
-		if errors.Is(sem.Err, strconv.ErrRange) || strings.Contains(fmt.Sprint(sem.Err), "out of range") {
-			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param,
-				Message: fmt.Sprintf("%s is out of range for a %s", param, integerRange(sem.GoType))}
-		}
+	integer := want == "integer" && sem.JSONKind == '0'
+	switch {
+	case errors.Is(sem.Err, errNull):
+		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid_type", Param: param,
+			Message: fmt.Sprintf("%s must not be null; leave an optional field out instead", param)}
+	case errors.Is(sem.Err, errRange), integer && (errors.Is(sem.Err, strconv.ErrRange) || strings.Contains(fmt.Sprint(sem.Err), "out of range")):
+		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param,
+			Message: fmt.Sprintf("%s is out of range for a %s", param, integerRange(sem.GoType))}
+	case errors.Is(sem.Err, errNotInteger), integer:
 		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid_type", Param: param,
 			Message: fmt.Sprintf("%s must be an integer written without a fraction or an exponent (761, not 761.0 or 7.61e2)", param)}
 	}
@@ -343,6 +378,12 @@ func semanticError(sem *json.SemanticError, root reflect.Type) error {
 }
 
 func integerRange(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() == reflect.Interface {
+		return "64-bit integer"
+	}
 	if t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr {
 		return fmt.Sprintf("%d-bit unsigned integer", t.Bits())
 	}

@@ -84,6 +84,14 @@ func maxLength(s map[string]any) int {
 // problems lists what cannot be bounded (free-form objects).
 func requestStrings(t *testing.T) (fields []stringField, problems []string) {
 	t.Helper()
+	return requestFields(t, isString)
+}
+
+func isInteger(s map[string]any) bool { return s["type"] == "integer" }
+
+// requestFields lists every field of every request whose schema is wanted.
+func requestFields(t *testing.T, wanted func(map[string]any) bool) (fields []stringField, problems []string) {
+	t.Helper()
 	var root map[string]any
 	require.NoError(t, json.Unmarshal(openapi.Document(), &root))
 	d := specDoc{root: root}
@@ -96,7 +104,7 @@ func requestStrings(t *testing.T) (fields []stringField, problems []string) {
 			params, _ := op["parameters"].([]any)
 			for _, p := range params {
 				prm := d.resolve(p)
-				if s := d.resolve(prm["schema"]); isString(s) {
+				if s := d.resolve(prm["schema"]); wanted(s) {
 					fields = append(fields, stringField{method: method, path: path, in: prm["in"].(string), name: prm["name"].(string), max: maxLength(s)})
 				}
 			}
@@ -114,7 +122,7 @@ func requestStrings(t *testing.T) (fields []stringField, problems []string) {
 						walk(d.resolve(e), segs, seen)
 					}
 				}
-				if isString(s) {
+				if wanted(s) {
 					fields = append(fields, stringField{method: method, path: path, in: "body", name: paramOf(segs), segs: segs, max: maxLength(s)})
 				}
 				if items := d.resolve(s["items"]); items != nil {
