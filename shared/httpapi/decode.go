@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
@@ -105,7 +106,7 @@ func strictValue(dec *jsontext.Decoder, v any) error {
 // null, trailing data or a string that breaks the string rule is a 400 that
 // names the field by its JSON path.
 func (r *Request) Decode(v any) error {
-	if len(strings.TrimSpace(string(r.Body))) == 0 {
+	if len(bytes.TrimSpace(r.Body)) == 0 {
 		return &apierr.Error{Kind: apierr.Invalid, Code: "body_missing", Message: "a JSON request body is required"}
 	}
 	return DecodeStrict(r.Body, v)
