@@ -12,7 +12,7 @@ type Amount struct {
 // LineItem is the subset of Adyen's LineItem the service accepts.
 type LineItem struct {
 	ID                 string `json:"id,omitempty"`
-	Description        string `json:"description,omitempty" maxlen:"10000"`
+	Description        string `json:"description,omitempty" maxlen:"10000" chars:"text"` // shown to shoppers: line breaks and bidi text allowed
 	Quantity           int64  `json:"quantity,omitempty"`
 	AmountIncludingTax int64  `json:"amountIncludingTax,omitempty"`
 	AmountExcludingTax int64  `json:"amountExcludingTax,omitempty"`

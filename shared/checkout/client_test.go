@@ -120,6 +120,8 @@ func TestSessionAbuse(t *testing.T) {
 		{"client key on a server endpoint", ck, "/v2/payments", paymentBody("ord-1", card("4111111111111111")), nil, 401, "wrong_key_kind"},
 		{"client key on session creation", ck, "/v2/sessions", sessionBody(e, nil), nil, 401, "wrong_key_kind"},
 		{"Luhn failure", ck, path, map[string]any{"sessionData": s.SessionData, "paymentMethod": card("4111111111111112")}, nil, 400, "invalid_number"},
+		{"sessionData twice", ck, path, `{"sessionData":"` + other.SessionData + `","sessionData":"` + s.SessionData + `","paymentMethod":{"type":"scheme","encryptedCardNumber":"test_4111111111111111","encryptedExpiryMonth":"test_03","encryptedExpiryYear":"test_2030","encryptedSecurityCode":"test_737"}}`, nil, 400, "parameter_duplicate"},
+		{"sessionData in another case", ck, path, `{"SessionData":"` + s.SessionData + `","paymentMethod":{"type":"scheme"}}`, nil, 400, "parameter_unknown"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

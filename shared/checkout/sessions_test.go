@@ -77,6 +77,10 @@ func TestCreateSessionRules(t *testing.T) {
 		{"countryCode lower case", map[string]any{"countryCode": "nl"}, "countryCode"},
 		{"shopperEmail malformed", map[string]any{"shopperEmail": "jane"}, "shopperEmail"},
 		{"unknown field", map[string]any{"colour": "red"}, "colour"},
+		{"reference with a NUL", map[string]any{"reference": "order\x0042"}, "reference"},
+		{"reference with a bidi override", map[string]any{"reference": "order-\u202e24"}, "reference"},
+		{"shopperReference with a control character", map[string]any{"shopperReference": "shopper\x1b1"}, "shopperReference"},
+		{"metadata key with a bidi isolate", map[string]any{"metadata": map[string]any{"k\u2066": "v"}}, "metadata"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

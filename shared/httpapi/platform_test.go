@@ -256,6 +256,21 @@ func TestBadInput(t *testing.T) {
 		{"float for an integer", `{"amount": {"value": 10.5}}`, "amount.value"},
 		{"trailing data", `{"name": "x"} {"name": "y"}`, ""},
 		{"empty body", ``, ""},
+		{"case-variant name", `{"Name": "x"}`, "Name"},
+		{"case-variant nested name", `{"amount": {"VALUE": 1}}`, "amount.VALUE"},
+		{"duplicate name", `{"name": "x", "name": "y"}`, "name"},
+		{"duplicate nested name", `{"amount": {"value": 100, "value": 1}}`, "amount.value"},
+		{"null body", `null`, ""},
+		{"null object", `{"amount": null}`, "amount"},
+		{"null field", `{"name": null}`, "name"},
+		{"integer as 761.0", `{"amount": {"value": 761.0}}`, "amount.value"},
+		{"int64 overflow", `{"amount": {"value": 9223372036854775808}}`, "amount.value"},
+		{"int64 underflow", `{"amount": {"value": -9223372036854775809}}`, "amount.value"},
+		{"NUL", `{"name": "a\u0000b"}`, "name"},
+		{"C0 control", `{"name": "a\u0007"}`, "name"},
+		{"invalid UTF-8", "{\"name\": \"a\xfe\"}", "name"},
+		{"lone surrogate", `{"name": "\udfff"}`, "name"},
+		{"bidi override", "{\"name\": \"abc\u202edcba\"}", "name"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

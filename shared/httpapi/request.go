@@ -9,6 +9,7 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/listing"
 )
 
 // Request is what a handler sees.
@@ -94,9 +95,12 @@ const (
 	MaxLimit     = 100
 )
 
-// ListParams parses limit (1..100, default 20) and cursor.
+// ListParams parses limit (1..100, default 20) and cursor. The cursor a
+// client sends is bound to this list (route, account, filters: see
+// listing.Scope); p.Cursor is the store's cursor inside it, and the platform
+// binds the next_cursor of the list this request answers the same way.
 func (r *Request) ListParams() (ListParams, error) {
-	p := ListParams{Limit: DefaultLimit, Cursor: r.Query("cursor")}
+	p := ListParams{Limit: DefaultLimit}
 	if s := r.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxLimit {
@@ -104,10 +108,33 @@ func (r *Request) ListParams() (ListParams, error) {
 		}
 		p.Limit = n
 	}
-	if len(p.Cursor) > 1024 {
-		return p, apierr.Invalidf("cursor", "cursor is malformed")
+	c := r.Query("cursor")
+	if len(c) > MaxCursor {
+		return p, apierr.Invalidf("cursor", "cursor is malformed: pass next_cursor back unchanged")
 	}
+	inner, err := r.listScope().Unbind(c)
+	if err != nil {
+		return p, err
+	}
+	p.Cursor = inner
 	return p, nil
+}
+
+// MaxCursor is the longest cursor accepted (the OpenAPI document's maxLength).
+const MaxCursor = 1024
+
+func (r *Request) listScope() listing.Scope {
+	return listing.Scope{Route: r.route.Pattern(), Account: r.AccountID(), Filters: r.HTTP.URL.Query()}
+}
+
+// bindListCursor binds a list response's next_cursor to this request's list.
+func (r *Request) bindListCursor(resp *Response) {
+	if resp == nil {
+		return
+	}
+	if b, ok := resp.Body.(cursorBinder); ok {
+		resp.Body = b.bindCursor(r.listScope().Bind)
+	}
 }
 
 // TimeRange parses an optional RFC 3339 range from two query parameters.

@@ -39,6 +39,17 @@ type ListBody[T any] struct {
 	NextCursor string `json:"next_cursor,omitempty"`
 }
 
+// cursorBinder is a list body whose next_cursor the platform binds to the
+// request's list (Request.ListParams unbinds it on the next page).
+type cursorBinder interface {
+	bindCursor(bind func(string) string) any
+}
+
+func (b ListBody[T]) bindCursor(bind func(string) string) any {
+	b.NextCursor = bind(b.NextCursor)
+	return b
+}
+
 // List is a 200 with a page of resources of kind; each item gets the kind's
 // version changes.
 func List[T any](kind string, items []T, next string) *Response {

@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/paygate/paygate/shared/auth"
 )
@@ -54,6 +55,19 @@ type Group struct {
 
 // Principal is the authenticated caller.
 type Principal = auth.Key
+
+// pathParams names the route's path parameters ({id}, {rest...}).
+func (rt Route) pathParams() []string {
+	var names []string
+	for _, seg := range strings.Split(rt.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			if name := strings.TrimSuffix(strings.Trim(seg, "{}"), "..."); name != "$" {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
 
 // Pattern is the mux pattern of a route.
 func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"math"
 	"mime"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -146,12 +149,18 @@ func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route) 
 }
 
 func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, error) {
+	if err := checkHeaders(hr.Header); err != nil {
+		return nil, err
+	}
 	// Version from the header first, so even a 401 speaks the caller's version.
 	if v := hr.Header.Get(version.Header); v != "" {
 		if !version.Known(v) {
 			return nil, apierr.Invalidf(version.Header, "unknown %s %q; known versions: %s", version.Header, v, version.List())
 		}
 		st.version = v
+	}
+	if err := checkURL(hr, rt); err != nil {
+		return nil, err
 	}
 	body, err := readBody(hr)
 	if err != nil {
@@ -169,7 +178,80 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 	case IdemInline, IdemInlineOptional:
 		return s.inline(req, rt)
 	}
-	return rt.Handler(req)
+	resp, err := rt.Handler(req)
+	if err == nil {
+		req.bindListCursor(resp)
+	}
+	return resp, err
+}
+
+// onceHeaders are the headers the platform reads that must come once: a
+// second value (or, behind API Gateway, values joined by a comma) would let a
+// proxy and the service read different requests. Authorization and x-api-key
+// are checked with the key (auth.FromHeaders), on the routes that take one.
+var onceHeaders = []string{version.Header, idempotency.Header, "Content-Type", "Origin"}
+
+// checkHeaders applies the header rules on every route: the headers above
+// once each; Service-Version, when sent, not empty; Idempotency-Key, when
+// sent, valid (at most 255 printable ASCII characters, no comma), whether or
+// not the route uses it, so a bad key is the same 400 everywhere.
+func checkHeaders(h http.Header) error {
+	for _, name := range onceHeaders {
+		if len(h.Values(name)) > 1 {
+			return auth.DuplicateHeader(name)
+		}
+	}
+	if vs, ok := h[version.Header]; ok && strings.TrimSpace(vs[0]) == "" {
+		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: version.Header,
+			Message: fmt.Sprintf("%s is empty: send one of %s, or leave the header out for the account's default", version.Header, version.List())}
+	}
+	if vs, ok := h[idempotency.Header]; ok {
+		if vs[0] == "" {
+			return apierr.Invalidf(idempotency.Header, "Idempotency-Key is empty: send a key, or leave the header out")
+		}
+		if strings.Contains(vs[0], ",") {
+			return auth.DuplicateHeader(idempotency.Header)
+		}
+		if err := idempotency.ValidateKey(vs[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkURL applies the string rule (checkString, without the body's length
+// maxima: handlers state their own) to the path parameters and the query:
+// valid UTF-8, no C0 control, no bidi override. A malformed query string or a
+// query parameter given twice is a 400, as a duplicate JSON name is.
+func checkURL(hr *http.Request, rt *Route) error {
+	for _, name := range rt.pathParams() {
+		if err := checkString(hr.PathValue(name), name, math.MaxInt, false, false); err != nil {
+			return err
+		}
+	}
+	if hr.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(hr.URL.RawQuery)
+	if err != nil {
+		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: "query",
+			Message: "the query string is malformed (percent-encode its values)"}
+	}
+	names := slices.Sorted(maps.Keys(q))
+	for _, name := range names {
+		if err := checkString(name, "query", math.MaxInt, false, true); err != nil {
+			return err
+		}
+		vs := q[name]
+		if len(vs) > 1 {
+			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_duplicate", Param: name,
+				Message: fmt.Sprintf("%s appears more than once in the query; send it once", name)}
+		}
+		if err := checkString(vs[0], name, math.MaxInt, false, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // inline serves a route whose service writes the idempotency record in its
@@ -224,9 +306,14 @@ func readBody(hr *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	ct := hr.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
 		return nil, apierr.New(apierr.UnsupportedMedia, "", "send the body as application/json (got %q)", ct)
+	}
+	// JSON is UTF-8 (RFC 8259); a body declared in another charset would be
+	// read as UTF-8 all the same, so it is refused rather than misread.
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return nil, apierr.New(apierr.UnsupportedMedia, "", "JSON bodies are UTF-8: send charset=utf-8 or no charset (got %q)", cs)
 	}
 	return body, nil
 }

@@ -122,6 +122,13 @@ func TestBadInput(t *testing.T) {
 		{"/products?limit=0", "limit"},
 		{"/products?limit=101", "limit"},
 		{"/products?cursor=%21%21", "cursor"},
+		// The string rule and duplicate parameters (issue 8).
+		{"/products?region_code=U%00S", "region_code"},
+		{"/products?region_code=%E2%80%AEUS", "region_code"},
+		{"/products?region_code=U%ffS", "region_code"},
+		{"/products?type=redeem_card&type=direct_top_up", "type"},
+		{"/products/101%00", "productId"},
+		{"/agent/%E2%81%A6" + e.Account.ID + "/products", "agent_id"},
 	}
 	for _, c := range cases {
 		r := e.Do("GET", c.path, nil)

@@ -150,11 +150,23 @@ func TestTestDepositBadInput(t *testing.T) {
 		{map[string]any{"currency_code": "USD", "amount": "1.00", "method": "cash"}, "method"},
 		{map[string]any{"currency_code": "USD", "amount": "1.00", "external_ref": fmt.Sprintf("%0129d", 1)}, "external_ref"},
 		{map[string]any{"currency_code": "USD", "amount": "1.00", "colour": "red"}, "colour"},
+		// Strict JSON and the string rule (issue 8).
+		{`{"currency_code": "USD", "amount": "1.00", "Amount": "900.00"}`, "Amount"},
+		{`{"currency_code": "USD", "amount": "900.00", "amount": "1.00"}`, "amount"},
+		{`{"currency_code": "USD", "currency_code": "EUR", "amount": "1.00"}`, "currency_code"},
+		{`null`, ""},
+		{`{"currency_code": null, "amount": "1.00"}`, "currency_code"},
+		{`{"currency_code": "USD", "amount": "1.00", "external_ref": "a\u0000b"}`, "external_ref"},
+		{"{\"currency_code\": \"USD\", \"amount\": \"1.00\", \"external_ref\": \"a\xffb\"}", "external_ref"},
+		{`{"currency_code": "USD", "amount": "1.00", "external_ref": "\udc00"}`, "external_ref"},
+		{`{"currency_code": "USD", "amount": "1.00", "external_ref": "REF\u202eFER"}`, "external_ref"},
+		{`{"currency_code": "U\u0000D", "amount": "1.00"}`, "currency_code"},
 	}
 	for _, c := range cases {
 		r := e.Do("POST", "/test-helpers/deposits", c.body)
 		require.Equal(t, 400, r.Status, "%v: %s", c.body, r.Body)
-		require.Equal(t, c.param, r.Err(t)["param"], "%v", c.body)
+		param, _ := r.Err(t)["param"].(string)
+		require.Equal(t, c.param, param, "%v", c.body)
 	}
 	require.Empty(t, get(t, e, "/balance").Data, "nothing was credited")
 	require.Empty(t, get(t, e, "/deposits").Data, "nothing was stored")

@@ -198,6 +198,26 @@ func TestBadInput(t *testing.T) {
 		{"currency mismatch", map[string]any{"product_id": pCard, "currency_code": "EUR"}, 400, "parameter_invalid", "currency_code"},
 		{"range product", map[string]any{"product_id": pRange}, 400, "product_not_orderable", "product_id"},
 		{"test not boolean", `{"product_id": 1, "test": "yes"}`, 400, "parameter_invalid_type", "test"},
+		// Strict JSON and the string rule (issue 8): what a proxy reads is what is ordered.
+		{"case-variant name", `{"product_id": 1, "QUANTITY": 5}`, 400, "parameter_unknown", "QUANTITY"},
+		{"case-variant beside the real name", `{"product_id": 1, "Product_ID": 2}`, 400, "parameter_unknown", "Product_ID"},
+		{"duplicate name", `{"product_id": 2, "product_id": 1}`, 400, "parameter_duplicate", "product_id"},
+		{"duplicate nested name", `{"product_id": 2, "topup_request": {"amount": "10.00", "amount": "500.00", "customer_account": {"phone_number": "+77011234567"}}}`, 400, "parameter_duplicate", "topup_request.amount"},
+		{"duplicate customer_account field", `{"product_id": 2, "topup_request": {"amount": "10.00", "customer_account": {"phone_number": "+77011234567", "phone_number": "+77019999999"}}}`, 400, "parameter_duplicate", "topup_request.customer_account.phone_number"},
+		{"null body", `null`, 400, "body_invalid", ""},
+		{"null product_id", `{"product_id": null}`, 400, "parameter_invalid_type", "product_id"},
+		{"null topup_request", `{"product_id": 2, "topup_request": null}`, 400, "parameter_invalid_type", "topup_request"},
+		{"product_id 1.0", `{"product_id": 1.0}`, 400, "parameter_invalid_type", "product_id"},
+		{"product_id int64 max + 1", `{"product_id": 9223372036854775808}`, 400, "parameter_invalid", "product_id"},
+		{"quantity int64 max", `{"product_id": 1, "quantity": 9223372036854775807}`, 400, "parameter_invalid", "quantity"},
+		{"quantity int64 min - 1", `{"product_id": 1, "quantity": -9223372036854775809}`, 400, "parameter_invalid", "quantity"},
+		{"NUL in external_ref", `{"product_id": 1, "external_ref": "a\u0000b"}`, 400, "parameter_invalid", "external_ref"},
+		{"NUL in a metadata key", `{"product_id": 1, "metadata": {"k\u0000": "v"}}`, 400, "parameter_invalid", "metadata"},
+		{"control character in a metadata value", `{"product_id": 1, "metadata": {"k": "a\nb"}}`, 400, "parameter_invalid", "metadata.k"},
+		{"invalid UTF-8", "{\"product_id\": 1, \"metadata\": {\"k\": \"a\xffb\"}}", 400, "parameter_invalid", "metadata.k"},
+		{"lone surrogate", `{"product_id": 1, "metadata": {"k": "\ud800"}}`, 400, "parameter_invalid", "metadata.k"},
+		{"bidi override in external_ref", `{"product_id": 1, "external_ref": "inv\u202e1"}`, 400, "parameter_invalid", "external_ref"},
+		{"bidi override in customer_account", `{"product_id": 2, "topup_request": {"amount": "10.00", "customer_account": {"phone_number": "\u2066+77011234567"}}}`, 400, "parameter_invalid", "topup_request.customer_account.phone_number"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
