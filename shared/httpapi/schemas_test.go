@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -633,4 +634,129 @@ func TestDocumentedConstraintsAreEnforced(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 150)
+}
+
+// TestLengthsCountCharacters: maxLength counts characters, so a valid body
+// whose strings are at their maximum in two-byte characters is accepted.
+// The fields the checkout handlers measure in bytes are listed, as in
+// byteCounted: the test proves they are still refused and fails once fixed.
+func TestLengthsCountCharacters(t *testing.T) {
+	f := newFixture(t)
+	long := func(n int) string { return strings.Repeat("é", n) }
+	cases := []struct {
+		name, field string
+		value       any
+		build       func(t *testing.T, f *fixture) (string, map[string]any)
+		bytes       string // the defect, when the handler counts bytes
+	}{
+		{"session reference", "reference", long(80), operations()[0].variants[0], "checkout.validate: len(reference) > 80"},
+		{"session shopperReference", "shopperReference", long(256), operations()[0].variants[0], "checkout.validate: len(shopperReference) > 256"},
+		{"session metadata", "metadata", map[string]any{long(40): long(500)}, operations()[0].variants[0], "checkout.checkMetadata: len(key) > 40, len(value) > 500"},
+		{"payment reference", "reference", long(80), operations()[2].variants[0], "checkout.submit: len(reference) > 80"},
+		{"order metadata", "metadata", map[string]any{long(40): long(500)}, operations()[9].variants[0], ""},
+		{"deposit external_ref", "external_ref", long(128), operations()[10].variants[0], "ledger.Deposit.validate: len(external_ref) > 128"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path, body := c.build(t, f)
+			body[c.field] = c.value
+			r := f.send(path, body)
+			if c.bytes != "" {
+				require.Equal(t, 400, r.Status, "fixed (%s): clear this case's bytes: %s", c.bytes, r.Body)
+				assert.Equal(t, c.field, r.Err(t)["param"], "%s", r.Body)
+				return
+			}
+			assert.Less(t, r.Status, 300, "%s", r.Body)
+		})
+	}
+}
+
+// TestDocumentedParametersAreEnforced: every constraint the document states
+// on a query parameter (type, enum, pattern, format, minimum, maximum), broken
+// alone, is a 400 naming the parameter; and a malformed path id is a 4xx.
+func TestDocumentedParametersAreEnforced(t *testing.T) {
+	f := newFixture(t)
+	d := loadSpec(t)
+	order := f.order(t)
+	ids := strings.NewReplacer("{agent_id}", f.e.Account.ID, "{orderId}", order, "{productId}", "131", "{id}", "CS0000")
+	checked := 0
+	for path, ops := range d.root["paths"].(map[string]any) {
+		for method, rawOp := range ops.(map[string]any) {
+			op, ok := rawOp.(map[string]any)
+			if !ok {
+				continue
+			}
+			params, _ := op["parameters"].([]any)
+			for _, p := range params {
+				prm := d.resolve(p)
+				name, in := prm["name"].(string), prm["in"].(string)
+				s := d.resolve(prm["schema"])
+				var bad []string
+				switch typ, _ := s["type"].(string); typ {
+				case "integer":
+					bad = append(bad, "abc", "1.5")
+				}
+				if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+					bad = append(bad, "ZZZ"[:min(3, len(enum[0].(string)))])
+				}
+				if pat, ok := s["pattern"].(string); ok {
+					re := regexp.MustCompile(pat)
+					for _, c := range []string{"a b", "!!", "-1", "zz", "é"} {
+						if !re.MatchString(c) {
+							bad = append(bad, c)
+							break
+						}
+					}
+				}
+				if s["format"] == "date-time" {
+					bad = append(bad, "tomorrow")
+				}
+				if s["format"] == "uuid" {
+					bad = append(bad, "not-a-uuid")
+				}
+				if n, ok := s["minimum"].(float64); ok {
+					bad = append(bad, fmt.Sprint(int64(n)-1))
+				}
+				if n, ok := s["maximum"].(float64); ok {
+					if n >= 9e18 {
+						bad = append(bad, "9223372036854775808")
+					} else {
+						bad = append(bad, fmt.Sprint(int64(n)+1))
+					}
+				}
+				for _, v := range bad {
+					if in != "query" && in != "path" {
+						continue
+					}
+					id := fmt.Sprintf("%s %s %s=%s", strings.ToUpper(method), path, name, v)
+					t.Run(id, func(t *testing.T) {
+						target := ids.Replace(path)
+						if in == "path" {
+							target = strings.Replace(path, "{"+name+"}", url.PathEscape(v), 1)
+							target = ids.Replace(target)
+						} else {
+							target += "?" + url.Values{name: {v}}.Encode()
+						}
+						var body any
+						if method == "post" {
+							body = map[string]any{}
+						}
+						key, h := f.e.Key, []string{"Idempotency-Key", uuid.NewString()}
+						if strings.HasPrefix(path, "/v2/client/") {
+							key, h = f.ck, append(h, "Origin", schemaOrigin)
+						}
+						r := f.e.DoKey(key, strings.ToUpper(method), target, body, h...)
+						if in == "path" {
+							assert.True(t, r.Status == 400 || r.Status == 404, "%d %s", r.Status, r.Body)
+							return
+						}
+						require.Equal(t, 400, r.Status, "%s", r.Body)
+						assert.Equal(t, name, r.Err(t)["param"], "%s", r.Body)
+					})
+					checked++
+				}
+			}
+		}
+	}
+	require.Greater(t, checked, 50)
 }
