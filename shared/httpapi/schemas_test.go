@@ -1,9 +1,11 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -655,6 +657,27 @@ func TestLengthsCountCharacters(t *testing.T) {
 		{"payment reference", "reference", long(80), operations()[2].variants[0], "checkout.submit: len(reference) > 80"},
 		{"order metadata", "metadata", map[string]any{long(40): long(500)}, operations()[9].variants[0], ""},
 		{"deposit external_ref", "external_ref", long(128), operations()[10].variants[0], "ledger.Deposit.validate: len(external_ref) > 128"},
+	}
+	// The minimum too: two characters in three bytes are too short.
+	for _, c := range []struct{ name, field string }{{"session reference minimum", "reference"}, {"session shopperReference minimum", "shopperReference"}} {
+		t.Run(c.name, func(t *testing.T) {
+			path, body := operations()[0].variants[0](t, f)
+			body[c.field] = "éa"
+			// Sent around the harness: it would fail the test on the answer
+			// itself, whose shopperReference breaks the response schema.
+			raw, err := json.Marshal(body)
+			require.NoError(t, err)
+			req, err := http.NewRequest("POST", f.e.URL+path, bytes.NewReader(raw))
+			require.NoError(t, err)
+			req.Header.Set("Authorization", f.e.Key)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := f.e.Client.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			// BUG (checkout.validate counts bytes): accepted today; once fixed
+			// this is a 400 naming the field, and the assertion flips.
+			assert.Less(t, resp.StatusCode, 300, "fixed: expect a 400 naming %s here now", c.field)
+		})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

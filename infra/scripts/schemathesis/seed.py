@@ -52,5 +52,4 @@ challenge = call("POST", "/v2/payments/details", {"details": {"threeDSResult": t
 if challenge.get("resultCode") != "ChallengeShopper":
     sys.exit(f"seed: expected a challenge, got {challenge}")
 json.dump({"account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
-           "session_data": session["sessionData"], "payment_id": pay["pspReference"],
-           "payment_data": challenge["action"]["paymentData"]}, sys.stdout)
+           "session_data": session["sessionData"], "payment_id": pay["pspReference"]}, sys.stdout)
