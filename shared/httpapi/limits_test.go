@@ -27,6 +27,7 @@ type stringField struct {
 	name         string    // parameter name, or the body field's JSON path
 	segs         []segment // body only: how to build a body holding it
 	max          int       // 0: no maxLength
+	pattern      *regexp.Regexp
 }
 
 // segment is one step from a body's root to a string: a property, an array
@@ -75,6 +76,14 @@ func isString(s map[string]any) bool {
 	return false
 }
 
+func patternOf(s map[string]any) *regexp.Regexp {
+	p, ok := s["pattern"].(string)
+	if !ok {
+		return nil
+	}
+	return regexp.MustCompile(p)
+}
+
 func maxLength(s map[string]any) int {
 	n, _ := s["maxLength"].(float64)
 	return int(n)
@@ -105,7 +114,7 @@ func requestFields(t *testing.T, wanted func(map[string]any) bool) (fields []str
 			for _, p := range params {
 				prm := d.resolve(p)
 				if s := d.resolve(prm["schema"]); wanted(s) {
-					fields = append(fields, stringField{method: method, path: path, in: prm["in"].(string), name: prm["name"].(string), max: maxLength(s)})
+					fields = append(fields, stringField{method: method, path: path, in: prm["in"].(string), name: prm["name"].(string), max: maxLength(s), pattern: patternOf(s)})
 				}
 			}
 			rb := d.resolve(op["requestBody"])
@@ -123,7 +132,7 @@ func requestFields(t *testing.T, wanted func(map[string]any) bool) (fields []str
 					}
 				}
 				if wanted(s) {
-					fields = append(fields, stringField{method: method, path: path, in: "body", name: paramOf(segs), segs: segs, max: maxLength(s)})
+					fields = append(fields, stringField{method: method, path: path, in: "body", name: paramOf(segs), segs: segs, max: maxLength(s), pattern: patternOf(s)})
 				}
 				if items := d.resolve(s["items"]); items != nil {
 					walk(items, append(clone(segs), segment{kind: "item"}), seen)
@@ -220,7 +229,19 @@ func TestEveryRequestStringHasMaxLength(t *testing.T) {
 }
 
 // tooLongMessage is how the decoder and the handlers word a length refusal.
-var tooLongMessage = regexp.MustCompile(`at most \d+ characters`)
+var tooLongMessage = regexp.MustCompile(`at most \d+ characters|\d+ to \d+ characters`)
+
+// byteCounted are fields whose handler counts bytes, not characters (JSON
+// Schema's maxLength counts characters), so a maximum-length value of
+// two-byte characters is refused as too long. Defects of the handlers (not of
+// this package); when one is fixed the test fails until its entry goes.
+// TestLengthsCountCharacters (schemas_test.go) checks the fields this
+// one-field walk cannot reach past other rules.
+var byteCounted = map[string]string{
+	"POST /v2/payments body metadata":               "checkout.checkMetadata: len(key) > 40, len(value) > 500",
+	"POST /v2/payments body shopperReference":       "checkout.validatePayment: len(shopperReference) > 256",
+	"POST /v2/paymentMethods body shopperReference": "checkout.paymentMethods: len(shopperReference) > 256",
+}
 
 // TestRequestStringsOverTheirMaximumAre400: for every documented body field
 // and query parameter, one character over its maxLength is a 400 naming it,
@@ -264,6 +285,20 @@ func TestRequestStringsOverTheirMaximumAre400(t *testing.T) {
 			if er := r.Err(t); er != nil && er["param"] == f.name {
 				assert.NotRegexp(t, tooLongMessage, er["message"], "the documented maximum itself is accepted: %s", r.Body)
 			}
+
+			// maxLength counts characters: the maximum in two-byte characters
+			// is not too long either.
+			if f.pattern != nil && !f.pattern.MatchString("é") {
+				return // the field takes no such character
+			}
+			r = send(strings.Repeat("é", f.max))
+			er := r.Err(t)
+			refused := er != nil && er["param"] == f.name && tooLongMessage.MatchString(fmt.Sprint(er["message"]))
+			if why, known := byteCounted[f.String()]; known {
+				assert.True(t, refused, "fixed (%s): remove it from byteCounted", why)
+				return
+			}
+			assert.False(t, refused, "%d two-byte characters are refused as too long: %s", f.max, r.Body)
 		})
 		checked++
 	}

@@ -1,0 +1,55 @@
+"""Seeds the local gateway for schemathesis: an order, a checkout session and
+a payment waiting for its 3-D Secure challenge, so generated requests reach
+real records, not only 404s. Prints the ids as JSON (read by hooks.py).
+
+Environment: PG_BASE_URL, SANDBOX_API_KEY.
+"""
+import base64
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+import uuid
+
+BASE = os.environ["PG_BASE_URL"]
+KEY = os.environ["SANDBOX_API_KEY"]
+
+
+def call(method, path, body=None):
+    req = urllib.request.Request(BASE + path, method=method, data=None if body is None else json.dumps(body).encode())
+    req.add_header("Authorization", KEY)
+    req.add_header("Content-Type", "application/json")
+    req.add_header("Idempotency-Key", str(uuid.uuid4()))
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.load(resp)
+    except urllib.error.HTTPError as e:
+        sys.exit(f"seed: {method} {path}: {e.code} {e.read().decode()}")
+
+
+def card(number):
+    return {"type": "scheme", "encryptedCardNumber": "test_" + number, "encryptedExpiryMonth": "test_03",
+            "encryptedExpiryYear": "test_2030", "encryptedSecurityCode": "test_737"}
+
+
+me = call("GET", "/v1/merchants/me")
+# Balances in every currency of the demo catalog, so valid orders are not
+# refused for want of money.
+for cur in ("EUR", "JPY", "KZT", "USD"):
+    call("POST", "/test-helpers/deposits", {"currency_code": cur, "amount": "100000000", "external_ref": "schemathesis-" + cur})
+order = call("POST", "/orders", {"product_id": 131, "quantity": 1, "external_ref": "schemathesis-seed"})
+session = call("POST", "/v2/sessions", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-seed",
+                                        "returnUrl": "https://shop.example.com/return", "countryCode": "NL",
+                                        "shopperReference": "shopper-seed"})
+# The 5454 card asks for a fingerprint, then a challenge: the payment then
+# waits on /test-helpers/payments/{id}/challenge.
+pay = call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-pay",
+                                    "returnUrl": "https://shop.example.com/return", "paymentMethod": card("5454545454545454")})
+token = pay["action"]["authorisationToken"]
+three_ds = base64.b64encode(json.dumps({"authorisationToken": token}).encode()).decode()
+challenge = call("POST", "/v2/payments/details", {"details": {"threeDSResult": three_ds}})
+if challenge.get("resultCode") != "ChallengeShopper":
+    sys.exit(f"seed: expected a challenge, got {challenge}")
+json.dump({"account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
+           "session_data": session["sessionData"], "payment_id": pay["pspReference"]}, sys.stdout)
