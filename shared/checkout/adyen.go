@@ -3,6 +3,14 @@ package checkout
 // Adyen Checkout v71 shapes. Only fields the reference schemas name appear,
 // because the reference response schemas forbid any other.
 
+import (
+	"slices"
+	"strings"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
+)
+
 // Amount is Adyen's amount: integer minor units and an ISO 4217 code.
 type Amount struct {
 	Value    int64  `json:"value"`
@@ -125,3 +133,94 @@ const (
 	KindMethods       = "checkout.payment_methods"
 	KindPayment       = "checkout.payment"
 )
+
+// BrowserInfo is Adyen's BrowserInfo, typed so that a body the document
+// refuses is refused here too (unknown fields, wrong types; Adyen's integers
+// here are int32). The sandbox processor reads none of it; a live 3-D Secure
+// server would.
+type BrowserInfo struct {
+	AcceptHeader      string `json:"acceptHeader" maxlen:"2048"`
+	ColorDepth        *int32 `json:"colorDepth"`
+	JavaEnabled       *bool  `json:"javaEnabled"`
+	JavaScriptEnabled *bool  `json:"javaScriptEnabled"`
+	Language          string `json:"language" maxlen:"2048"`
+	ScreenHeight      *int32 `json:"screenHeight"`
+	ScreenWidth       *int32 `json:"screenWidth"`
+	TimeZoneOffset    *int32 `json:"timeZoneOffset"`
+	UserAgent         string `json:"userAgent" maxlen:"2048"`
+}
+
+// AuthenticationData is Adyen's AuthenticationData (3-D Secure preferences).
+type AuthenticationData struct {
+	AttemptAuthentication string              `json:"attemptAuthentication"`
+	AuthenticationOnly    bool                `json:"authenticationOnly"`
+	ThreeDSRequestData    *ThreeDSRequestData `json:"threeDSRequestData"`
+}
+
+// ThreeDSRequestData is Adyen's ThreeDSRequestData.
+type ThreeDSRequestData struct {
+	ChallengeWindowSize string `json:"challengeWindowSize"`
+	DataOnly            string `json:"dataOnly"`
+	NativeThreeDS       string `json:"nativeThreeDS"`
+	ThreeDSVersion      string `json:"threeDSVersion"`
+}
+
+// check enforces the enums of Adyen's schema (the document states them).
+func (a *AuthenticationData) check() error {
+	if a == nil {
+		return nil
+	}
+	if err := oneOf("authenticationData.attemptAuthentication", a.AttemptAuthentication, "always", "never"); err != nil {
+		return err
+	}
+	if d := a.ThreeDSRequestData; d != nil {
+		for _, f := range []struct {
+			name, v string
+			allowed []string
+		}{
+			{"challengeWindowSize", d.ChallengeWindowSize, []string{"01", "02", "03", "04", "05"}},
+			{"dataOnly", d.DataOnly, []string{"false", "true"}},
+			{"nativeThreeDS", d.NativeThreeDS, []string{"preferred", "disabled"}},
+			{"threeDSVersion", d.ThreeDSVersion, []string{"2.1.0", "2.2.0"}},
+		} {
+			if err := oneOf("authenticationData.threeDSRequestData."+f.name, f.v, f.allowed...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// oneOf accepts an absent (empty) value or one of allowed.
+func oneOf(param, v string, allowed ...string) error {
+	if v == "" || slices.Contains(allowed, v) {
+		return nil
+	}
+	return apierr.Invalidf(param, "%s must be one of %s", param, strings.Join(allowed, ", "))
+}
+
+// MaxListItems bounds the lists and maps of a checkout body (line items,
+// additionalData entries, allowed and blocked payment methods).
+const MaxListItems = 100
+
+// checkLineItems holds line items to the session's rules: at most
+// MaxListItems, no quantity or amount below 0 or above money.MaxMinor.
+func checkLineItems(items []LineItem) error {
+	if len(items) > MaxListItems {
+		return apierr.Invalidf("lineItems", "at most %d line items", MaxListItems)
+	}
+	for i, li := range items {
+		if min(li.Quantity, li.AmountIncludingTax, li.AmountExcludingTax, li.TaxAmount) < 0 || max(li.Quantity, li.AmountIncludingTax, li.AmountExcludingTax, li.TaxAmount) > money.MaxMinor {
+			return apierr.Invalidf("lineItems", "lineItems[%d] has a quantity or amount below 0 or above %d", i, money.MaxMinor)
+		}
+	}
+	return nil
+}
+
+// checkCount bounds a list or map of a body.
+func checkCount(param string, n int) error {
+	if n > MaxListItems {
+		return apierr.Invalidf(param, "%s takes at most %d entries", param, MaxListItems)
+	}
+	return nil
+}

@@ -27,7 +27,6 @@ const (
 	DefaultExpiry     = time.Hour
 	MaxExpiry         = 24 * time.Hour
 	DefaultLocale     = "en-US"
-	MaxLineItems      = 100
 	TransactionSale   = "sale"
 	TransactionVerify = "validation"
 )
@@ -166,10 +165,10 @@ func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
 	if err := checkAmount(in.Amount, tt == TransactionVerify); err != nil {
 		return nil, err
 	}
-	if len(in.Reference) < MinReference {
+	if chars(in.Reference) < MinReference {
 		return nil, apierr.Invalidf("reference", "reference must have at least %d characters", MinReference)
 	}
-	if len(in.Reference) > MaxReference {
+	if chars(in.Reference) > MaxReference {
 		return nil, apierr.Invalidf("reference", "reference must have at most %d characters", MaxReference)
 	}
 	if in.ShopperEmail != "" && !emailRE.MatchString(in.ShopperEmail) {
@@ -198,9 +197,9 @@ func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
 	}
 	if in.ShopperReference != "" {
 		switch {
-		case len(in.ShopperReference) < MinShopperRef:
+		case chars(in.ShopperReference) < MinShopperRef:
 			return nil, apierr.Invalidf("shopperReference", "shopperReference must have at least %d characters", MinShopperRef)
-		case len(in.ShopperReference) > MaxShopperRef:
+		case chars(in.ShopperReference) > MaxShopperRef:
 			return nil, apierr.Invalidf("shopperReference", "shopperReference must have at most %d characters", MaxShopperRef)
 		case containsPersonalData(in.ShopperReference, in.ShopperEmail):
 			return nil, invalid("shopperReference", "personal_data", "shopperReference must not contain personal data such as an e-mail address")
@@ -215,13 +214,8 @@ func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
 	} else if !localeRE.MatchString(locale) {
 		return nil, apierr.Invalidf("shopperLocale", "shopperLocale must be a language and country code such as en-US")
 	}
-	if len(in.LineItems) > MaxLineItems {
-		return nil, apierr.Invalidf("lineItems", "at most %d line items", MaxLineItems)
-	}
-	for i, li := range in.LineItems {
-		if min(li.Quantity, li.AmountIncludingTax, li.AmountExcludingTax, li.TaxAmount) < 0 || max(li.Quantity, li.AmountIncludingTax, li.AmountExcludingTax, li.TaxAmount) > money.MaxMinor {
-			return nil, apierr.Invalidf("lineItems", "lineItems[%d] has a quantity or amount below 0 or above %d", i, money.MaxMinor)
-		}
+	if err := checkLineItems(in.LineItems); err != nil {
+		return nil, err
 	}
 	if err := checkMetadata(in.Metadata); err != nil {
 		return nil, err
@@ -241,7 +235,7 @@ func checkMetadata(md map[string]string) error {
 		return apierr.Invalidf("metadata", "metadata takes at most 50 keys")
 	}
 	for k, v := range md {
-		if k == "" || len(k) > 40 || len(v) > 500 {
+		if k == "" || chars(k) > 40 || chars(v) > 500 {
 			return apierr.Invalidf("metadata", "metadata keys must have 1 to 40 characters and values at most 500")
 		}
 	}

@@ -14,10 +14,10 @@ import (
 
 // DetailsRequest is the accepted subset of PaymentDetailsRequest.
 type DetailsRequest struct {
-	Details                   *CompletionDetails `json:"details"`
-	PaymentData               string             `json:"paymentData" maxlen:"4096"`
-	AuthenticationData        json.RawMessage    `json:"authenticationData"`
-	ThreeDSAuthenticationOnly bool               `json:"threeDSAuthenticationOnly"`
+	Details                   *CompletionDetails  `json:"details"`
+	PaymentData               string              `json:"paymentData" maxlen:"4096"`
+	AuthenticationData        *AuthenticationData `json:"authenticationData"`
+	ThreeDSAuthenticationOnly bool                `json:"threeDSAuthenticationOnly"`
 }
 
 // CompletionDetails is the accepted subset of PaymentCompletionDetails.
@@ -51,6 +51,9 @@ func (svc *Service) findPayment(ctx context.Context, caller Caller, in *DetailsR
 	var c paymentClaims
 	if in.Details == nil {
 		return nil, c, nil, apierr.Missing("details")
+	}
+	if err := in.AuthenticationData.check(); err != nil {
+		return nil, c, nil, err
 	}
 	token, field := in.PaymentData, "paymentData"
 	var tds *threeDSResult

@@ -26,21 +26,28 @@ var walletCountries = []string{
 	"JP", "KZ", "MX", "NL", "NO", "NZ", "PL", "PT", "SA", "SE", "SG", "US",
 }
 
+// MethodsAmount is the amount of a payment-methods request: value is
+// required when the amount is sent (Adyen's schema), so it is a pointer.
+type MethodsAmount struct {
+	Value    *int64 `json:"value"`
+	Currency string `json:"currency" maxlen:"3"`
+}
+
 // MethodsRequest is the accepted subset of PaymentMethodsRequest.
 type MethodsRequest struct {
-	MerchantAccount        string          `json:"merchantAccount"`
-	Amount                 *Amount         `json:"amount"`
-	CountryCode            string          `json:"countryCode"`
-	Channel                string          `json:"channel"`
-	ShopperReference       string          `json:"shopperReference"`
-	ShopperLocale          string          `json:"shopperLocale"`
-	AllowedPaymentMethods  []string        `json:"allowedPaymentMethods"`
-	BlockedPaymentMethods  []string        `json:"blockedPaymentMethods"`
-	BrowserInfo            json.RawMessage `json:"browserInfo" maxlen:"2048"`
-	ShopperIP              string          `json:"shopperIP"`
-	ShopperEmail           string          `json:"shopperEmail"`
-	ShopperConversionID    string          `json:"shopperConversionId"`
-	SplitCardFundingSource bool            `json:"splitCardFundingSources"`
+	MerchantAccount        string         `json:"merchantAccount"`
+	Amount                 *MethodsAmount `json:"amount"`
+	CountryCode            string         `json:"countryCode"`
+	Channel                string         `json:"channel"`
+	ShopperReference       string         `json:"shopperReference"`
+	ShopperLocale          string         `json:"shopperLocale"`
+	AllowedPaymentMethods  []string       `json:"allowedPaymentMethods"`
+	BlockedPaymentMethods  []string       `json:"blockedPaymentMethods"`
+	BrowserInfo            *BrowserInfo   `json:"browserInfo"`
+	ShopperIP              string         `json:"shopperIP"`
+	ShopperEmail           string         `json:"shopperEmail"`
+	ShopperConversionID    string         `json:"shopperConversionId"`
+	SplitCardFundingSource bool           `json:"splitCardFundingSources"`
 }
 
 type methodFilter struct {
@@ -108,10 +115,21 @@ func (svc *Service) paymentMethods(r *httpapi.Request) (*httpapi.Response, error
 	if _, err := merchantAccountOf(r.Principal.MerchantAccount, in.MerchantAccount); err != nil {
 		return nil, err
 	}
+	var amount *Amount
 	if in.Amount != nil {
-		if err := checkAmount(in.Amount, true); err != nil {
+		if in.Amount.Value == nil {
+			return nil, apierr.Missing("amount.value")
+		}
+		amount = &Amount{Value: *in.Amount.Value, Currency: in.Amount.Currency}
+		if err := checkAmount(amount, true); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkCount("allowedPaymentMethods", len(in.AllowedPaymentMethods)); err != nil {
+		return nil, err
+	}
+	if err := checkCount("blockedPaymentMethods", len(in.BlockedPaymentMethods)); err != nil {
+		return nil, err
 	}
 	if err := checkCountry("countryCode", in.CountryCode); err != nil {
 		return nil, err
@@ -119,11 +137,11 @@ func (svc *Service) paymentMethods(r *httpapi.Request) (*httpapi.Response, error
 	if err := checkChannel(in.Channel); err != nil {
 		return nil, err
 	}
-	if in.ShopperReference != "" && (len(in.ShopperReference) < MinShopperRef || len(in.ShopperReference) > MaxShopperRef) {
+	if in.ShopperReference != "" && (chars(in.ShopperReference) < MinShopperRef || chars(in.ShopperReference) > MaxShopperRef) {
 		return nil, apierr.Invalidf("shopperReference", "shopperReference must have %d to %d characters", MinShopperRef, MaxShopperRef)
 	}
 	out, err := svc.methods(r.HTTP.Context(), r.AccountID(), methodFilter{
-		amount: in.Amount, country: in.CountryCode, channel: in.Channel, shopperRef: in.ShopperReference,
+		amount: amount, country: in.CountryCode, channel: in.Channel, shopperRef: in.ShopperReference,
 		allowed: in.AllowedPaymentMethods, blocked: in.BlockedPaymentMethods,
 	})
 	if err != nil {

@@ -19,25 +19,25 @@ import (
 
 // PaymentRequest is the accepted subset of Adyen's PaymentRequest.
 type PaymentRequest struct {
-	MerchantAccount    string            `json:"merchantAccount"`
-	Amount             *Amount           `json:"amount"`
-	Reference          string            `json:"reference" maxlen:"80"`
-	ReturnURL          string            `json:"returnUrl" maxlen:"1024"`
-	PaymentMethod      *MethodDetails    `json:"paymentMethod"`
-	CountryCode        string            `json:"countryCode"`
-	Channel            string            `json:"channel"`
-	ShopperReference   string            `json:"shopperReference"`
-	ShopperEmail       string            `json:"shopperEmail"`
-	ShopperLocale      string            `json:"shopperLocale"`
-	ShopperIP          string            `json:"shopperIP"`
-	Origin             string            `json:"origin"`
-	StorePaymentMethod bool              `json:"storePaymentMethod"`
-	BrowserInfo        json.RawMessage   `json:"browserInfo" maxlen:"2048"`
-	AuthenticationData json.RawMessage   `json:"authenticationData"`
-	AdditionalData     map[string]string `json:"additionalData"`
-	Metadata           map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
-	LineItems          []LineItem        `json:"lineItems"`
-	CheckoutAttemptID  string            `json:"checkoutAttemptId"`
+	MerchantAccount    string              `json:"merchantAccount"`
+	Amount             *Amount             `json:"amount"`
+	Reference          string              `json:"reference" maxlen:"80"`
+	ReturnURL          string              `json:"returnUrl" maxlen:"1024"`
+	PaymentMethod      *MethodDetails      `json:"paymentMethod"`
+	CountryCode        string              `json:"countryCode"`
+	Channel            string              `json:"channel"`
+	ShopperReference   string              `json:"shopperReference"`
+	ShopperEmail       string              `json:"shopperEmail"`
+	ShopperLocale      string              `json:"shopperLocale"`
+	ShopperIP          string              `json:"shopperIP"`
+	Origin             string              `json:"origin"`
+	StorePaymentMethod bool                `json:"storePaymentMethod"`
+	BrowserInfo        *BrowserInfo        `json:"browserInfo"`
+	AuthenticationData *AuthenticationData `json:"authenticationData"`
+	AdditionalData     map[string]string   `json:"additionalData"`
+	Metadata           map[string]string   `json:"metadata" maxlen:"500" maxkey:"40"`
+	LineItems          []LineItem          `json:"lineItems"`
+	CheckoutAttemptID  string              `json:"checkoutAttemptId"`
 }
 
 // MethodDetails is the accepted subset of CardDetails, ApplePayDetails and
@@ -390,8 +390,17 @@ func validatePayment(in *PaymentRequest) error {
 	if err := checkChannel(in.Channel); err != nil {
 		return err
 	}
-	if in.ShopperReference != "" && (len(in.ShopperReference) < MinShopperRef || len(in.ShopperReference) > MaxShopperRef) {
+	if in.ShopperReference != "" && (chars(in.ShopperReference) < MinShopperRef || chars(in.ShopperReference) > MaxShopperRef) {
 		return apierr.Invalidf("shopperReference", "shopperReference must have %d to %d characters", MinShopperRef, MaxShopperRef)
+	}
+	if err := checkLineItems(in.LineItems); err != nil {
+		return err
+	}
+	if err := checkCount("additionalData", len(in.AdditionalData)); err != nil {
+		return err
+	}
+	if err := in.AuthenticationData.check(); err != nil {
+		return err
 	}
 	return checkMetadata(in.Metadata)
 }
@@ -451,7 +460,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		if err := checkAmount(in.Amount, false); err != nil {
 			return nil, err
 		}
-		if len(in.Reference) < MinReference || len(in.Reference) > MaxReference {
+		if chars(in.Reference) < MinReference || chars(in.Reference) > MaxReference {
 			return nil, apierr.Invalidf("reference", "reference must have %d to %d characters", MinReference, MaxReference)
 		}
 	}

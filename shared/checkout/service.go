@@ -1,6 +1,8 @@
 package checkout
 
 import (
+	"unicode/utf8"
+
 	"context"
 	"log/slog"
 	"time"
@@ -59,3 +61,7 @@ func Open(ctx context.Context, st store.Store, getenv func(string) string, allow
 	}
 	return New(st, signer), nil
 }
+
+// chars is a string's length in characters, as the document's maxLength and
+// minLength count it (JSON Schema), not in bytes.
+func chars(s string) int { return utf8.RuneCountInString(s) }

@@ -4,9 +4,10 @@
    mode) gets the ids of the records seed.py created, so operations reach an
    order, a session and a payment instead of answering 404 every time.
    Negative cases keep their generated ids (malformed ids must be refused).
-2. KNOWN: the known failures, each with its reason. A false positive stays;
-   an entry marked BUG names a defect to fix, and comes out once the fix is
-   merged. Matching is narrow: operation and check, then the error's param
+2. KNOWN: the known failures, each with its reason: false positives, and
+   documented rules a JSON Schema cannot state. A defect found by a run is
+   fixed, not listed; while a fix is pending its entry says BUG and comes out
+   with the fix. Matching is narrow: operation and check, then the error's param
    and message, the failure's text or a predicate on the request.
 """
 import atexit
@@ -104,16 +105,6 @@ def _beyond_int64(case):
     return False
 
 
-def _short_in_chars(body):
-    if not isinstance(body, dict):
-        return False
-    for name in ("reference", "shopperReference"):
-        v = body.get(name)
-        if isinstance(v, str) and len(v) < 3 <= len(v.encode("utf-8", "surrogatepass")):
-            return True
-    return False
-
-
 _CONTROL = re.compile("[\x00-\x1f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -142,16 +133,6 @@ def _contains_control(v):
         return any(_contains_control(k) or _contains_control(e) for k, e in v.items())
     if isinstance(v, list):
         return any(_contains_control(e) for e in v)
-    return False
-
-
-def _has_null(value):
-    if value is None:
-        return True
-    if isinstance(value, dict):
-        return any(_has_null(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_null(v) for v in value)
     return False
 
 
@@ -199,60 +180,17 @@ KNOWN = [
           "classes to state the rest (unassigned and private-use code points)", param="external_ref",
           message=r".*printable characters without spaces"),
 
-    # --- Open questions for the lead (behaviour neither documented nor refused).
-    known("GET", ANY, ACCEPTED, "QUESTION: an empty query parameter (?region_code=, ?limit=, ?created_to=) is taken as "
-          "absent on every list (r.Query returns \"\"). Either document it or refuse it; until then it is accepted.",
-          failure="in query", bug="question"),
-
-    # --- BUG entries: defects of the handlers, found by this run. Remove each
-    # once the fix named in it is merged: the run then proves the fix.
-    known("GET|POST", ANY, ACCEPTED, "BUG (issue 8 item 4, headers): an empty Service-Version header is taken as the "
-          "account's default version, not a 400. Repro: curl -H 'Service-Version;' -H \"Authorization: $KEY\" $API/balance",
-          failure="Service-Version", bug="item 4"),
-    known("POST", ANY, ACCEPTED, "BUG (issue 8 item 4, headers): an empty Idempotency-Key header is taken as no key "
-          "(a 2xx, not a 400). Repro: curl -X POST $API/test-helpers/deposits -H 'Idempotency-Key;' "
-          "-H \"Authorization: $KEY\" -H 'Content-Type: application/json' -d '{\"amount\":\"7\",\"currency_code\":\"VES\"}'",
-          failure="Idempotency-Key", bug="item 4"),
-    known("POST", ANY, ACCEPTED, "BUG (issue 8 item 1, decoder): a JSON null body is accepted as an empty object. "
-          "Repro: curl -X POST $API/v2/paymentMethods -H \"Authorization: $KEY\" -H 'Content-Type: application/json' -d null",
-          failure="in body - incorrect type", bug="item 1"),
-    known("POST", ANY, ACCEPTED, "BUG (issue 8 item 1, decoder): null for an optional field that is not nullable is "
-          "taken as absent. Repro: curl -X POST $API/v2/paymentMethods -H \"Authorization: $KEY\" "
-          "-H 'Content-Type: application/json' -d '{\"splitCardFundingSources\": null}'",
-          when=lambda case: _has_null(case.body), bug="item 1"),
-    known("GET|POST", ANY, REJECTED, "PENDING (issue 8 item 2, strings): once the string rule refuses C0 controls "
-          "and bidirectional overrides, the document must state it on each string (a pattern); until then a valid "
-          "case carrying one in the refused field is refused as the rule says. Matches nothing before item 2 is merged",
-          when="param_has_control", bug="item 2"),
-    known("POST", ANY, REJECTED, "PENDING (issue 8 item 1, decoder): 25256.0 is an integer for JSON Schema but a 400 "
-          "parameter_invalid_type for the decoder; item 1 documents the rule, then the document states it",
-          message=r".* must be of type integer, not number -?[0-9]+\.0", bug="item 1"),
-    known("POST", r"^/(v2/sessions|v2/payments|v2/paymentMethods|v2/client/sessions/\{id\}/payments)$", REJECTED,
-          "BUG (checkout): reference, shopperReference and metadata keys and values are measured in bytes, not in "
-          "characters as maxLength counts: 80 two-byte characters are a 400 'reference must have at most 80 characters' "
-          "(shared/httpapi TestLengthsCountCharacters and byteCounted list the same)",
-          param=r"reference|shopperReference|metadata", message=r".*(at most|to) [0-9]+( characters|$).*", bug="checkout"),
-    known("POST", r"^/(v2/sessions|v2/payments|v2/paymentMethods|v2/client/sessions/\{id\}/payments)$", ACCEPTED,
-          "BUG (checkout): as above, the minimum: a reference or shopperReference of fewer than 3 characters but "
-          "3 bytes or more (\"\u00e9a\") is accepted", failure="minLength", when=lambda case: _short_in_chars(case.body),
-          bug="checkout"),
-    known("POST", r"^/test-helpers/deposits$", REJECTED, "BUG (gate ledger): external_ref is measured in bytes: "
-          "128 two-byte characters are refused as over 128 characters", param="external_ref",
-          message=r".*at most 128 characters", bug="ledger"),
-    known("POST", r"^/v2/(paymentMethods|payments|payments/details|client/sessions/\{id\}/payments(/details)?)$", ACCEPTED,
-          "BUG (checkout): browserInfo and authenticationData are kept as raw JSON, so any shape is accepted "
-          "(shared/httpapi TestDocumentedConstraintsAreEnforced lists the same)", failure="browserInfo", bug="checkout"),
-    known("POST", r"^/v2/(paymentMethods|payments|payments/details|client/sessions/\{id\}/payments(/details)?)$", ACCEPTED,
-          "BUG (checkout): as above, for authenticationData", failure="authenticationData", bug="checkout"),
-    known("POST", r"^/v2/paymentMethods$", ACCEPTED, "BUG (checkout): a missing amount.value is taken as 0, and "
-          "allowedPaymentMethods/blockedPaymentMethods are not bounded", failure="PaymentMethods", bug="checkout"),
-    known("POST", r"^/v2/paymentMethods$", ACCEPTED, "BUG (checkout): a missing amount.value is taken as 0",
-          failure="value", bug="checkout"),
-    known("POST", r"^/v2/(payments|client/sessions/\{id\}/payments)$", ACCEPTED, "BUG (checkout): payments do not "
-          "bound lineItems (100) and additionalData (100) nor refuse negative line item amounts, as sessions do",
-          failure="lineItems", bug="checkout"),
-    known("POST", r"^/v2/(payments|client/sessions/\{id\}/payments)$", ACCEPTED, "BUG (checkout): as above, additionalData",
-          failure="additionalData", bug="checkout"),
+    # --- Documented rules a JSON Schema cannot state on every field.
+    known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "
+          "every list, as the README's Lists convention says (r.Query returns \"\" for both)",
+          failure="in query"),
+    known("GET|POST", ANY, REJECTED, "the string rule (README, Strict input): no C0 control and no bidirectional "
+          "override or isolate in any string; the document states it in words, not as a pattern on every string, so "
+          "a generated case carrying one in the refused field is rightly refused",
+          when="param_has_control"),
+    known("POST", ANY, REJECTED, "the integer rule (README, Strict input): an integer is written without a fraction "
+          "or exponent, so 25256.0, an integer for JSON Schema, is a 400 parameter_invalid_type",
+          message=r".* must be an integer written without a fraction or an exponent .*"),
 ]
 
 

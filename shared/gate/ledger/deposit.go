@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
@@ -96,7 +97,7 @@ func (in *Deposit) validate() error {
 	default:
 		return apierr.Invalidf("method", "method must be bank_wire or manual")
 	}
-	if len(in.ExternalRef) > MaxExternalRefLen {
+	if utf8.RuneCountInString(in.ExternalRef) > MaxExternalRefLen {
 		return apierr.Invalidf("external_ref", "external_ref must be at most %d characters", MaxExternalRefLen)
 	}
 	for _, r := range in.ExternalRef {
