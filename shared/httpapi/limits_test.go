@@ -237,8 +237,7 @@ var tooLongMessage = regexp.MustCompile(`at most \d+ characters|\d+ to \d+ chara
 // this package); when one is fixed the test fails until its entry goes.
 // TestLengthsCountCharacters (schemas_test.go) checks the fields this
 // one-field walk cannot reach past other rules.
-var byteCounted = map[string]string{
-}
+var byteCounted = map[string]string{}
 
 // TestRequestStringsOverTheirMaximumAre400: for every documented body field
 // and query parameter, one character over its maxLength is a 400 naming it,

@@ -577,8 +577,7 @@ func deepCopy(t *testing.T, body map[string]any) map[string]any {
 var notEnforced = []struct {
 	id  *regexp.Regexp
 	why string
-}{
-}
+}{}
 
 func knownUnenforced(id string) (string, bool) {
 	for _, n := range notEnforced {
