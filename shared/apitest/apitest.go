@@ -43,6 +43,7 @@ type Env struct {
 	Validator *openapitest.Validator
 	Clock     *Clock
 	Client    *http.Client
+	id        int64 // tags this server's log lines, for the 5xx scan
 }
 
 // Clock is a settable clock shared by the store and the services.
@@ -106,7 +107,9 @@ func NewWith(t testing.TB, o Options, builders ...Builder) *Env {
 		t.Cleanup(func() { q.Close() })
 		o.Queue = q
 	}
-	d := app.WithStore(o.Store, o.Queue, slog.New(slog.NewJSONHandler(Logs, &slog.HandlerOptions{Level: slog.LevelDebug})), o.Clock.Now)
+	envID := registerEnv(t.Name())
+	log := slog.New(slog.NewJSONHandler(Logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With(envAttr, envID)
+	d := app.WithStore(o.Store, o.Queue, log, o.Clock.Now)
 	groups := make([]httpapi.Group, 0, len(builders))
 	for _, b := range builders {
 		g, err := b(d)
@@ -117,7 +120,7 @@ func NewWith(t testing.TB, o Options, builders ...Builder) *Env {
 	t.Cleanup(srv.Close)
 	v, err := Validator()
 	require.NoError(t, err)
-	e := &Env{T: t, Deps: d, URL: srv.URL, Validator: v, Clock: o.Clock, Client: srv.Client()}
+	e := &Env{T: t, Deps: d, URL: srv.URL, Validator: v, Clock: o.Clock, Client: srv.Client(), id: envID}
 	e.Account, e.Key = e.NewAccount(accounts.Test)
 	return e
 }

@@ -206,6 +206,12 @@ func Main(m interface{ Run() int }) {
 		}
 	}
 	if code == 0 {
+		if err := NoUnexpectedServerErrors(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: 5xx scan of the test run's logs:", err)
+			code = 1
+		}
+	}
+	if code == 0 {
 		if err := NoCardDataLogged(); err != nil {
 			fmt.Fprintln(os.Stderr, "FAIL: card data scan of the test run's logs:", err)
 			code = 1

@@ -314,6 +314,7 @@ func TestRouting(t *testing.T) {
 
 func TestPanicIsA500WithTheRequestID(t *testing.T) {
 	e, _ := newEnv(t)
+	e.AllowServerErrors("a handler panics on purpose")
 	r := e.Do("GET", "/_test/panic", nil)
 	require.Equal(t, 500, r.Status)
 	id := r.Header.Get("Request-Id")
