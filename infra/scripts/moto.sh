@@ -4,6 +4,8 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=pyvenv.sh
+source "$REPO/infra/scripts/pyvenv.sh"
 CACHE="${PAYGATE_CACHE:-$REPO/.cache}"
 VENV="$CACHE/moto-venv"
 MOTO_VERSION="5.2.5"
@@ -34,15 +36,7 @@ running_pid() {
 	echo "$pid"
 }
 
-install() {
-	# A marker per version keeps a half-finished install from counting as done.
-	local marker="$VENV/.installed-$MOTO_VERSION"
-	[[ -f "$marker" ]] && return 0
-	mkdir -p "$CACHE"
-	python3 -m venv "$VENV"
-	"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION" >&2
-	touch "$marker"
-}
+install() { pyvenv_install "$VENV" "moto[server]==$MOTO_VERSION"; }
 
 start() {
 	if running_pid >/dev/null && answering; then

@@ -6,19 +6,13 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=pyvenv.sh
+source "$REPO/infra/scripts/pyvenv.sh"
 CACHE="${PAYGATE_CACHE:-$REPO/.cache}"
 VENV="$CACHE/sam-venv"
 SAM_VERSION="1.170.0"
 
-install() {
-	# A marker per version keeps a half-finished install from counting as done.
-	local marker="$VENV/.installed-$SAM_VERSION"
-	[[ -f "$marker" ]] && return 0
-	mkdir -p "$CACHE"
-	python3 -m venv "$VENV"
-	"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "aws-sam-cli==$SAM_VERSION" >&2
-	touch "$marker"
-}
+install() { pyvenv_install "$VENV" "aws-sam-cli==$SAM_VERSION"; }
 
 install
 export AWS_DEFAULT_REGION="${AWS_DEFAULT_REGION:-us-east-1}"

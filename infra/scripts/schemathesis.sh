@@ -11,20 +11,14 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=pyvenv.sh
+source "$REPO/infra/scripts/pyvenv.sh"
 HERE="$REPO/infra/scripts/schemathesis"
 CACHE="${PAYGATE_CACHE:-$REPO/.cache}"
 VENV="$CACHE/schemathesis-venv"
 ST_VERSION="4.32.5"
 
-install() {
-	# A marker per version keeps a half-finished install from counting as done.
-	local marker="$VENV/.installed-$ST_VERSION"
-	[[ -f "$marker" ]] && return 0
-	mkdir -p "$CACHE"
-	python3 -m venv "$VENV"
-	"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$ST_VERSION" >&2
-	touch "$marker"
-}
+install() { pyvenv_install "$VENV" "schemathesis==$ST_VERSION"; }
 
 if [[ "${1:-}" == install ]]; then # test.sh installs while other servers start
 	install
