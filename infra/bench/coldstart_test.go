@@ -8,15 +8,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestOKEventIsAnEventTheFunctionAnswers200(t *testing.T) {
+func TestColdEventIsOneTheFunctionAnswers(t *testing.T) {
 	root := moduleRoot(t)
-	ev, err := okEvent(root, "GateOrdersFunction")
+	ev, status, err := coldEvent(root, "GateOrdersFunction")
 	require.NoError(t, err)
 	assert.Equal(t, "gate-orders-list.json", ev)
-	ev, err = okEvent(root, "HealthFunction")
+	assert.Equal(t, 200, status)
+	ev, status, err = coldEvent(root, "HealthFunction")
 	require.NoError(t, err)
 	assert.Equal(t, "health-get.json", ev)
-	_, err = okEvent(root, "NoSuchFunction")
+	assert.Equal(t, 200, status)
+	// No fixed event pays through the drop-in: its 404 still reads the key
+	// and the store.
+	ev, status, err = coldEvent(root, "CheckoutClientFunction")
+	require.NoError(t, err)
+	assert.Equal(t, "checkout-client-setup-missing.json", ev)
+	assert.Equal(t, 404, status)
+	_, _, err = coldEvent(root, "NoSuchFunction")
 	assert.ErrorContains(t, err, "NoSuchFunction")
 }
 
