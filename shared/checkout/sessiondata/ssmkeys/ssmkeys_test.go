@@ -3,7 +3,10 @@ package ssmkeys_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -61,4 +64,44 @@ func TestSourceReadsSecureString(t *testing.T) {
 	_, err = sessiondata.NewRefreshing(ctx, ssmkeys.Source(cfg, ep, name+"-missing"), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), name+"-missing")
+}
+
+// TestSourceSignsItsCall: the hand-sent GetParameter is what SSM's JSON 1.1
+// protocol asks for, signed with SigV4 for service ssm in the config's
+// region, and an error answer names SSM's error type.
+func TestSourceSignsItsCall(t *testing.T) {
+	var got *http.Request
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, body = r, must(io.ReadAll(r.Body))
+		if strings.Contains(string(body), "missing") {
+			w.WriteHeader(400)
+			_, _ = w.Write([]byte(`{"__type":"com.amazonaws.ssm#ParameterNotFound","message":"not here"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"Parameter":{"Name":"/p","Type":"SecureString","Value":"` + strings.Repeat("1f", 32) + `"}}`))
+	}))
+	defer srv.Close()
+	cfg := aws.Config{Region: "eu-west-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "TOKEN")}
+
+	keys, err := ssmkeys.Source(cfg, srv.URL, "/p")(context.Background())
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	assert.Equal(t, "AmazonSSM.GetParameter", got.Header.Get("X-Amz-Target"))
+	assert.Equal(t, "application/x-amz-json-1.1", got.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"Name":"/p","WithDecryption":true}`, string(body))
+	assert.Regexp(t, `^AWS4-HMAC-SHA256 Credential=AKID/\d{8}/eu-west-1/ssm/aws4_request, SignedHeaders=[^,]*x-amz-target[^,]*, Signature=[0-9a-f]{64}$`,
+		got.Header.Get("Authorization"))
+	assert.Equal(t, "TOKEN", got.Header.Get("X-Amz-Security-Token"))
+
+	_, err = ssmkeys.Source(cfg, srv.URL, "/missing")(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ParameterNotFound")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
