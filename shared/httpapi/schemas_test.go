@@ -137,6 +137,11 @@ func (f *fixture) order(t *testing.T) string {
 	return f.ok(t, "/orders", map[string]any{"product_id": 131})["id"].(string)
 }
 
+// endpoint registers a webhook endpoint and returns its id.
+func (f *fixture) endpoint(t *testing.T) string {
+	return f.ok(t, "/v1/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/x", "enabled_events": []any{"*"}})["id"].(string)
+}
+
 // clientPayment is a valid drop-in payment with the method method builds,
 // on a new session.
 func clientPayment(method func(t *testing.T, f *fixture) map[string]any) func(t *testing.T, f *fixture) (string, map[string]any) {
@@ -266,6 +271,17 @@ func operations() []operation {
 		}},
 		{path: "/test-helpers/deposits", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/deposits", map[string]any{"currency_code": "USD", "amount": "12.50", "external_ref": "bank-" + uuid.NewString()[:8], "method": "bank_wire"}
+		})},
+		{path: "/v1/webhook-endpoints", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/paygate", "enabled_events": []any{"order.completed"},
+				"api_version": "2023-09-01", "description": "orders feed", "metadata": map[string]any{"k": "v"}}
+		})},
+		{path: "/v1/webhook-endpoints/{id}", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/webhook-endpoints/" + f.endpoint(t), map[string]any{"url": "http://127.0.0.1:9000/hook", "enabled_events": []any{"*"},
+				"api_version": "", "description": "local", "metadata": map[string]any{"team": "ops"}, "disabled": true}
+		})},
+		{path: "/v1/webhook-endpoints/{id}/roll-secret", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/webhook-endpoints/" + f.endpoint(t) + "/roll-secret", map[string]any{"expire_old_after": 3600}
 		})},
 		{path: "/test-helpers/orders/{orderId}/complete", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/orders/" + f.order(t) + "/complete", map[string]any{}

@@ -19,14 +19,16 @@ import (
 	"github.com/paygate/paygate/shared/health"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
+	"github.com/paygate/paygate/shared/wiring/webhookwire"
 )
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -45,6 +47,8 @@ var builders = map[string]any{
 	checkout.PaymentsGroup.Function:    checkoutwire.CheckoutPayments,
 	checkout.ClientGroup.Function:      checkoutwire.CheckoutClient,
 	checkout.TestHelpersGroup.Function: checkoutwire.CheckoutTestHelpers,
+	webhooks.EndpointsGroup.Function:   app.HTTPBuilder(webhookwire.WebhookEndpoints),
+	webhooks.EventsGroup.Function:      app.HTTPBuilder(webhookwire.Events),
 }
 
 // TaskBuilder builds a scheduled function's task.

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Policy is what a key's mode allows.
@@ -115,7 +116,7 @@ func CheckURL(raw string, p Policy) (*url.URL, error) {
 	if raw == "" {
 		return nil, refuse("url is required")
 	}
-	if len(raw) > MaxURLLen {
+	if utf8.RuneCountInString(raw) > MaxURLLen {
 		return nil, refuse("url must be at most %d characters", MaxURLLen)
 	}
 	u, err := url.Parse(raw)

@@ -1,0 +1,46 @@
+package webhooks
+
+import "slices"
+
+// EventType names a kind of event merchants can subscribe to.
+type EventType string
+
+// Wildcard subscribes an endpoint to every event type, present and future.
+const Wildcard = "*"
+
+// EventTypeInfo is one entry of the catalogue.
+type EventTypeInfo struct {
+	Type        EventType
+	Description string
+}
+
+// Catalogue is every event type the service emits, the one list the API
+// validates enabled_events against. The OpenAPI enum (EventType in
+// paths-webhooks.json) and the README table repeat it; a test holds the three
+// and the writers (orders, payments) to it. A group that starts emitting a
+// new type adds it here first.
+var Catalogue = []EventTypeInfo{
+	{"order.completed", "A Gate order was fulfilled; data is the order with its order_content."},
+	{"order.failed", "A Gate order failed; its charge was refunded to the balance."},
+	{"payment.requires_action", "A payment waits for the shopper (3-D Secure or a redirect)."},
+	{"payment.authorised", "A payment was authorised: funds are held."},
+	{"payment.refused", "A payment was refused by the issuer or the processor's rules."},
+	{"payment.failed", "A payment failed technically, or its flow ended without an answer."},
+	{"payment.charged", "An authorised payment was captured."},
+	{"payment.cancelled", "A payment was voided before capture, or abandoned."},
+	{"payment.refunded", "A captured payment was refunded."},
+}
+
+// KnownEventType reports whether t is in the catalogue.
+func KnownEventType(t string) bool {
+	return slices.ContainsFunc(Catalogue, func(e EventTypeInfo) bool { return string(e.Type) == t })
+}
+
+// EventTypes lists the catalogue's types in order.
+func EventTypes() []string {
+	out := make([]string, len(Catalogue))
+	for i, e := range Catalogue {
+		out[i] = string(e.Type)
+	}
+	return out
+}

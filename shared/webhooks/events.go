@@ -1,0 +1,124 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/version"
+)
+
+// KindEvent is the resource kind of events: the webhook envelope's, so an
+// older Service-Version sees the envelope of its time ({name, merchantId,
+// data} before 2023-09-01), as a delivery at that version will.
+const KindEvent = version.KindEvent
+
+// Event is an event as the API shows it: the current webhook envelope plus
+// the account. Data is the resource as it was at the change, in the current
+// representation (the record stores it so).
+type Event struct {
+	ID      string          `json:"id"`
+	Object  string          `json:"object"`
+	Type    string          `json:"type"`
+	Created int64           `json:"created"` // unix seconds, as in the envelope
+	Account string          `json:"account"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// record is the stored event: the fields every writer (orders, payments)
+// puts in, whatever else it adds (livemode).
+type record struct {
+	ID      string          `json:"id"`
+	Type    string          `json:"type"`
+	Created int64           `json:"created"`
+	Account string          `json:"account"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func decodeEvent(it store.Item) (Event, error) {
+	var r record
+	if err := json.Unmarshal(it.Data, &r); err != nil {
+		return Event{}, apierr.Wrap("webhooks.decodeEvent", apierr.Internal, err)
+	}
+	if r.ID == "" {
+		r.ID = it.SK
+	}
+	if len(r.Data) == 0 {
+		r.Data = json.RawMessage("{}")
+	}
+	return Event{ID: r.ID, Object: "event", Type: r.Type, Created: r.Created, Account: r.Account, Data: r.Data}, nil
+}
+
+// EventFilter narrows an event list; zero fields match everything.
+type EventFilter struct {
+	Type     string
+	From, To time.Time // created range, inclusive, at second precision (created is unix seconds)
+}
+
+// ValidateEventType is the check of a type filter: a catalogue type.
+func ValidateEventType(t string) error {
+	if !KnownEventType(t) {
+		e := apierr.Invalidf("type", "unknown event type %q; known types: %v", t, EventTypes())
+		e.Code = "event_type_unknown"
+		return e
+	}
+	return nil
+}
+
+// Events pages the account's events, newest first (ids are UUIDv7: the sort
+// key is the creation order). Filters apply while paging, within
+// listing.DefaultBudget records per request. Errors: Invalid (type, cursor),
+// Unavailable, Internal.
+func (s *Service) Events(ctx context.Context, accountID string, f EventFilter, limit int, cursor string) ([]Event, string, error) {
+	if f.Type != "" {
+		if err := ValidateEventType(f.Type); err != nil {
+			return nil, "", err
+		}
+	}
+	from, to := int64(0), int64(0)
+	if !f.From.IsZero() {
+		from = f.From.Unix()
+		if f.From.Nanosecond() > 0 {
+			from++ // created is whole seconds: the first at or after From
+		}
+	}
+	if !f.To.IsZero() {
+		to = f.To.Unix()
+	}
+	q := store.Query{Table: store.TableEvents, PK: eventPK(accountID), Desc: true, Cursor: cursor}
+	return listing.Collect(ctx, s.st, q, limit, listing.DefaultBudget, func(it store.Item) (Event, bool, error) {
+		ev, err := decodeEvent(it)
+		if err != nil {
+			return ev, false, err
+		}
+		ok := (f.Type == "" || ev.Type == f.Type) && (f.From.IsZero() || ev.Created >= from) && (f.To.IsZero() || ev.Created <= to)
+		return ev, ok, nil
+	})
+}
+
+// Event reads one of the account's events; another account's, or a malformed
+// id, is NotFound. Errors: NotFound, Unavailable, Internal.
+func (s *Service) Event(ctx context.Context, accountID, id string) (*Event, error) {
+	if !ids.ValidPrefixed("evt", id) {
+		return nil, eventNotFound(id)
+	}
+	it, err := s.st.Get(ctx, EventKey(accountID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, eventNotFound(id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap("webhooks.Event", apierr.Unavailable, err)
+	}
+	ev, err := decodeEvent(it)
+	if err != nil {
+		return nil, err
+	}
+	return &ev, nil
+}
+
+func eventNotFound(id string) error { return apierr.NotFoundf("no such event: %s", id) }

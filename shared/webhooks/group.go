@@ -1,0 +1,55 @@
+package webhooks
+
+import (
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// EndpointsGroup is the WebhookEndpointsFunction: merchants' webhook
+// endpoints.
+var EndpointsGroup = registry.Group{
+	Function: "WebhookEndpointsFunction", Dir: "webhook-endpoints", OpenAPI: "paths-webhooks.json",
+	Routes: []registry.Route{
+		{Method: "POST", Path: "/v1/webhook-endpoints", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "GET", Path: "/v1/webhook-endpoints", Auth: httpapi.AuthSecret},
+		{Method: "GET", Path: "/v1/webhook-endpoints/{id}", Auth: httpapi.AuthSecret},
+		{Method: "POST", Path: "/v1/webhook-endpoints/{id}", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemOptional},
+		{Method: "DELETE", Path: "/v1/webhook-endpoints/{id}", Auth: httpapi.AuthSecret},
+		{Method: "POST", Path: "/v1/webhook-endpoints/{id}/roll-secret", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+	},
+	Tables: []registry.Table{
+		// Authenticating the key is a GetItem; endpoints are read by GetItem
+		// and Query (one partition per account), written by UpdateItem (a
+		// put, and the count's increment, in one TransactWriteItems) and
+		// removed by a Delete in the delete's transaction.
+		{Name: store.TableAccounts, Actions: []string{"DeleteItem", "GetItem", "Query", "UpdateItem"}},
+		// Idempotency-Key on create and roll-secret: read, then recorded in
+		// the write's own transaction.
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+	},
+}
+
+// EventsGroup is the EventsFunction: the event log, read only.
+var EventsGroup = registry.Group{
+	Function: "EventsFunction", Dir: "events", OpenAPI: "paths-webhooks.json",
+	Routes: []registry.Route{
+		{Method: "GET", Path: "/v1/events", Auth: httpapi.AuthSecret},
+		{Method: "GET", Path: "/v1/events/{id}", Auth: httpapi.AuthSecret},
+	},
+	Tables: []registry.Table{
+		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
+		{Name: store.TableEvents, Actions: []string{"GetItem", "Query"}},
+	},
+}
+
+// Area is webhooks: endpoints and the events API. The event log's prefix
+// (evt#) is the platform's (every area appends to it); this area reads it.
+var Area = registry.Area{
+	Name:   "webhooks",
+	Groups: []registry.Group{EndpointsGroup, EventsGroup},
+	Keys: []registry.Key{
+		{Table: store.TableAccounts, Prefix: endpointPK(""), What: "webhook endpoints (with their signing secrets)"},
+		{Table: store.TableAccounts, Prefix: countPK(""), What: "each account's webhook endpoint count"},
+	},
+}
