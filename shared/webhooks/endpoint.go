@@ -2,7 +2,7 @@ package webhooks
 
 import (
 	"crypto/rand"
-	"encoding/base64"
+	"encoding/hex"
 	"slices"
 	"time"
 )
@@ -121,10 +121,11 @@ func (e *Endpoint) View() View {
 	}
 }
 
-// newSecret is whsec_ and 32 random bytes, base64url: 256 bits for the HMAC
-// key (the whole string is the key, prefix included).
+// newSecret is whsec_ and 32 random bytes in hex: 256 bits for the HMAC key
+// (the whole string is the key, prefix included). Hex, not base64url: no
+// "_" or "-" inside, so the string selects whole on a double click.
 func newSecret() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b)
+	return SecretPrefix + hex.EncodeToString(b)
 }
