@@ -179,6 +179,12 @@ KNOWN = [
           "spaces; the document's pattern states the controls and spaces, but the regex dialect has no Unicode "
           "classes to state the rest (unassigned and private-use code points)", param="external_ref",
           message=r".*printable characters without spaces"),
+    known("POST", r"^/v1/webhook-endpoints(/\{id\})?$", REJECTED, "an endpoint URL must be an absolute http(s) URL "
+          "whose host the key's mode allows (README, Outbound safety: https and a public name or address for live keys; "
+          "never link-local, metadata, private, unspecified or numeric host forms, credentials or fragments); address "
+          "classes and key modes are beyond a JSON Schema", code="url_invalid", param="url"),
+    known("POST", r"^/v1/webhook-endpoints$", REJECTED, "an account holds at most 16 webhook endpoints; the fuzzer "
+          "creates more than that in one run", code="webhook_endpoint_limit"),
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "

@@ -1,0 +1,176 @@
+package webhooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/accounts"
+	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/gate/orders"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/openapi"
+	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/webhooks"
+)
+
+// writePaymentEvents drives a payment through created -> authorized ->
+// charged with the payments package's own writer at the given times: two
+// events, payment.authorised then payment.charged.
+func writePaymentEvents(t *testing.T, st store.Store, accountID string, at1, at2 time.Time) string {
+	t.Helper()
+	ctx := context.Background()
+	repo := payments.NewRepo(st)
+	p := payments.New(payments.Payment{ID: ids.New(), AccountID: accountID, Amount: 1250, Currency: "EUR"}, at1)
+	require.NoError(t, p.Transition(payments.Authorized, "", at1))
+	require.NoError(t, repo.Save(ctx, p))
+	require.NoError(t, p.Transition(payments.Charged, "", at2))
+	require.NoError(t, repo.Save(ctx, p))
+	return p.ID
+}
+
+// writeOrderEvent writes an event record the way the orders package does
+// (its Event type and key).
+func writeOrderEvent(t *testing.T, st store.Store, accountID string, at time.Time) string {
+	t.Helper()
+	ev := orders.Event{ID: ids.Prefixed("evt"), Type: orders.EventCompleted, Account: accountID, Created: at.Unix(),
+		Data: orders.Order{ID: ids.New(), Status: "completed"}}
+	data, err := json.Marshal(ev)
+	require.NoError(t, err)
+	require.NoError(t, st.Write(context.Background(), store.Put(store.Item{Key: orders.EventKey(accountID, ev.ID), Data: data}, store.IfAbsent)))
+	return ev.ID
+}
+
+type eventList struct {
+	Data       []map[string]any `json:"data"`
+	HasMore    bool             `json:"has_more"`
+	NextCursor string           `json:"next_cursor"`
+}
+
+func events(t *testing.T, e *apitest.Env, key, query string) eventList {
+	t.Helper()
+	r := e.DoKey(key, "GET", "/v1/events?"+query, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	var l eventList
+	r.JSON(t, &l)
+	return l
+}
+
+func types(l eventList) []string {
+	var out []string
+	for _, d := range l.Data {
+		out = append(out, d["type"].(string))
+	}
+	return out
+}
+
+func TestEventsAPI(t *testing.T) {
+	both(t, func(t *testing.T, e *apitest.Env) {
+		// Payment events expire 30 days after they are created: recent times.
+		t0 := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+		payID := writePaymentEvents(t, e.Deps.Store, e.Account.ID, t0, t0.Add(time.Minute))
+		orderEvt := writeOrderEvent(t, e.Deps.Store, e.Account.ID, t0.Add(2*time.Minute))
+
+		all := events(t, e, e.Key, "")
+		require.Equal(t, []string{"order.completed", "payment.charged", "payment.authorised"}, types(all), "newest first")
+		for _, d := range all.Data {
+			assert.Regexp(t, `^evt_[0-9a-f]{32}$`, d["id"])
+			assert.Equal(t, "event", d["object"])
+			assert.Equal(t, e.Account.ID, d["account"])
+		}
+		assert.Equal(t, orderEvt, all.Data[0]["id"])
+		charged := all.Data[1]
+		assert.Equal(t, float64(t0.Add(time.Minute).Unix()), charged["created"])
+		assert.Equal(t, payID, charged["data"].(map[string]any)["id"])
+		assert.Equal(t, "charged", charged["data"].(map[string]any)["status"])
+
+		assert.Equal(t, []string{"payment.authorised"}, types(events(t, e, e.Key, "type=payment.authorised")))
+		q := url.Values{"created_from": {t0.Add(30 * time.Second).Format(time.RFC3339)}, "created_to": {t0.Add(time.Minute).Format(time.RFC3339)}}
+		assert.Equal(t, []string{"payment.charged"}, types(events(t, e, e.Key, q.Encode())))
+		q = url.Values{"created_from": {t0.Format(time.RFC3339)}, "created_to": {t0.Format(time.RFC3339)}}
+		assert.Equal(t, []string{"payment.authorised"}, types(events(t, e, e.Key, q.Encode())), "both ends inclusive")
+
+		// Paging: one per page, the cursor bound to the list.
+		p1 := events(t, e, e.Key, "limit=1")
+		require.True(t, p1.HasMore)
+		p2 := events(t, e, e.Key, "limit=1&cursor="+url.QueryEscape(p1.NextCursor))
+		assert.Equal(t, []string{"payment.charged"}, types(p2))
+
+		g := e.Do("GET", "/v1/events/"+orderEvt, nil)
+		require.Equal(t, 200, g.Status, "%s", g.Body)
+		assert.Equal(t, "order.completed", g.Map(t)["type"])
+
+		// Another account sees none of them.
+		_, other := e.NewAccount(accounts.Test)
+		assert.Equal(t, 404, e.DoKey(other, "GET", "/v1/events/"+orderEvt, nil).Status)
+		assert.Empty(t, events(t, e, other, "").Data)
+
+		for _, c := range []struct {
+			query, param string
+		}{
+			{"type=order.shipped", "type"},
+			{"created_from=yesterday", "created_from"},
+			{"created_from=2026-03-02T00:00:00Z&created_to=2026-03-01T00:00:00Z", "created_to"},
+			{"limit=0", "limit"},
+			{"cursor=garbage", "cursor"},
+		} {
+			r := e.Do("GET", "/v1/events?"+c.query, nil)
+			require.Equal(t, 400, r.Status, "%s: %s", c.query, r.Body)
+			assert.Equal(t, c.param, r.Err(t)["param"], c.query)
+		}
+		for _, id := range []string{"evt_0190f3a2b4c47d1e8a0b1c2d3e4f5a6b", "evt_nope", "EVT_0190F3A2B4C47D1E8A0B1C2D3E4F5A6B"} {
+			assert.Equal(t, 404, e.Do("GET", "/v1/events/"+id, nil).Status, id)
+		}
+	})
+}
+
+// TestCatalogueIsTheOneList: the event types the writers emit are in the
+// catalogue, and the catalogue, the OpenAPI enum and the README agree.
+func TestCatalogueIsTheOneList(t *testing.T) {
+	emitted := []string{orders.EventCompleted, orders.EventFailed}
+	for _, s := range []payments.Status{payments.Created, payments.RequiresAction, payments.Authorized, payments.Rejected,
+		payments.Failed, payments.Charged, payments.Cancelled, payments.Refunded} {
+		for _, to := range []payments.Status{payments.RequiresAction, payments.Authorized, payments.Rejected,
+			payments.Failed, payments.Charged, payments.Cancelled, payments.Refunded} {
+			if payments.CanTransition(s, to) && !slices.Contains(emitted, payments.EventType(to)) {
+				emitted = append(emitted, payments.EventType(to))
+			}
+		}
+	}
+	for _, typ := range emitted {
+		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)
+	}
+	assert.ElementsMatch(t, emitted, webhooks.EventTypes(), "the catalogue lists only what is emitted")
+
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(openapi.Document(), &doc))
+	assert.Equal(t, webhooks.EventTypes(), doc.Components.Schemas["EventType"].Enum)
+
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| `([a-z_]+\\.[a-z_]+)` \\|")
+	var inReadme []string
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		inReadme = append(inReadme, m[1])
+	}
+	assert.Equal(t, webhooks.EventTypes(), inReadme, "README's event-type table")
+	for _, c := range webhooks.Catalogue {
+		assert.NotEmpty(t, strings.TrimSpace(c.Description))
+	}
+}
