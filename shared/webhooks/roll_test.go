@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/webhooks/signature"
@@ -93,4 +94,31 @@ func TestSubscribed(t *testing.T) {
 	assert.False(t, e.Subscribed("order.completed"), "a disabled endpoint gets nothing")
 	all := webhooks.Endpoint{EnabledEvents: []string{webhooks.Wildcard}}
 	assert.True(t, all.Subscribed("payment.refunded"))
+}
+
+// TestSubscribers: the fan-out list holds enabled endpoints subscribed to
+// the type (or "*"), with their secrets, and nothing of another account.
+func TestSubscribers(t *testing.T) {
+	both(t, func(t *testing.T, e *apitest.Env) {
+		svc := webhooks.New(e.Deps.Store, e.Clock.Now)
+		orders := create(t, e, e.Key, map[string]any{"url": hookURL, "enabled_events": []any{"order.completed"}}, 201)
+		all := create(t, e, e.Key, map[string]any{"url": hookURL, "enabled_events": []any{"*"}}, 201)
+		off := create(t, e, e.Key, map[string]any{"url": hookURL, "enabled_events": []any{"*"}}, 201)
+		require.Equal(t, 200, e.Do("POST", "/v1/webhook-endpoints/"+off["id"].(string), map[string]any{"disabled": true}).Status)
+		_, otherKey := e.NewAccount(accounts.Test)
+		create(t, e, otherKey, map[string]any{"url": hookURL, "enabled_events": []any{"*"}}, 201)
+
+		ids := func(typ string) map[string]string {
+			subs, err := svc.Subscribers(context.Background(), e.Account.ID, typ)
+			require.NoError(t, err)
+			out := map[string]string{}
+			for _, s := range subs {
+				out[s.ID] = s.Secret
+			}
+			return out
+		}
+		assert.Equal(t, map[string]string{orders["id"].(string): orders["secret"].(string), all["id"].(string): all["secret"].(string)},
+			ids("order.completed"))
+		assert.Equal(t, map[string]string{all["id"].(string): all["secret"].(string)}, ids("payment.refunded"))
+	})
 }

@@ -374,3 +374,25 @@ func (s *Service) RollSecret(ctx context.Context, c Caller, in RollInput) (*With
 	}
 	return nil, changedOr("webhooks.RollSecret", in.ID, err)
 }
+
+// Subscribers are the account's endpoints that take events of type typ now
+// (enabled, and subscribed to typ or "*"), secrets included: what the
+// delivery pipeline fans an event out to. One Query: an account holds at
+// most MaxEndpoints. Errors: Unavailable, Internal.
+func (s *Service) Subscribers(ctx context.Context, accountID, typ string) ([]Endpoint, error) {
+	page, err := s.st.Query(ctx, store.Query{Table: store.TableAccounts, PK: endpointPK(accountID), Limit: MaxEndpoints + 1})
+	if err != nil {
+		return nil, apierr.Wrap("webhooks.Subscribers", apierr.Unavailable, err)
+	}
+	var out []Endpoint
+	for _, it := range page.Items {
+		e, err := decodeEndpoint(it)
+		if err != nil {
+			return nil, err
+		}
+		if e.Subscribed(typ) {
+			out = append(out, *e)
+		}
+	}
+	return out, nil
+}
