@@ -10,13 +10,14 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/version"
 )
 
-// KindEvent is the resource kind of events: the webhook envelope's, so an
-// older Service-Version sees the envelope of its time ({name, merchantId,
-// data} before 2023-09-01), as a delivery at that version will.
-const KindEvent = version.KindEvent
+// KindEvent is the resource kind the events API renders with: none. The API
+// shows every event in the current envelope and representation at every
+// Service-Version; dated changes of the envelope and of data (version
+// KindEvent: the legacy {name, merchantId, data} envelope, "payment.3d")
+// are the delivery's, rendered at each endpoint's version.
+const KindEvent = ""
 
 // Event is an event as the API shows it: the current webhook envelope plus
 // the account. Data is the resource as it was at the change, in the current

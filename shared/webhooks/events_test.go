@@ -109,6 +109,12 @@ func TestEventsAPI(t *testing.T) {
 		g := e.Do("GET", "/v1/events/"+orderEvt, nil)
 		require.Equal(t, 200, g.Status, "%s", g.Body)
 		assert.Equal(t, "order.completed", g.Map(t)["type"])
+		// Every Service-Version sees the current envelope (deliveries render
+		// the endpoint's version, not this API).
+		old := e.Do("GET", "/v1/events/"+orderEvt, nil, "Service-Version", "2023-06-01")
+		require.Equal(t, 200, old.Status, "%s", old.Body)
+		assert.Equal(t, orderEvt, old.Map(t)["id"])
+		assert.Equal(t, "order.completed", old.Map(t)["type"])
 
 		// Another account sees none of them.
 		_, other := e.NewAccount(accounts.Test)
