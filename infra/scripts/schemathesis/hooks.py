@@ -109,21 +109,32 @@ _CONTROL = re.compile("[\x00-\x1f\u202a-\u202e\u2066-\u2069]")
 
 
 def _param_value(case, param):
-    """The request's value at the error's param (a JSON path: a.b[0].c), or None."""
+    """The request's value at the error's param (a JSON path: a.b[0].c), or None.
+    A map key may itself hold "." or "[" (metadata keys are free text), so at
+    each object every key the rest of the path starts with is tried."""
     if not param:
         return None
     if case.query and param in case.query:
         return case.query[param]
-    cur = case.body
-    for part in re.findall(r"[^.\[\]]+|\[\d+\]", param):
-        if part.startswith("[") and isinstance(cur, list):
-            i = int(part[1:-1])
-            cur = cur[i] if i < len(cur) else None
-        elif isinstance(cur, dict):
-            cur = cur.get(part)
-        else:
-            return None
-    return cur
+    return _walk(case.body, param)
+
+
+def _walk(cur, rest):
+    if rest.startswith("."):
+        rest = rest[1:]
+    if rest == "":
+        return cur
+    m = re.match(r"\[(\d+)\]", rest)
+    if m and isinstance(cur, list):
+        i = int(m.group(1))
+        return _walk(cur[i], rest[m.end():]) if i < len(cur) else None
+    if isinstance(cur, dict):
+        for k in sorted((k for k in cur if isinstance(k, str)), key=len, reverse=True):
+            if rest.startswith(k) and (len(rest) == len(k) or rest[len(k)] in ".["):
+                v = _walk(cur[k], rest[len(k):])
+                if v is not None:
+                    return v
+    return None
 
 
 def _contains_control(v):
