@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/apitest/realservers"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/checkout/sessiondata"
@@ -60,16 +60,8 @@ func TestOversizedSessionIsA400(t *testing.T) {
 // with the first and opens tokens of the others; without a parameter or a
 // key it refuses to start.
 func TestSigningKeysFromSSM(t *testing.T) {
-	ep := os.Getenv("SSM_ENDPOINT")
-	if ep == "" {
-		ep = os.Getenv("SQS_ENDPOINT") // one moto server answers every service
-	}
-	if ep == "" {
-		if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-			t.Fatal("SSM_ENDPOINT (or SQS_ENDPOINT) is not set and REQUIRE_REAL_SERVERS=1")
-		}
-		t.Skip("no moto server")
-	}
+	// One moto server answers every service: SQS's endpoint serves SSM too.
+	ep := realservers.Endpoint(t, "SQS_ENDPOINT", "infra/scripts/moto.sh start")
 	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
 	client := ssm.NewFromConfig(awsCfg, func(o *ssm.Options) { o.BaseEndpoint = aws.String(ep) })
 	ctx := context.Background()

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -18,23 +17,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/apitest/realservers"
 	"github.com/paygate/paygate/shared/checkout/sessiondata"
 	"github.com/paygate/paygate/shared/checkout/sessiondata/ssmkeys"
 )
 
-// endpoint is moto server's (SSM_ENDPOINT, else SQS_ENDPOINT: one moto
-// server answers every service).
+// endpoint is moto server's: one moto server answers every service, so
+// SQS's endpoint serves SSM too.
 func endpoint(t *testing.T) string {
-	for _, k := range []string{"SSM_ENDPOINT", "SQS_ENDPOINT"} {
-		if v := os.Getenv(k); v != "" {
-			return v
-		}
-	}
-	if os.Getenv("REQUIRE_REAL_SERVERS") == "1" {
-		t.Fatal("SSM_ENDPOINT (or SQS_ENDPOINT) is not set and REQUIRE_REAL_SERVERS=1 (start infra/scripts/moto.sh)")
-	}
-	t.Skip("SSM_ENDPOINT is not set; skipping the SSM test")
-	return ""
+	return realservers.Endpoint(t, "SQS_ENDPOINT", "infra/scripts/moto.sh start")
 }
 
 // TestSourceReadsSecureString: the keys come from a SecureString parameter,
