@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/store"
 )
 
 // Group is one Lambda function: an HTTP endpoint group, a queue consumer or a
@@ -202,7 +203,43 @@ func Check(areas []Area) []error {
 		fail("%d groups are the catch-all ($default route), want exactly 1", catchAll)
 	}
 	errs = append(errs, keyCollisions(areas)...)
+	for _, g := range Groups(areas) {
+		errs = append(errs, idempotencyGrant(g)...)
+	}
 	return errs
+}
+
+// idempotencyGrant holds a group's idempotency-table actions to what its
+// routes' modes use, no more and no less: a key read before the work
+// (GetItem), a record written (UpdateItem), and for the lease modes a claim
+// released on a non-definitive answer (DeleteItem). A missing grant fails only
+// once deployed (AccessDenied, and a released claim that lingers as a 409), so
+// the declaration is checked here instead.
+func idempotencyGrant(g Group) []error {
+	var need []string
+	for _, r := range g.Routes {
+		switch r.Idempotency {
+		case httpapi.IdemInline, httpapi.IdemInlineOptional:
+			need = append(need, "GetItem", "UpdateItem")
+		case httpapi.IdemOptional, httpapi.IdemRequired:
+			need = append(need, "GetItem", "UpdateItem", "DeleteItem")
+		}
+	}
+	var have []string
+	for _, t := range g.Tables {
+		if t.Name == store.TableIdempotency {
+			have = append(have, t.Actions...)
+		}
+	}
+	slices.Sort(need)
+	need = slices.Compact(need)
+	slices.Sort(have)
+	have = slices.Compact(have)
+	if !slices.Equal(need, have) {
+		return []error{fmt.Errorf("%s: its routes' idempotency modes need %v on the %s table, it declares %v",
+			g.Function, need, store.TableIdempotency, have)}
+	}
+	return nil
 }
 
 // keyCollisions reports every pair of registered prefixes on one table where

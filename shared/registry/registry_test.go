@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/store"
 )
 
 func routes(rs ...string) []Route {
@@ -81,6 +82,17 @@ func TestCheckFindsBrokenDeclarations(t *testing.T) {
 		"bad name":           {Group{Function: "B", Dir: "b", Every: time.Minute}, "ending in Function"},
 		"second catch-all":   {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /b"), OpenAPI: "b.json", CatchAll: true}, "2 groups are the catch-all"},
 		"trailing slash":     {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /b/"), OpenAPI: "b.json"}, `path "/b/"`},
+		"lease route without DeleteItem": {Group{Function: "BFunction", Dir: "b", OpenAPI: "b.json",
+			Routes: []Route{{Method: "POST", Path: "/b", Idempotency: httpapi.IdemOptional}},
+			Tables: []Table{{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}}}},
+			"need [DeleteItem GetItem UpdateItem] on the idempotency table, it declares [GetItem UpdateItem]"},
+		"inline route granted DeleteItem": {Group{Function: "BFunction", Dir: "b", OpenAPI: "b.json",
+			Routes: []Route{{Method: "POST", Path: "/b", Idempotency: httpapi.IdemInline}},
+			Tables: []Table{{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}}}},
+			"need [GetItem UpdateItem]"},
+		"idempotency granted without a keyed route": {Group{Function: "BFunction", Dir: "b", Every: time.Minute,
+			Tables: []Table{{Name: store.TableIdempotency, Actions: []string{"GetItem"}}}},
+			"need [] on the idempotency table"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			errs := Check([]Area{{Name: "x", Groups: []Group{good, tc.g}}})

@@ -25,8 +25,9 @@ var EndpointsGroup = registry.Group{
 		// removed by a Delete in the delete's transaction.
 		{Name: store.TableAccounts, Actions: []string{"DeleteItem", "GetItem", "Query", "UpdateItem"}},
 		// Idempotency-Key on create and roll-secret: read, then recorded in
-		// the write's own transaction.
-		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+		// the write's own transaction; on update: a claim, completed or
+		// released (DeleteItem) around the change.
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}},
 	},
 }
 
