@@ -123,21 +123,27 @@ start() {
   fi
   mkdir -p "$DIR"
   # setsid detaches the server from the caller's session so it outlives this
-  # script; without a process group of its own it execs java, so $! is
-  # java's pid.
+  # script. The launcher writes its own pid before it execs java, so the
+  # pidfile names java whether or not setsid had to fork. ($! will not do:
+  # until the exec, /proc shows bash there, and a check made in that window
+  # took a starting server for a dead one.)
   local detach=()
   command -v setsid >/dev/null && detach=(setsid)
+  rm -f "$PIDFILE"
   # DynamoDB Local writes a metadata file into its working directory.
   cd "$DIR"
-  "${detach[@]}" java -Djava.library.path="$NATIVE" -Dsqlite4java.library.path="$NATIVE" \
+  "${detach[@]}" bash -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1" && shift && exec "$@"' launch "$PIDFILE" \
+    java -Djava.library.path="$NATIVE" -Dsqlite4java.library.path="$NATIVE" \
     -cp "$LIB/*" software.amazon.dynamodb.services.local.main.ServerRunner \
     -inMemory -sharedDb -port "$port" >"$LOG" 2>&1 </dev/null &
-  echo $! >"$PIDFILE"
   echo "$port" >"$PORTFILE"
-  local i
+  local i pid
   for i in $(seq 1 120); do
     if listening "$port"; then endpoint; return 0; fi
-    running || { cat "$LOG" >&2; rm -f "$PIDFILE"; die "server exited"; }
+    pid=$(cat "$PIDFILE" 2>/dev/null || true)
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+      cat "$LOG" >&2; rm -f "$PIDFILE"; die "server exited"
+    fi
     sleep 0.5
   done
   stop

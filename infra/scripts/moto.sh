@@ -49,15 +49,18 @@ start() {
 	fi
 	install
 	# setsid detaches the server from this shell's process group so callers
-	# that wait on us do not wait on it.
-	setsid "$VENV/bin/moto_server" -H "$HOST" -p "$PORT" >"$LOGFILE" 2>&1 </dev/null &
-	echo $! >"$PIDFILE"
+	# that wait on us do not wait on it. The launcher writes its own pid
+	# before it execs the server, so the pidfile names the server whether or
+	# not setsid had to fork (then $! would be setsid's pid, soon gone).
+	rm -f "$PIDFILE"
+	setsid bash -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1" && shift && exec "$@"' launch "$PIDFILE" \
+		"$VENV/bin/moto_server" -H "$HOST" -p "$PORT" >"$LOGFILE" 2>&1 </dev/null &
 	for _ in $(seq 1 100); do
 		if answering; then
 			echo "$ENDPOINT"
 			return 0
 		fi
-		if ! running_pid >/dev/null; then
+		if [[ -f "$PIDFILE" ]] && ! running_pid >/dev/null; then
 			echo "moto.sh: moto_server exited; log:" >&2
 			cat "$LOGFILE" >&2
 			exit 1
