@@ -427,7 +427,13 @@ func TestCustomDomainTLS12(t *testing.T) {
 func tableID(logical string) string { return title(logical) + "Table" }
 
 // queueID is the logical id of a queue: fulfilment -> FulfilmentQueue.
-func queueID(name string) string { return title(name) + "Queue" }
+// queueID is a logical queue's resource: FulfilmentQueue, WebhooksDLQ.
+func queueID(name string) string {
+	if base, ok := strings.CutSuffix(name, queue.DLQName("")); ok {
+		return title(base) + "DLQ"
+	}
+	return title(name) + "Queue"
+}
 
 func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 

@@ -41,6 +41,7 @@ type fixture struct {
 	e        *apitest.Env
 	ck       string
 	merchant string
+	hooks    map[string]string // an endpoint per use, reused: an account holds at most 16
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -140,6 +141,26 @@ func (f *fixture) order(t *testing.T) string {
 // endpoint registers a webhook endpoint and returns its id.
 func (f *fixture) endpoint(t *testing.T) string {
 	return f.ok(t, "/v1/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/x", "enabled_events": []any{"*"}})["id"].(string)
+}
+
+// hook is the endpoint kept for use (created at its first use): each body
+// of a kind names the same one.
+func (f *fixture) hook(t *testing.T, use string) string {
+	if f.hooks == nil {
+		f.hooks = map[string]string{}
+	}
+	if f.hooks[use] == "" {
+		f.hooks[use] = f.endpoint(t)
+	}
+	return f.hooks[use]
+}
+
+// event completes an order and returns the id of its order.completed event.
+func (f *fixture) event(t *testing.T) string {
+	f.ok(t, "/test-helpers/orders/"+f.order(t)+"/complete", map[string]any{})
+	r := f.e.Do("GET", "/v1/events?type=order.completed&limit=1", nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	return r.Map(t)["data"].([]any)[0].(map[string]any)["id"].(string)
 }
 
 // clientPayment is a valid drop-in payment with the method method builds,
@@ -277,11 +298,14 @@ func operations() []operation {
 				"api_version": "2023-09-01", "description": "orders feed", "metadata": map[string]any{"k": "v"}}
 		})},
 		{path: "/v1/webhook-endpoints/{id}", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
-			return "/v1/webhook-endpoints/" + f.endpoint(t), map[string]any{"url": "http://127.0.0.1:9000/hook", "enabled_events": []any{"*"},
+			return "/v1/webhook-endpoints/" + f.hook(t, "update"), map[string]any{"url": "http://127.0.0.1:9000/hook", "enabled_events": []any{"*"},
 				"api_version": "", "description": "local", "metadata": map[string]any{"team": "ops"}, "disabled": true}
 		})},
 		{path: "/v1/webhook-endpoints/{id}/roll-secret", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
-			return "/v1/webhook-endpoints/" + f.endpoint(t) + "/roll-secret", map[string]any{"expire_old_after": 3600}
+			return "/v1/webhook-endpoints/" + f.hook(t, "roll") + "/roll-secret", map[string]any{"expire_old_after": 3600}
+		})},
+		{path: "/v1/events/{id}/resend", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/events/" + f.event(t) + "/resend", map[string]any{"endpoint_id": f.hook(t, "resend")}
 		})},
 		{path: "/test-helpers/orders/{orderId}/complete", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/orders/" + f.order(t) + "/complete", map[string]any{}

@@ -43,8 +43,11 @@ type Endpoint struct {
 	Metadata       map[string]string `json:"metadata"`
 	Disabled       bool              `json:"disabled"`
 	DisabledReason string            `json:"disabled_reason,omitempty"` // set by the pipeline when it gives up
-	Livemode       bool              `json:"livemode"`
-	Secret         string            `json:"secret"`
+	// FailingSince is the first failed attempt after the last success (the
+	// sender keeps it); failing for the schedule's MaxAge disables the endpoint.
+	FailingSince *time.Time `json:"failing_since,omitempty"`
+	Livemode     bool       `json:"livemode"`
+	Secret       string     `json:"secret"`
 	// PrevSecret keeps signing beside Secret until PrevExpiresAt (a roll).
 	PrevSecret    string     `json:"prev_secret,omitempty"`
 	PrevExpiresAt *time.Time `json:"prev_expires_at,omitempty"`

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -17,6 +18,7 @@ var EndpointsGroup = registry.Group{
 		{Method: "POST", Path: "/v1/webhook-endpoints/{id}", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemOptional},
 		{Method: "DELETE", Path: "/v1/webhook-endpoints/{id}", Auth: httpapi.AuthSecret},
 		{Method: "POST", Path: "/v1/webhook-endpoints/{id}/roll-secret", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "GET", Path: "/v1/webhook-endpoints/{id}/deliveries", Auth: httpapi.AuthSecret},
 	},
 	Tables: []registry.Table{
 		// Authenticating the key is a GetItem; endpoints are read by GetItem
@@ -31,16 +33,43 @@ var EndpointsGroup = registry.Group{
 	},
 }
 
-// EventsGroup is the EventsFunction: the event log, read only.
+// EventsGroup is the EventsFunction: the event log, and resending an event
+// (a new delivery on the webhooks queue).
 var EventsGroup = registry.Group{
 	Function: "EventsFunction", Dir: "events", OpenAPI: "paths-webhooks.json",
 	Routes: []registry.Route{
 		{Method: "GET", Path: "/v1/events", Auth: httpapi.AuthSecret},
 		{Method: "GET", Path: "/v1/events/{id}", Auth: httpapi.AuthSecret},
+		// A resend sends to the queue, outside the store: a claimed key.
+		{Method: "POST", Path: "/v1/events/{id}/resend", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemOptional},
 	},
 	Tables: []registry.Table{
-		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
+		// The key, and a resend's endpoints (GetItem, or the Query of the
+		// account's endpoints).
+		{Name: store.TableAccounts, Actions: []string{"GetItem", "Query"}},
 		{Name: store.TableEvents, Actions: []string{"GetItem", "Query"}},
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}},
+	},
+	Queues: []registry.Queue{{Name: queue.Webhooks, Access: registry.Send}},
+}
+
+// SenderGroup is the WebhookSenderFunction: the webhooks queue's consumer,
+// which makes each delivery attempt, queues the next (SQS delays of at most
+// 15 minutes, hopped for longer waits) and dead-letters a delivery it gives
+// up on.
+var SenderGroup = registry.Group{
+	Function: "WebhookSenderFunction", Dir: "webhook-sender", Consumes: queue.Webhooks,
+	Tables: []registry.Table{
+		// Endpoint, account (default version), delivery state: GetItem; the
+		// attempt and the state in one TransactWriteItems, and the
+		// endpoint's health: UpdateItem.
+		{Name: store.TableAccounts, Actions: []string{"GetItem", "UpdateItem"}},
+		{Name: store.TableEvents, Actions: []string{"GetItem"}},
+	},
+	Queues: []registry.Queue{
+		{Name: queue.Webhooks, Access: registry.Poll},
+		{Name: queue.Webhooks, Access: registry.Send},
+		{Name: queue.DLQName(queue.Webhooks), Access: registry.Send},
 	},
 }
 
@@ -48,9 +77,11 @@ var EventsGroup = registry.Group{
 // (evt#) is the platform's (every area appends to it); this area reads it.
 var Area = registry.Area{
 	Name:   "webhooks",
-	Groups: []registry.Group{EndpointsGroup, EventsGroup},
+	Groups: []registry.Group{EndpointsGroup, EventsGroup, SenderGroup},
 	Keys: []registry.Key{
 		{Table: store.TableAccounts, Prefix: endpointPK(""), What: "webhook endpoints (with their signing secrets)"},
 		{Table: store.TableAccounts, Prefix: countPK(""), What: "each account's webhook endpoint count"},
+		{Table: store.TableAccounts, Prefix: deliveryPK(""), What: "webhook delivery states"},
+		{Table: store.TableAccounts, Prefix: "whatt#", What: "webhook delivery attempts, per endpoint"},
 	},
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/ids"
 )
 
 // EndpointsRoutes is the WebhookEndpointsFunction's routes (declared in
@@ -19,14 +20,16 @@ func (s *Service) EndpointsRoutes() httpapi.Group {
 		"POST /v1/webhook-endpoints/{id}":             s.handleUpdate,
 		"DELETE /v1/webhook-endpoints/{id}":           s.handleDelete,
 		"POST /v1/webhook-endpoints/{id}/roll-secret": s.handleRoll,
+		"GET /v1/webhook-endpoints/{id}/deliveries":   s.handleDeliveries,
 	})
 }
 
 // EventsRoutes is the EventsFunction's routes (declared in EventsGroup).
 func (s *Service) EventsRoutes() httpapi.Group {
 	return EventsGroup.Bind(map[string]httpapi.Handler{
-		"GET /v1/events":      s.handleEvents,
-		"GET /v1/events/{id}": s.handleEvent,
+		"GET /v1/events":              s.handleEvents,
+		"GET /v1/events/{id}":         s.handleEvent,
+		"POST /v1/events/{id}/resend": s.handleResend,
 	})
 }
 
@@ -169,4 +172,39 @@ func (s *Service) handleEvent(r *httpapi.Request) (*httpapi.Response, error) {
 		return nil, err
 	}
 	return httpapi.OK(KindEvent, ev), nil
+}
+
+func (s *Service) handleDeliveries(r *httpapi.Request) (*httpapi.Response, error) {
+	p, err := r.ListParams()
+	if err != nil {
+		return nil, err
+	}
+	as, next, err := s.Attempts(r.HTTP.Context(), r.AccountID(), r.PathValue("id"), p.Limit, p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.List(KindAttempt, as, next), nil
+}
+
+// resendRequest is the body of POST /v1/events/{id}/resend; the body may be
+// left out.
+type resendRequest struct {
+	EndpointID string `json:"endpoint_id" maxlen:"35"`
+}
+
+func (s *Service) handleResend(r *httpapi.Request) (*httpapi.Response, error) {
+	var in resendRequest
+	if len(bytes.TrimSpace(r.Body)) > 0 {
+		if err := r.Decode(&in); err != nil {
+			return nil, err
+		}
+	}
+	if in.EndpointID != "" && !ids.ValidPrefixed("we", in.EndpointID) {
+		return nil, apierr.Invalidf("endpoint_id", "endpoint_id must be a webhook endpoint id (we_...)")
+	}
+	out, err := s.Resend(r.HTTP.Context(), r.AccountID(), r.PathValue("id"), in.EndpointID)
+	if err != nil {
+		return nil, err
+	}
+	return &httpapi.Response{Status: http.StatusAccepted, Body: out}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/version"
 	"github.com/paygate/paygate/shared/webhooks/outbound"
@@ -22,6 +23,7 @@ import (
 type Service struct {
 	st    store.Store
 	clock func() time.Time
+	q     queue.Queue // the webhooks queue, for resend (WithQueue)
 }
 
 // New builds the service over st.
@@ -282,7 +284,7 @@ func (s *Service) Update(ctx context.Context, c Caller, in UpdateInput) (*View, 
 		if in.Disabled != nil {
 			e.Disabled = *in.Disabled
 			if !e.Disabled {
-				e.DisabledReason = ""
+				e.DisabledReason, e.FailingSince = "", nil
 			}
 		}
 		e.UpdatedAt = s.now()

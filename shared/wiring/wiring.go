@@ -49,6 +49,7 @@ var builders = map[string]any{
 	checkout.TestHelpersGroup.Function: checkoutwire.CheckoutTestHelpers,
 	webhooks.EndpointsGroup.Function:   app.HTTPBuilder(webhookwire.WebhookEndpoints),
 	webhooks.EventsGroup.Function:      app.HTTPBuilder(webhookwire.Events),
+	webhooks.SenderGroup.Function:      app.SQSBuilder(webhookwire.WebhookSender),
 }
 
 // TaskBuilder builds a scheduled function's task.

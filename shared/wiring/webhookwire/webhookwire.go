@@ -1,5 +1,5 @@
 // Package webhookwire builds the webhooks area's functions: the endpoints
-// API and the events API.
+// API, the events API and the delivery pipeline's sender.
 package webhookwire
 
 import (
@@ -15,5 +15,10 @@ func WebhookEndpoints(d *app.Deps) (httpapi.Group, error) {
 
 // Events builds the EventsFunction.
 func Events(d *app.Deps) (httpapi.Group, error) {
-	return webhooks.New(d.Store, d.Clock).EventsRoutes(), nil
+	return webhooks.New(d.Store, d.Clock).WithQueue(d.Queue).EventsRoutes(), nil
+}
+
+// WebhookSender builds the WebhookSenderFunction (webhooks queue consumer).
+func WebhookSender(d *app.Deps) (app.SQSHandler, error) {
+	return webhooks.NewSender(webhooks.New(d.Store, d.Clock), d.Queue, webhooks.SenderConfig{Log: d.Log}).HandleSQS, nil
 }

@@ -1,0 +1,108 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Publisher fans new event records out to the endpoints subscribed to them:
+// one webhooks-queue message per (event, endpoint), each with the delivery id
+// DeliveryID gives, so a record handed over twice (the stream's at-least-once
+// delivery, a retried batch) yields messages the sender recognises as one
+// delivery.
+type Publisher struct {
+	svc *Service
+	q   queue.Queue
+	log *slog.Logger
+}
+
+// NewPublisher builds the publisher over the service's store and q.
+func NewPublisher(svc *Service, q queue.Queue, log *slog.Logger) *Publisher {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Publisher{svc: svc, q: q, log: log}
+}
+
+// published is what the publisher reads of an event record: the fields every
+// writer stores, and livemode, at the top (orders) or in data (payments).
+type published struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Account  string `json:"account"`
+	Livemode *bool  `json:"livemode"`
+	Data     struct {
+		Livemode bool `json:"livemode"`
+	} `json:"data"`
+}
+
+func (p published) live() bool {
+	if p.Livemode != nil {
+		return *p.Livemode
+	}
+	return p.Data.Livemode
+}
+
+// IsEventRecord tells the event log's records from anything else a stream of
+// the events table carries.
+func IsEventRecord(k store.Key) bool {
+	return k.Table == store.TableEvents && strings.HasPrefix(k.PK, eventPK("")) && strings.HasPrefix(k.SK, "evt_")
+}
+
+// Publish queues the deliveries of one new event record. A record that is not
+// an event, or cannot be read, is logged and skipped: retrying it would not
+// change it, and holding the stream behind it would hold every later event.
+// Errors (store or queue unavailable) mean: hand the record over again.
+func (p *Publisher) Publish(ctx context.Context, it store.Item) (int, error) {
+	if !IsEventRecord(it.Key) {
+		return 0, nil
+	}
+	var ev published
+	if err := json.Unmarshal(it.Data, &ev); err != nil || ev.Type == "" || ev.Account == "" {
+		p.log.Error("webhooks: unreadable event record skipped", "pk", it.PK, "sk", it.SK)
+		return 0, nil
+	}
+	if ev.ID == "" {
+		ev.ID = it.SK
+	}
+	subs, err := p.svc.Subscribers(ctx, ev.Account, ev.Type)
+	if err != nil {
+		return 0, err
+	}
+	sent := 0
+	for _, e := range subs {
+		if e.Livemode != ev.live() {
+			continue // test endpoints hear test events, live ones live events
+		}
+		m := Message{Account: ev.Account, Event: ev.ID, Endpoint: e.ID, Delivery: DeliveryID(ev.ID, e.ID), Attempt: 1}
+		if err := sendMessage(ctx, p.q, m, 0); err != nil {
+			return sent, err
+		}
+		sent++
+	}
+	return sent, nil
+}
+
+func sendMessage(ctx context.Context, q queue.Queue, m Message, delay time.Duration) error {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return apierr.Wrap("webhooks.sendMessage", apierr.Internal, err)
+	}
+	if delay > MaxQueueDelay {
+		delay = MaxQueueDelay
+	}
+	if _, err := q.Send(ctx, queue.Webhooks, body, delay); err != nil {
+		return apierr.Wrap("webhooks.sendMessage", apierr.Unavailable, err)
+	}
+	return nil
+}
+
+// MaxQueueDelay is SQS's longest message delay.
+const MaxQueueDelay = 15 * time.Minute

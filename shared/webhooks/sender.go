@@ -1,0 +1,310 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/paygate/paygate/shared/accounts"
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/version"
+	"github.com/paygate/paygate/shared/webhooks/outbound"
+	"github.com/paygate/paygate/shared/webhooks/signature"
+)
+
+// Sender makes delivery attempts: it renders the event for the endpoint's
+// version, signs it, POSTs it, records the attempt, and queues the next one
+// or gives up. Delivery is at least once: a message handled twice may POST
+// twice (receivers dedupe by event id), but an attempt is recorded once and a
+// delivery that succeeded is not sent again by its own retries.
+type Sender struct {
+	svc      *Service
+	accounts *accounts.Repo
+	q        queue.Queue
+	log      *slog.Logger
+	schedule Schedule
+	clients  map[outbound.Policy]*http.Client
+}
+
+// SenderConfig configures a Sender. Zero values take the defaults.
+type SenderConfig struct {
+	Schedule Schedule // DefaultSchedule
+	Log      *slog.Logger
+	// Clients by policy; outbound.Client(p) for each (tests may point the
+	// test policy's at a transport of their own).
+	Clients map[outbound.Policy]*http.Client
+}
+
+// NewSender builds a sender over the service's store and clock and q.
+func NewSender(svc *Service, q queue.Queue, cfg SenderConfig) *Sender {
+	s := &Sender{svc: svc, accounts: accounts.NewRepo(svc.st, svc.clock), q: q, log: cfg.Log, schedule: cfg.Schedule, clients: cfg.Clients}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.schedule.MaxAge == 0 {
+		s.schedule = DefaultSchedule
+	}
+	if s.clients == nil {
+		s.clients = map[outbound.Policy]*http.Client{}
+	}
+	for _, p := range []outbound.Policy{outbound.Test, outbound.Live} {
+		if s.clients[p] == nil {
+			s.clients[p] = outbound.Client(p)
+		}
+	}
+	return s
+}
+
+// hopSlack: a message up to this early is attempted now rather than hopped.
+const hopSlack = time.Second
+
+// HandleSQS is the WebhookSenderFunction's handler (partial batch
+// responses): the batch's messages are attempted concurrently, since each
+// may wait up to the delivery timeout; a message whose work could not be
+// finished (store or queue unavailable) is reported failed and comes back.
+func (s *Sender) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	var (
+		mu   sync.Mutex
+		resp events.SQSEventResponse
+		wg   sync.WaitGroup
+	)
+	for _, rec := range ev.Records {
+		wg.Go(func() {
+			if err := s.handle(ctx, []byte(rec.Body)); err != nil {
+				s.log.Error("webhook delivery failed; message retried", "message_id", rec.MessageId, "error", err.Error())
+				mu.Lock()
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return resp, nil
+}
+
+func (s *Sender) handle(ctx context.Context, body []byte) error {
+	var m Message
+	if err := json.Unmarshal(body, &m); err != nil || !m.valid() {
+		// Nothing would make it readable later: straight to the DLQ, for a
+		// person to look at.
+		s.log.Error("webhooks: unreadable delivery message sent to the DLQ")
+		_, err := s.q.Send(ctx, queue.DLQName(queue.Webhooks), body, 0)
+		return err
+	}
+	return s.Deliver(ctx, m)
+}
+
+// Deliver makes the attempt m names (or hops it on if it is early).
+func (s *Sender) Deliver(ctx context.Context, m Message) error {
+	now := s.svc.now()
+	if m.NotBefore > 0 {
+		if wait := time.UnixMilli(m.NotBefore).Sub(now); wait > hopSlack {
+			return sendMessage(ctx, s.q, m, wait)
+		}
+	}
+	e, err := s.svc.Get(ctx, m.Account, m.Endpoint)
+	if apierr.KindOf(err) == apierr.NotFound {
+		return nil // the endpoint was deleted: nobody to deliver to
+	}
+	if err != nil {
+		return err
+	}
+	if e.Disabled {
+		return nil
+	}
+	st, err := s.state(ctx, m)
+	if err != nil {
+		return err
+	}
+	if st.Status != DeliveryPending || st.Attempts >= m.Attempt {
+		return nil // delivered, given up, or this attempt already made
+	}
+	ev, err := s.svc.Event(ctx, m.Account, m.Event)
+	if apierr.KindOf(err) == apierr.NotFound {
+		s.log.Warn("webhooks: event gone before its delivery", "event_id", m.Event)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	body, err := s.render(ctx, e, ev)
+	if err != nil {
+		return err
+	}
+
+	code, latency, perr := s.post(ctx, e, ev, body)
+	done := s.svc.now()
+	ok := perr == nil && code >= 200 && code < 300
+	a := &Attempt{
+		ID: ids.Prefixed("wha"), Object: KindAttempt, DeliveryID: m.Delivery, EndpointID: e.ID, EventID: ev.ID,
+		EventType: ev.Type, Attempt: m.Attempt, Status: DeliverySucceeded, LatencyMS: latency.Milliseconds(),
+		Resend: m.Resend, CreatedAt: done,
+	}
+	if perr == nil {
+		a.StatusCode = &code
+	}
+	if st.Attempts == 0 {
+		st.FirstAttemptAt = now
+	}
+	st.Attempts = m.Attempt
+	st.NextAttemptAt = nil
+	if ok {
+		st.Status = DeliverySucceeded
+	} else {
+		a.Status = DeliveryFailed
+		reason := failReason(code, perr)
+		a.Error = &reason
+		// The next attempt is queued (or the message dead-lettered) before
+		// this one is recorded: a crash in between repeats this attempt,
+		// never loses the next.
+		if at, more := s.schedule.Next(m.Attempt, st.FirstAttemptAt, done); more {
+			st.NextAttemptAt, a.NextAttemptAt = &at, &at
+			next := m
+			next.Attempt++
+			next.NotBefore = at.UnixMilli()
+			if err := sendMessage(ctx, s.q, next, at.Sub(done)); err != nil {
+				return err
+			}
+		} else {
+			st.Status = DeliveryFailed
+			b, _ := json.Marshal(m)
+			if _, err := s.q.Send(ctx, queue.DLQName(queue.Webhooks), b, 0); err != nil {
+				return apierr.Wrap("webhooks.Deliver", apierr.Unavailable, err)
+			}
+		}
+	}
+	err = s.svc.st.Write(ctx, st.putOp(m.Account, done), attemptOp(m.Account, a))
+	if _, dup := store.IsConditionFailed(err); dup {
+		return nil // a duplicate of this message recorded the attempt first
+	}
+	if err != nil {
+		return apierr.Wrap("webhooks.Deliver", apierr.Unavailable, err)
+	}
+	s.log.Info("webhook attempt", "event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
+		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS)
+	s.noteHealth(ctx, m.Account, e.ID, ok, done)
+	return nil
+}
+
+func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
+	it, err := s.svc.st.Get(ctx, deliveryKey(m.Account, m.Delivery))
+	if errors.Is(err, store.ErrNotFound) {
+		return &deliveryState{ID: m.Delivery, EndpointID: m.Endpoint, EventID: m.Event, Status: DeliveryPending}, nil
+	}
+	if err != nil {
+		return nil, apierr.Wrap("webhooks.state", apierr.Unavailable, err)
+	}
+	return decodeState(it)
+}
+
+// post signs body for e at the moment of sending and POSTs it.
+func (s *Sender) post(ctx context.Context, e *Endpoint, ev *Event, body []byte) (int, time.Duration, error) {
+	t := s.svc.now()
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", signature.UserAgent)
+	h.Set(signature.HeaderSignature, signature.Sign(body, t, e.SigningSecrets(t)...))
+	h.Set(signature.HeaderEventID, ev.ID)
+	h.Set(signature.HeaderEventType, ev.Type)
+	p := outbound.Test
+	if e.Livemode {
+		p = outbound.Live
+	}
+	start := time.Now()
+	// The response body is read (bounded) only so the connection can be
+	// reused: it is neither stored nor logged.
+	code, _, err := outbound.Post(ctx, s.clients[p], e.URL, h, body)
+	return code, time.Since(start), err
+}
+
+// render is the payload for e: its api_version, else the account's default.
+func (s *Sender) render(ctx context.Context, e *Endpoint, ev *Event) ([]byte, error) {
+	v := e.APIVersion
+	if v == "" {
+		a, err := s.accounts.Get(ctx, ev.Account)
+		if err != nil && apierr.KindOf(err) != apierr.NotFound {
+			return nil, err
+		}
+		if a != nil {
+			v = a.DefaultVersion
+		}
+	}
+	if !version.Known(v) {
+		v = version.Current
+	}
+	return Render(ev, v)
+}
+
+// Render is the webhook body of ev at version v: the {id, type, created,
+// data} envelope from 2023-09-01, {name, merchantId, data} before, and data
+// through the same dated changes as API responses of its kind.
+func Render(ev *Event, v string) ([]byte, error) {
+	var data any = ev.Data
+	if version.NeedsTransform(v) {
+		var obj map[string]any
+		if err := json.Unmarshal(ev.Data, &obj); err != nil {
+			return nil, apierr.Wrap("webhooks.Render", apierr.Internal, err)
+		}
+		kind, _ := obj["object"].(string)
+		data = version.Apply(v, version.Ctx{Kind: kind}, obj)
+	}
+	env := map[string]any{"id": ev.ID, "type": ev.Type, "created": ev.Created, "data": data, "account": ev.Account}
+	env = version.Apply(v, version.Ctx{Kind: version.KindEvent}, env)
+	delete(env, "account") // only the legacy envelope names it (merchantId)
+	b, err := json.Marshal(env)
+	if err != nil {
+		return nil, apierr.Wrap("webhooks.Render", apierr.Internal, err)
+	}
+	return b, nil
+}
+
+// noteHealth keeps the endpoint's failing_since: set at the first failure
+// after a success, cleared by a success. An endpoint failing for the
+// schedule's whole MaxAge is disabled with a reason. Best effort: a lost race
+// with a merchant's update leaves it to the next attempt.
+func (s *Sender) noteHealth(ctx context.Context, accountID, id string, ok bool, now time.Time) {
+	for range updateAttempts {
+		e, err := s.svc.Get(ctx, accountID, id)
+		if err != nil {
+			return
+		}
+		switch {
+		case ok && e.FailingSince == nil:
+			return
+		case ok:
+			e.FailingSince = nil
+		case e.FailingSince == nil:
+			t := now
+			e.FailingSince = &t
+		case !e.Disabled && now.Sub(*e.FailingSince) >= s.schedule.MaxAge:
+			e.Disabled = true
+			e.DisabledReason = fmt.Sprintf("every delivery attempt failed since %s (%s); fix the receiver and re-enable the endpoint",
+				e.FailingSince.Format(time.RFC3339), s.schedule.MaxAge)
+		default:
+			return
+		}
+		e.UpdatedAt = now
+		op, err := e.putOp()
+		if err != nil {
+			return
+		}
+		err = s.svc.st.Write(ctx, op)
+		if _, ok := store.IsConditionFailed(err); ok {
+			continue
+		}
+		if err != nil {
+			s.log.Warn("webhooks: endpoint health not saved", "endpoint_id", id, "error", err.Error())
+		}
+		return
+	}
+}
