@@ -78,7 +78,14 @@ func (s *Sender) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSE
 		resp events.SQSEventResponse
 		wg   sync.WaitGroup
 	)
+	// One batch may hold one attempt twice (a record published twice):
+	// it is made once, the copies acknowledged.
+	seen := make(map[string]bool, len(ev.Records))
 	for _, rec := range ev.Records {
+		if seen[rec.Body] {
+			continue
+		}
+		seen[rec.Body] = true
 		wg.Go(func() {
 			if err := s.handle(ctx, []byte(rec.Body)); err != nil {
 				s.log.Error("webhook delivery failed; message retried", "message_id", rec.MessageId, "error", err.Error())
