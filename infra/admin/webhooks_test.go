@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/gate/orders"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/boltqueue"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/webhooks"
+)
+
+// One event delivered to an endpoint answering 500: the CLI lists the event,
+// the endpoint and the failed attempt.
+func TestEventsAndDeliveries(t *testing.T) {
+	dir := t.TempDir()
+	acct := decode[struct {
+		Account struct{ ID string } `json:"account"`
+	}](t, embedded(t, dir, "accounts", "create", "--name", "Shop", "--json")).Account.ID
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) }))
+	defer rc.Close()
+
+	ctx := context.Background()
+	st, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
+	require.NoError(t, err)
+	q, err := boltqueue.Open(filepath.Join(t.TempDir(), "queue.db"), nil)
+	require.NoError(t, err)
+	defer q.Close()
+	svc := webhooks.New(st, nil)
+	ep, err := svc.Create(ctx, webhooks.Caller{AccountID: acct}, webhooks.CreateInput{URL: rc.URL, EnabledEvents: []string{"*"}})
+	require.NoError(t, err)
+	ev := orders.Event{ID: ids.Prefixed("evt"), Type: orders.EventCompleted, Account: acct, Created: time.Now().Unix(),
+		Data: orders.Order{ID: ids.New(), Status: "completed"}}
+	b, err := json.Marshal(ev)
+	require.NoError(t, err)
+	it := store.Item{Key: orders.EventKey(acct, ev.ID), Data: b}
+	require.NoError(t, st.Write(ctx, store.Put(it, store.IfAbsent)))
+	n, err := webhooks.NewPublisher(svc, q, nil).Publish(ctx, it)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	msgs, err := q.Receive(ctx, queue.Webhooks, 1, time.Minute, time.Second)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	resp, err := webhooks.NewSender(svc, q, webhooks.SenderConfig{}).HandleSQS(ctx,
+		events.SQSEvent{Records: []events.SQSMessage{{MessageId: msgs[0].ID, Body: string(msgs[0].Body)}}})
+	require.NoError(t, err)
+	require.Empty(t, resp.BatchItemFailures)
+	require.NoError(t, st.Close())
+
+	r := embedded(t, dir, "events", "list", "--account", acct)
+	require.Contains(t, r.stdout, ev.ID)
+	require.Contains(t, r.stdout, "order.completed")
+	r = embedded(t, dir, "webhooks", "endpoints", "--account", acct)
+	require.Contains(t, r.stdout, ep.ID)
+	require.NotContains(t, r.stdout, ep.Secret, "no secrets in the listing")
+	r = embedded(t, dir, "webhooks", "deliveries", "--account", acct, "--endpoint-id", ep.ID)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	require.Len(t, lines, 2, r.stdout)
+	require.Contains(t, lines[1], ev.ID)
+	require.Contains(t, lines[1], "failed")
+	require.Contains(t, lines[1], "500")
+
+	r = cli(t, nil, "webhooks", "deliveries", "--account", acct, "--endpoint-id", "we_00000000000000000000000000000000", "--data-dir", dir)
+	require.Equal(t, 1, r.code, "unknown endpoint")
+	r = cli(t, nil, "events", "list", "--account", acct, "--type", "nope", "--data-dir", dir)
+	require.Equal(t, 2, r.code)
+	r = cli(t, nil, "events", "list", "--account", acct, "--limit", "0", "--data-dir", dir)
+	require.Equal(t, 2, r.code)
+}
