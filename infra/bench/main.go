@@ -100,6 +100,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB calls per request", func() ([]row, error) { return dynamoRows(ctx) })
 	step("DynamoDB calls per order", func() ([]row, error) { return orderDynamoRows(ctx) })
 	step("DynamoDB calls per checkout request", func() ([]row, error) { return checkoutDynamoRows(ctx) })
+	step("webhook calls per event per endpoint", func() ([]row, error) { return webhookCallRows(ctx) })
 	loadSteps(ctx, o, root, step)
 	if len(failed) > 0 {
 		return rows, fmt.Errorf("failed: %s", strings.Join(failed, ", "))

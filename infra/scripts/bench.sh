@@ -20,4 +20,15 @@ if [[ -z ${DYNAMODB_ENDPOINT:-} ]]; then
     echo "bench: DynamoDB Local could not start; DynamoDB rows will be skipped" >&2
   fi
 fi
+if [[ -z ${SQS_ENDPOINT:-} ]]; then
+  # moto's SQS for the webhook pipeline's call counts; stopped after the run.
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  if endpoint=$(MOTO_PORT=$port infra/scripts/moto.sh start 2>/dev/null); then
+    stop_moto="MOTO_PORT=$port infra/scripts/moto.sh stop >/dev/null 2>&1 || true"
+    trap "$stop_moto; $(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")" EXIT
+    export SQS_ENDPOINT=$endpoint
+  else
+    echo "bench: moto could not start; the webhook SQS rows will be skipped" >&2
+  fi
+fi
 go run ./infra/bench "$@"

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
@@ -88,6 +90,39 @@ func (p *Publisher) Publish(ctx context.Context, it store.Item) (int, error) {
 		sent++
 	}
 	return sent, nil
+}
+
+// ImageDecoder turns a stream record's NewImage back into the item the store
+// wrote (dynamostore.ItemFromImage): the wiring passes it, so this package
+// does not depend on a store adapter.
+type ImageDecoder func(map[string]events.DynamoDBAttributeValue) (store.Item, error)
+
+// StreamHandler is the WebhookPublisherFunction's handler over the events
+// table's stream (NEW_IMAGE, ReportBatchItemFailures). Only inserts are
+// published: event records are written once and never changed, and a
+// removal is the TTL reaping an old one. Records go in order; the first one
+// that could not be published is reported, and the source retries from it
+// (records before it are not handed over again).
+func (p *Publisher) StreamHandler(decode ImageDecoder) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		for _, rec := range ev.Records {
+			if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
+				continue
+			}
+			it, err := decode(rec.Change.NewImage)
+			if err != nil {
+				p.log.Error("webhooks: undecodable stream record skipped", "sequence_number", rec.Change.SequenceNumber, "error", err.Error())
+				continue
+			}
+			it.Table = store.TableEvents // the stream is that table's
+			if _, err := p.Publish(ctx, it); err != nil {
+				p.log.Error("webhooks: publish failed; the batch resumes here", "sequence_number", rec.Change.SequenceNumber, "error", err.Error())
+				return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{
+					{ItemIdentifier: rec.Change.SequenceNumber}}}, nil
+			}
+		}
+		return events.DynamoDBEventResponse{}, nil
+	}
 }
 
 func sendMessage(ctx context.Context, q queue.Queue, m Message, delay time.Duration) error {

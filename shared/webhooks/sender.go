@@ -199,7 +199,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	}
 	s.log.Info("webhook attempt", "event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
 		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS)
-	s.noteHealth(ctx, m.Account, e.ID, ok, done)
+	s.noteHealth(ctx, e, ok, done)
 	return nil
 }
 
@@ -279,11 +279,14 @@ func Render(ev *Event, v string) ([]byte, error) {
 // after a success, cleared by a success. An endpoint failing for the
 // schedule's whole MaxAge is disabled with a reason. Best effort: a lost race
 // with a merchant's update leaves it to the next attempt.
-func (s *Sender) noteHealth(ctx context.Context, accountID, id string, ok bool, now time.Time) {
-	for range updateAttempts {
-		e, err := s.svc.Get(ctx, accountID, id)
-		if err != nil {
-			return
+func (s *Sender) noteHealth(ctx context.Context, e *Endpoint, ok bool, now time.Time) {
+	accountID, id := e.AccountID, e.ID
+	for attempt := range updateAttempts {
+		if attempt > 0 { // lost a race: read the endpoint as it is now
+			var err error
+			if e, err = s.svc.Get(ctx, accountID, id); err != nil {
+				return
+			}
 		}
 		switch {
 		case ok && e.FailingSince == nil:

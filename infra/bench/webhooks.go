@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/shared/gate/orders"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/sqsqueue"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/webhooks"
+)
+
+// webhookCalls is what one event costs per subscribed endpoint, by stage.
+type webhookCalls struct {
+	PublishDB, PublishSQS map[string]int // the publisher, for one record
+	PollSQS               map[string]int // the event source mapping: receive and delete
+	SendDB, SendSQS       map[string]int // the sender, for one successful attempt
+}
+
+// webhookCallRows counts, on DynamoDB Local and moto's SQS, the calls of one
+// event delivered to one endpoint that answers 2xx at once.
+func webhookCallRows(ctx context.Context) ([]row, error) {
+	ddb, sqsEndpoint := os.Getenv("DYNAMODB_ENDPOINT"), os.Getenv("SQS_ENDPOINT")
+	if ddb == "" || sqsEndpoint == "" {
+		return []row{{name: "webhook calls per event per endpoint", value: "skipped: DYNAMODB_ENDPOINT or SQS_ENDPOINT unset", target: "-", ok: "-"}}, nil
+	}
+	c, err := measureWebhookCalls(ctx, ddb, sqsEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	return []row{
+		{name: "webhooks: publisher DynamoDB+SQS calls per event", value: formatCounts(c.PublishDB) + "; " + formatCounts(c.PublishSQS),
+			target: "Query=1; SendMessage=1 per endpoint", ok: verdict(total(c.PublishDB) == 1 && c.PublishSQS["SendMessage"] == 1 && total(c.PublishSQS) == 1)},
+		{name: "webhooks: SQS calls of the event source per delivery", value: formatCounts(c.PollSQS), target: "-", ok: "-"},
+		{name: "webhooks: sender DynamoDB+SQS calls per delivered attempt", value: formatCounts(c.SendDB) + "; " + formatCounts(c.SendSQS),
+			target: "reads + 1 transaction (+ account read without api_version); no SQS", ok: verdict(c.SendDB["TransactWriteItems"] == 1 && total(c.SendSQS) == 0)},
+	}, nil
+}
+
+func measureWebhookCalls(ctx context.Context, ddbEndpoint, sqsEndpoint string) (webhookCalls, error) {
+	var out webhookCalls
+	dbCount := dynamostore.NewCallCounter()
+	d, _, cleanup, err := dynamoDeps(ctx, ddbEndpoint, dbCount.Option())
+	if err != nil {
+		return out, err
+	}
+	defer cleanup()
+	qCount := dynamostore.NewCallCounter()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	qCount.Register(&cfg)
+	client := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsEndpoint) })
+	prefix := fmt.Sprintf("bench-%d-", time.Now().UnixNano())
+	urls, err := sqsqueue.CreateQueues(ctx, client, []string{queue.Webhooks}, prefix)
+	if err != nil {
+		return out, err
+	}
+	defer func() {
+		for _, u := range urls {
+			_, _ = client.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(u)})
+		}
+	}()
+	q := sqsqueue.New(client, urls)
+
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer rc.Close()
+	acct, err := d.Keys.Authenticate(ctx, sample.Key)
+	if err != nil {
+		return out, err
+	}
+	svc := webhooks.New(d.Store, d.Clock)
+	if _, err := svc.Create(ctx, webhooks.Caller{AccountID: acct.AccountID}, webhooks.CreateInput{
+		URL: rc.URL, EnabledEvents: []string{"*"}, APIVersion: "2024-01-15"}); err != nil {
+		return out, err
+	}
+	ev := orders.Event{ID: ids.Prefixed("evt"), Type: orders.EventCompleted, Account: acct.AccountID, Created: time.Now().Unix(),
+		Data: orders.Order{ID: ids.New(), Status: "completed"}}
+	b, _ := json.Marshal(ev)
+	it := store.Item{Key: orders.EventKey(acct.AccountID, ev.ID), Data: b}
+	if err := d.Store.Write(ctx, store.Put(it, store.IfAbsent)); err != nil {
+		return out, err
+	}
+
+	dbCount.Reset()
+	qCount.Reset()
+	if n, err := webhooks.NewPublisher(svc, q, nil).Publish(ctx, it); err != nil || n != 1 {
+		return out, fmt.Errorf("publish: %d messages, %v", n, err)
+	}
+	out.PublishDB, out.PublishSQS = dbCount.Counts(), qCount.Counts()
+
+	qCount.Reset()
+	msgs, err := q.Receive(ctx, queue.Webhooks, 10, time.Minute, 5*time.Second)
+	if err != nil || len(msgs) != 1 {
+		return out, fmt.Errorf("receive: %d messages, %v", len(msgs), err)
+	}
+	poll := qCount.Counts()
+
+	dbCount.Reset()
+	qCount.Reset()
+	resp, err := webhooks.NewSender(svc, q, webhooks.SenderConfig{}).HandleSQS(ctx, events.SQSEvent{
+		Records: []events.SQSMessage{{MessageId: msgs[0].ID, Body: string(msgs[0].Body)}}})
+	if err != nil || len(resp.BatchItemFailures) > 0 {
+		return out, fmt.Errorf("send: %+v, %v", resp, err)
+	}
+	out.SendDB, out.SendSQS = dbCount.Counts(), qCount.Counts()
+
+	qCount.Reset()
+	if err := q.Delete(ctx, queue.Webhooks, msgs[0].Receipt); err != nil {
+		return out, err
+	}
+	for k, v := range qCount.Counts() {
+		poll[k] += v
+	}
+	out.PollSQS = poll
+	return out, nil
+}

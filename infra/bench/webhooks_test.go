@@ -1,0 +1,24 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apitest/realservers"
+)
+
+// The call counts are measured for real (DynamoDB Local, moto) and hold the
+// pipeline to its design: one Query and one SendMessage to publish, one
+// transaction per attempt, no SQS call from a successful attempt.
+func TestWebhookCallCounts(t *testing.T) {
+	realservers.Endpoint(t, "DYNAMODB_ENDPOINT", "infra/scripts/dynamodb-local.sh start")
+	realservers.Endpoint(t, "SQS_ENDPOINT", "infra/scripts/moto.sh start")
+	rows, err := webhookCallRows(t.Context())
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	for _, r := range rows {
+		t.Logf("%s: %s", r.name, r.value)
+		require.NotEqual(t, "MISSED", r.ok, "%s: %s (target %s)", r.name, r.value, r.target)
+	}
+}
