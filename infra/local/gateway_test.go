@@ -21,6 +21,7 @@ import (
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/wiring"
 )
 
@@ -253,6 +254,60 @@ func TestWorkersConsumeQueues(t *testing.T) {
 	msgs, err := q.Receive(context.Background(), queue.Fulfilment, 10, time.Second, 0)
 	require.NoError(t, err)
 	require.Empty(t, msgs)
+}
+
+// Stream consumers are fed from the embedded change feed: a committed event
+// reaches the handler as a DynamoDB stream record; one committed while the
+// gateway was down reaches it after the restart, and what was handled
+// before is not handed over again.
+func TestStreamConsumersGetCommittedEvents(t *testing.T) {
+	var d *app.Deps
+	got := make(chan events.DynamoDBEventRecord, 10)
+	consumer := wiring.StreamConsumer{Function: "TestPublisherFunction", Table: store.TableEvents,
+		Build: func(deps *app.Deps) (app.StreamHandler, error) {
+			d = deps
+			return func(_ context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+				for _, r := range ev.Records {
+					got <- r
+				}
+				return events.DynamoDBEventResponse{}, nil
+			}, nil
+		}}
+	next := func() events.DynamoDBEventRecord {
+		t.Helper()
+		select {
+		case r := <-got:
+			return r
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stream consumer got nothing")
+		}
+		return events.DynamoDBEventRecord{}
+	}
+	put := func(s store.Store, sk string) {
+		t.Helper()
+		k := store.Key{Table: store.TableEvents, PK: "evt#test", SK: sk}
+		require.NoError(t, s.Write(context.Background(), store.Put(store.Item{Key: k, Data: []byte(`{}`)}, store.IfAbsent)))
+	}
+	dir := t.TempDir()
+	g := startWith(t, dir, nil, func(o *options) { o.Streams = []wiring.StreamConsumer{consumer} })
+	require.NotNil(t, d)
+	// The gateway's own writes (the sandbox seed) may come first.
+	put(d.Store, "evt_1")
+	for r := next(); r.Change.Keys["sk"].String() != "evt_1"; r = next() {
+	}
+	g.stop()
+
+	s, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
+	require.NoError(t, err)
+	put(s, "evt_2") // committed while no consumer runs
+	require.NoError(t, s.Close())
+
+	g = startWith(t, dir, nil, func(o *options) { o.Streams = []wiring.StreamConsumer{consumer} })
+	r := next()
+	require.Equal(t, "evt_2", r.Change.Keys["sk"].String(), "after the restart, exactly the event not yet handled")
+	require.Equal(t, "INSERT", r.EventName)
+	require.Equal(t, "arn:aws:dynamodb:us-east-1:000000000000:table/events/stream/local", r.EventSourceArn)
+	g.stop()
 }
 
 func TestConfigForcesEmbeddedStore(t *testing.T) {

@@ -1,7 +1,8 @@
 // Command local is the local gateway behind `make run`: every HTTP function
 // group served from one process on 127.0.0.1:$PORT, every queue consumer
-// polling its queue in the background, all on the embedded store and queue
-// under $DATA_DIR. No cloud, no containers.
+// polling its queue and every stream consumer fed from the embedded change
+// feed in the background, all on the embedded store and queue under
+// $DATA_DIR. No cloud, no containers.
 package main
 
 import (
@@ -34,13 +35,14 @@ func main() {
 // options are run's inputs, so tests can start the gateway in-process.
 type options struct {
 	Getenv    func(string) string
-	Stdout    io.Writer         // the banner
-	Logs      io.Writer         // JSON logs; nil means Stdout
-	Ready     chan<- string     // gets the listen address once serving
-	HTTP      []app.HTTPBuilder // nil means wiring.HTTP()
-	Consumers []wiring.Consumer // nil means wiring.SQS()
-	Tasks     []wiring.Task     // nil means wiring.Periodic()
-	Timeouts  *timeouts         // nil means gatewayTimeouts
+	Stdout    io.Writer               // the banner
+	Logs      io.Writer               // JSON logs; nil means Stdout
+	Ready     chan<- string           // gets the listen address once serving
+	HTTP      []app.HTTPBuilder       // nil means wiring.HTTP()
+	Consumers []wiring.Consumer       // nil means wiring.SQS()
+	Tasks     []wiring.Task           // nil means wiring.Periodic()
+	Streams   []wiring.StreamConsumer // nil means wiring.Streams()
+	Timeouts  *timeouts               // nil means gatewayTimeouts
 }
 
 // timeouts are the HTTP server's limits. The deployed stack sits behind API
@@ -118,6 +120,14 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	streams := o.Streams
+	if streams == nil {
+		streams = wiring.Streams()
+	}
+	feeds, err := buildFeedRunners(d, streams)
+	if err != nil {
+		return err
+	}
 	sb, err := ensureSandbox(ctx, d, o.Getenv("SANDBOX_API_KEY"))
 	if err != nil {
 		return fmt.Errorf("sandbox account: %w", err)
@@ -149,12 +159,15 @@ func run(ctx context.Context, o options) error {
 	for _, p := range pollers {
 		wg.Go(func() { p.Run(wctx) })
 	}
+	for _, f := range feeds {
+		wg.Go(func() { f.Run(wctx) })
+	}
 	startPeriodic(wctx, &wg, periodics)
 
 	addr := ln.Addr().String()
 	printBanner(o.Stdout, "http://"+addr, cfg.DataDir, sb)
 	d.Log.Info("local gateway listening", "addr", addr, "data_dir", cfg.DataDir,
-		"routes", len(srv.Routes()), "workers", len(pollers))
+		"routes", len(srv.Routes()), "workers", len(pollers), "stream_consumers", len(feeds))
 	if o.Ready != nil {
 		o.Ready <- addr
 	}

@@ -65,10 +65,12 @@ func TestFunctionsAreTheDeclaredGroups(t *testing.T) {
 				t.Errorf("%s consumes %s, its declaration %s", f.LogicalID, e.Source, queueID(g.Consumes))
 			case e.Type == "Schedule" && Raw(e.Properties["Schedule"]) != rate(g.Every):
 				t.Errorf("%s: Schedule %s, its declaration every %s", f.LogicalID, Raw(e.Properties["Schedule"]), g.Every)
+			case e.Type == "DynamoDB" && e.Source != tableID(g.Streams):
+				t.Errorf("%s consumes the stream of %s, its declaration %s", f.LogicalID, e.Source, tableID(g.Streams))
 			}
 		}
 		types = slices.Compact(types)
-		want := map[string][]string{"http": {"HttpApi"}, "sqs": {"SQS"}, "schedule": {"Schedule"}}[g.Kind()]
+		want := map[string][]string{"http": {"HttpApi"}, "sqs": {"SQS"}, "schedule": {"Schedule"}, "stream": {"DynamoDB"}}[g.Kind()]
 		if !slices.Equal(types, want) {
 			t.Errorf("%s: event types %v, want %v for a %s group", f.LogicalID, types, want, g.Kind())
 		}
@@ -162,17 +164,7 @@ func TestLeastPrivilege(t *testing.T) {
 		if !ok {
 			continue // TestFunctionsAreTheDeclaredGroups reports it
 		}
-		var want []Grant
-		for _, tb := range g.Tables {
-			want = append(want, Grant{Policy: "Statement", Actions: tb.TableActions(), Resources: []string{tableID(tb.Name)}})
-		}
-		for _, q := range g.Queues {
-			policy := map[registry.QueueAccess]string{registry.Send: "SQSSendMessagePolicy", registry.Poll: "SQSPollerPolicy"}[q.Access]
-			want = append(want, Grant{Policy: policy, Resources: []string{queueID(q.Name)}})
-		}
-		for _, gr := range g.Grants {
-			want = append(want, Grant(gr))
-		}
+		want := wantGrants(g)
 		if !reflect.DeepEqual(f.Grants, want) {
 			t.Errorf("%s grants = %+v, want %+v (its declaration)", f.LogicalID, f.Grants, want)
 		}
@@ -184,6 +176,28 @@ func TestLeastPrivilege(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wantGrants are the policies a group's function must carry, in order: per
+// table the DynamoDB actions it calls, per queue send or poll, its other
+// grants, and for a stream consumer the derived stream grants (read on its
+// table's stream, send on its DLQ).
+func wantGrants(g registry.Group) []Grant {
+	var want []Grant
+	for _, tb := range g.Tables {
+		want = append(want, Grant{Policy: "Statement", Actions: tb.TableActions(), Resources: []string{tableID(tb.Name)}})
+	}
+	for _, q := range g.Queues {
+		policy := map[registry.QueueAccess]string{registry.Send: "SQSSendMessagePolicy", registry.Poll: "SQSPollerPolicy"}[q.Access]
+		want = append(want, Grant{Policy: policy, Resources: []string{queueID(q.Name)}})
+	}
+	for _, gr := range g.Grants {
+		want = append(want, Grant(gr))
+	}
+	for _, gr := range g.StreamGrants() {
+		want = append(want, Grant(gr))
+	}
+	return want
 }
 
 func TestRoutesUniqueSortedOnTheAPI(t *testing.T) {
@@ -302,8 +316,14 @@ func TestQueuesDeadLetterWithAlarm(t *testing.T) {
 	for _, q := range tpl.Queues() {
 		queues[q.LogicalID] = q
 	}
-	if len(queues) != 4 {
-		t.Errorf("%d queues, want fulfilment and webhooks with a DLQ each", len(queues))
+	streams := 0
+	for _, g := range declared() {
+		if g.Kind() == "stream" {
+			streams++ // its own DLQ, checked by TestStreamConsumersReadTheirStream
+		}
+	}
+	if len(queues) != 4+streams {
+		t.Errorf("%d queues, want fulfilment and webhooks with a DLQ each, and a DLQ per stream consumer (%d)", len(queues), streams)
 	}
 	for _, name := range []string{queue.Fulfilment, queue.Webhooks} {
 		q, ok := queues[queueID(name)]
@@ -424,7 +444,7 @@ func TestCustomDomainTLS12(t *testing.T) {
 }
 
 // tableID is the logical id of a store table: accounts -> AccountsTable.
-func tableID(logical string) string { return title(logical) + "Table" }
+var tableID = registry.TableID
 
 // queueID is the logical id of a queue: fulfilment -> FulfilmentQueue.
 // queueID is a logical queue's resource: FulfilmentQueue, WebhooksDLQ.

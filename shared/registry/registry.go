@@ -23,8 +23,9 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// Group is one Lambda function: an HTTP endpoint group, a queue consumer or a
-// scheduled task (exactly one of Routes, Consumes, Every is set).
+// Group is one Lambda function: an HTTP endpoint group, a queue consumer, a
+// scheduled task or a stream consumer (exactly one of Routes, Consumes,
+// Every, Streams is set).
 type Group struct {
 	Function string // logical id in template.yaml, e.g. GateOrdersFunction
 	Dir      string // its main package: functions/<Dir>
@@ -34,6 +35,10 @@ type Group struct {
 	CatchAll bool
 	Consumes string        // logical queue name it consumes (SQS event)
 	Every    time.Duration // schedule period (Schedule event)
+	// Streams is the logical table (one of store.StreamedTables) whose
+	// stream the group consumes: a DynamoDB event on AWS, the embedded change
+	// feed locally. Its stream grants are derived (StreamGrants).
+	Streams string
 	// OpenAPI is the fragment (a file of shared/openapi/spec) documenting the
 	// group's routes; groups naming one fragment together document exactly
 	// its paths. "" for a group without routes.
@@ -113,6 +118,8 @@ func (g Group) Kind() string {
 		return "sqs"
 	case g.Every > 0:
 		return "schedule"
+	case g.Streams != "":
+		return "stream"
 	}
 	return ""
 }
@@ -178,13 +185,16 @@ func Check(areas []Area) []error {
 		}
 		dirs[g.Dir] = g.Function
 		kinds := 0
-		for _, set := range []bool{len(g.Routes) > 0, g.Consumes != "", g.Every > 0} {
+		for _, set := range []bool{len(g.Routes) > 0, g.Consumes != "", g.Every > 0, g.Streams != ""} {
 			if set {
 				kinds++
 			}
 		}
 		if kinds != 1 {
-			fail("%s: exactly one of Routes, Consumes, Every must be set", g.Function)
+			fail("%s: exactly one of Routes, Consumes, Every, Streams must be set", g.Function)
+		}
+		if g.Streams != "" && !store.Streamed(g.Streams) {
+			fail("%s: Streams %q is not a streamed table (store.StreamedTables: %v)", g.Function, g.Streams, store.StreamedTables)
 		}
 		if (len(g.Routes) > 0) != (g.OpenAPI != "") {
 			fail("%s: an HTTP group names its OpenAPI fragment, and only an HTTP group does", g.Function)
@@ -288,4 +298,45 @@ func SortedFunctions(groups []Group) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TableID is the template's logical id of a store table: events ->
+// EventsTable.
+func TableID(logical string) string { return title(logical) + "Table" }
+
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// StreamDLQ is the logical id of a stream consumer's dead-letter queue, the
+// OnFailure destination of its event source mapping: WebhookPublisherFunction
+// -> WebhookPublisherDLQ. "" for a group of another kind.
+func (g Group) StreamDLQ() string {
+	if g.Kind() != "stream" {
+		return ""
+	}
+	return strings.TrimSuffix(g.Function, "Function") + "DLQ"
+}
+
+// StreamReadPolicy is the SAM policy template a stream consumer's reading
+// takes: DescribeStream, GetRecords, GetShardIterator and ListStreams on the
+// one table's stream, which is what the event source mapping calls.
+const StreamReadPolicy = "DynamoDBStreamReadPolicy"
+
+// StreamGrants are the grants a stream consumer's template block carries
+// after its declared ones (Tables, Queues, Grants), least privilege: read on
+// its table's stream (DynamoDBStreamReadPolicy names the table and the
+// stream's label, both from the table resource), and send on its DLQ, where
+// the event source mapping puts what it gives up on. Nil for other kinds.
+func (g Group) StreamGrants() []Grant {
+	if g.Kind() != "stream" {
+		return nil
+	}
+	return []Grant{
+		{Policy: StreamReadPolicy, Resources: []string{TableID(g.Streams)}},
+		{Policy: "SQSSendMessagePolicy", Resources: []string{g.StreamDLQ()}},
+	}
 }

@@ -77,6 +77,8 @@ func TestCheckFindsBrokenDeclarations(t *testing.T) {
 		"duplicate dir":      {Group{Function: "BFunction", Dir: "a", Every: time.Minute}, `Dir "a"`},
 		"two kinds":          {Group{Function: "BFunction", Dir: "b", Every: time.Minute, Consumes: "q"}, "exactly one of"},
 		"no kind":            {Group{Function: "BFunction", Dir: "b"}, "exactly one of"},
+		"stream and queue":   {Group{Function: "BFunction", Dir: "b", Streams: store.TableEvents, Consumes: "q"}, "exactly one of Routes, Consumes, Every, Streams"},
+		"unstreamed table":   {Group{Function: "BFunction", Dir: "b", Streams: store.TableLedger}, `Streams "ledger" is not a streamed table`},
 		"route twice":        {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /a"), OpenAPI: "b.json"}, "GET /a is declared by AFunction and BFunction"},
 		"no fragment":        {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /b")}, "OpenAPI fragment"},
 		"bad name":           {Group{Function: "B", Dir: "b", Every: time.Minute}, "ending in Function"},
@@ -183,4 +185,22 @@ func TestMatchPrefersTheMostSpecificRoute(t *testing.T) {
 	}
 	_, _, found := Match(map[string]string{"GET /x": "x"}, "GET", "/y")
 	assert.False(t, found, "no $default, no match")
+}
+
+// A stream consumer is its own kind, valid on a streamed table, and derives
+// its stream read grant and its DLQ from its declaration.
+func TestStreamGroup(t *testing.T) {
+	good := Group{Function: "AFunction", Dir: "a", Routes: routes("GET /a"), OpenAPI: "a.json", CatchAll: true}
+	pub := Group{Function: "WebhookPublisherFunction", Dir: "webhook-publisher", Streams: store.TableEvents,
+		Tables: []Table{{Name: store.TableAccounts, Actions: []string{"Query"}}}}
+	assert.Empty(t, Check([]Area{{Name: "x", Groups: []Group{good, pub}}}))
+	assert.Equal(t, "stream", pub.Kind())
+	assert.Equal(t, "WebhookPublisherDLQ", pub.StreamDLQ())
+	assert.Equal(t, []Grant{
+		{Policy: "DynamoDBStreamReadPolicy", Resources: []string{"EventsTable"}},
+		{Policy: "SQSSendMessagePolicy", Resources: []string{"WebhookPublisherDLQ"}},
+	}, pub.StreamGrants())
+	assert.Nil(t, good.StreamGrants())
+	assert.Empty(t, good.StreamDLQ())
+	assert.Equal(t, "IdempotencyTable", TableID(store.TableIdempotency))
 }

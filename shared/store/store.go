@@ -63,6 +63,22 @@ var AllTables = []string{
 	TablePayments, TableLedger, TableCatalog, TableEvents,
 }
 
+// StreamedTables are the logical tables whose changes are streamed: a
+// DynamoDB stream (NEW_IMAGE) on AWS, the embedded change feed locally. The
+// one list that the DynamoDB adapter's CreateTables, the embedded feed, the
+// registry's check of stream consumers and the template tests read.
+var StreamedTables = []string{TableEvents}
+
+// Streamed reports whether table is one of StreamedTables.
+func Streamed(table string) bool {
+	for _, t := range StreamedTables {
+		if t == table {
+			return true
+		}
+	}
+	return false
+}
+
 // MaxTransactOps is DynamoDB's limit, enforced by both adapters alike.
 const MaxTransactOps = 100
 

@@ -89,6 +89,19 @@ func Periodic() []Task {
 	return out
 }
 
+// Streams lists every stream consumer by logical function id and the table
+// whose stream it consumes, for the local gateway to feed from the embedded
+// change feed.
+func Streams() []StreamConsumer {
+	var out []StreamConsumer
+	for _, g := range registry.Groups(Areas()) {
+		if b, ok := builders[g.Function].(app.StreamBuilder); ok && g.Kind() == "stream" {
+			out = append(out, StreamConsumer{Function: g.Function, Table: g.Streams, Build: b})
+		}
+	}
+	return out
+}
+
 // Check reports declarations that break the registry's rules and groups
 // whose builder is missing or of another kind than the group.
 func Check() []error {
@@ -104,6 +117,8 @@ func Check() []error {
 			_, ok = b.(app.SQSBuilder)
 		case "schedule":
 			_, ok = b.(TaskBuilder)
+		case "stream":
+			_, ok = b.(app.StreamBuilder)
 		}
 		if !ok {
 			errs = append(errs, fmt.Errorf("%s: no %s builder in wiring", g.Function, g.Kind()))
@@ -129,4 +144,11 @@ type Consumer struct {
 	Function string // logical id in template.yaml
 	Queue    string // logical queue name
 	Build    app.SQSBuilder
+}
+
+// StreamConsumer is a stream consumer function.
+type StreamConsumer struct {
+	Function string // logical id in template.yaml
+	Table    string // logical streamed table
+	Build    app.StreamBuilder
 }

@@ -58,7 +58,7 @@ func TestBuildersBuildTheDeclaredGroups(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = d.Close() })
 
-	var httpGroups, consumers, tasks []string
+	var httpGroups, consumers, tasks, streams []string
 	for _, g := range registry.Groups(Areas()) {
 		switch g.Kind() {
 		case "http":
@@ -67,6 +67,8 @@ func TestBuildersBuildTheDeclaredGroups(t *testing.T) {
 			consumers = append(consumers, g.Function)
 		case "schedule":
 			tasks = append(tasks, g.Function)
+		case "stream":
+			streams = append(streams, g.Function)
 		}
 	}
 	builders := HTTP()
@@ -103,4 +105,11 @@ func TestBuildersBuildTheDeclaredGroups(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Len(t, Periodic(), len(tasks))
+	for i, c := range Streams() {
+		assert.Equal(t, streams[i], c.Function)
+		assert.NotEmpty(t, c.Table)
+		_, err := c.Build(d)
+		require.NoError(t, err)
+	}
+	require.Len(t, Streams(), len(streams))
 }

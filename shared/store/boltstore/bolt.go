@@ -20,8 +20,9 @@ const openTimeout = 3 * time.Second
 
 // Store is the bbolt adapter of store.Store.
 type Store struct {
-	db    *bolt.DB
-	clock store.Clock
+	db     *bolt.DB
+	clock  store.Clock
+	notify map[string]*notifier // per streamed table: wakes feed readers on commit
 }
 
 var _ store.Store = (*Store)(nil)
@@ -43,14 +44,22 @@ func Open(path string, clock store.Clock) (*Store, error) {
 		for _, t := range store.AllTables {
 			missing = missing || tx.Bucket([]byte(t)) == nil
 		}
+		for _, b := range internalBuckets() {
+			missing = missing || tx.Bucket(b) == nil
+		}
 		return nil
 	})
 	if !missing {
-		return &Store{db: db, clock: clock}, nil
+		return &Store{db: db, clock: clock, notify: newNotifiers()}, nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, t := range store.AllTables {
 			if _, err := tx.CreateBucketIfNotExists([]byte(t)); err != nil {
+				return err
+			}
+		}
+		for _, b := range internalBuckets() {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
@@ -60,7 +69,7 @@ func Open(path string, clock store.Clock) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltstore: create tables: %w", err)
 	}
-	return &Store{db: db, clock: clock}, nil
+	return &Store{db: db, clock: clock, notify: newNotifiers()}, nil
 }
 
 // Close releases the file.

@@ -19,7 +19,8 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
 		return err
 	}
 	now := s.clock()
-	return s.db.Update(func(tx *bolt.Tx) error {
+	var fed []string // streamed tables this write appended to
+	err := s.db.Update(func(tx *bolt.Tx) error {
 		// raw holds each op's stored item, expired or not: versions continue
 		// across expiry, as they do in DynamoDB.
 		raw := make([]*store.Item, len(ops))
@@ -43,22 +44,58 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
 			}
 		}
 		for i, op := range ops {
-			if err := apply(tx, op, raw[i], now); err != nil {
+			next, err := apply(tx, op, raw[i], now)
+			if err != nil {
 				return err
+			}
+			if kind, ok := change(op, raw[i]); ok {
+				// In the same transaction: the feed holds exactly what was
+				// committed (see feed.go).
+				if err := appendChange(tx, kind, next, now); err != nil {
+					return err
+				}
+				fed = append(fed, op.Item.Table)
 			}
 		}
 		return nil
 	})
+	if err == nil {
+		for _, t := range fed {
+			s.notify[t].broadcast()
+		}
+	}
+	return err
 }
 
-func apply(tx *bolt.Tx, op store.Op, raw *store.Item, now time.Time) error {
+// change is the feed record op makes over raw (the item as stored before,
+// expired or not, as DynamoDB Streams see it): none for a check, a delete of
+// nothing, or a table that is not streamed.
+func change(op store.Op, raw *store.Item) (store.ChangeKind, bool) {
+	if !store.Streamed(op.Item.Table) {
+		return "", false
+	}
+	switch {
+	case op.Kind == store.OpCheck:
+		return "", false
+	case op.Kind == store.OpDelete && raw == nil:
+		return "", false
+	case op.Kind == store.OpDelete:
+		return store.ChangeRemove, true
+	case raw == nil:
+		return store.ChangeInsert, true
+	}
+	return store.ChangeModify, true
+}
+
+// apply runs op and returns the item as written (only the key for a delete).
+func apply(tx *bolt.Tx, op store.Op, raw *store.Item, now time.Time) (store.Item, error) {
 	b, err := bucket(tx, op.Item.Table)
 	if err != nil {
-		return err
+		return store.Item{}, err
 	}
 	key, err := encodeKey(op.Item.PK, op.Item.SK)
 	if err != nil {
-		return err
+		return store.Item{}, err
 	}
 	var version int64
 	if raw != nil {
@@ -67,9 +104,9 @@ func apply(tx *bolt.Tx, op store.Op, raw *store.Item, now time.Time) error {
 	var next store.Item
 	switch op.Kind {
 	case store.OpCheck:
-		return nil
+		return store.Item{Key: op.Item.Key}, nil
 	case store.OpDelete:
-		return b.Delete(key)
+		return store.Item{Key: op.Item.Key}, b.Delete(key)
 	case store.OpPut:
 		next = op.Item
 	case store.OpAdd:
@@ -86,5 +123,5 @@ func apply(tx *bolt.Tx, op store.Op, raw *store.Item, now time.Time) error {
 		}
 	}
 	next.Version = version + 1
-	return b.Put(key, encodeValue(next))
+	return next, b.Put(key, encodeValue(next))
 }

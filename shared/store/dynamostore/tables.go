@@ -50,7 +50,7 @@ func TablesWithPrefix(prefix string) map[string]string {
 const createWait = 2 * time.Minute
 
 // CreateTables creates every missing table of tables (pk/sk strings,
-// on-demand, TTL on "ttl"; the events table streams NEW_IMAGE) and waits until
+// on-demand, TTL on "ttl"; store.StreamedTables stream NEW_IMAGE) and waits until
 // each is ACTIVE. Existing tables are left as they are.
 func CreateTables(ctx context.Context, client *dynamodb.Client, tables map[string]string) error {
 	var created []string
@@ -75,7 +75,7 @@ func CreateTables(ctx context.Context, client *dynamodb.Client, tables map[strin
 				{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 			},
 		}
-		if logical == store.TableEvents {
+		if store.Streamed(logical) {
 			in.StreamSpecification = &types.StreamSpecification{
 				StreamEnabled:  aws.Bool(true),
 				StreamViewType: types.StreamViewTypeNewImage,
