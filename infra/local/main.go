@@ -221,9 +221,11 @@ func buildPollers(d *app.Deps, consumers []wiring.Consumer) ([]*app.Poller, erro
 		if err != nil {
 			return nil, fmt.Errorf("build %s: %w", c.Function, err)
 		}
+		// The function's timeout per batch, and a visibility six times as
+		// long, as template.yaml's queues give their consumers.
 		out = append(out, &app.Poller{
 			Queue: d.Queue, Name: c.Queue, Handler: h, Region: d.Config.Region,
-			Log: d.Log.With("function", c.Function, "queue", c.Queue),
+			Log: d.Log.With("function", c.Function, "queue", c.Queue), Timeout: c.Timeout, Visibility: 6 * c.Timeout,
 		})
 	}
 	return out, nil

@@ -31,7 +31,7 @@ func buildFeedRunners(d *app.Deps, consumers []wiring.StreamConsumer) ([]*app.Fe
 		}
 		out = append(out, &app.FeedRunner{
 			Feed: feed, Table: c.Table, Consumer: c.Function, Handler: h, Region: d.Config.Region,
-			Log: d.Log.With("function", c.Function, "table", c.Table),
+			Log: d.Log.With("function", c.Function, "table", c.Table), Timeout: c.Timeout,
 		})
 	}
 	return out, nil

@@ -391,6 +391,25 @@ func TestQueueVisibilityCoversConsumers(t *testing.T) {
 	}
 }
 
+// A consumer's template Timeout is its declaration's, which the local
+// gateway runs it with; the Globals timeout is registry.DefaultTimeout.
+func TestConsumerTimeoutsAreDeclared(t *testing.T) {
+	tpl := load(t)
+	if g, ok := intOf(tpl.GlobalFunction["Timeout"]); !ok || time.Duration(g)*time.Second != registry.DefaultTimeout {
+		t.Errorf("Globals Timeout %v, want registry.DefaultTimeout (%s)", tpl.GlobalFunction["Timeout"], registry.DefaultTimeout)
+	}
+	groups := declared()
+	for _, f := range tpl.Functions() {
+		g, ok := groups[f.LogicalID]
+		if !ok || g.Kind() == "http" {
+			continue
+		}
+		if want := g.FunctionTimeout(); time.Duration(f.Timeout)*time.Second != want {
+			t.Errorf("%s: Timeout %d s, its declaration %s", f.LogicalID, f.Timeout, want)
+		}
+	}
+}
+
 func hasDepthAlarm(tpl *Template, dlq string) bool {
 	for _, a := range tpl.ResourcesOfType(TypeAlarm) {
 		p := a.Properties

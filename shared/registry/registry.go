@@ -35,6 +35,11 @@ type Group struct {
 	CatchAll bool
 	Consumes string        // logical queue name it consumes (SQS event)
 	Every    time.Duration // schedule period (Schedule event)
+	// Timeout is a queue or stream consumer's function timeout, template.yaml's
+	// Timeout (0: DefaultTimeout, the Globals one). The local gateway runs
+	// the consumer with it, and with a visibility timeout six times as long,
+	// as the template's queues have.
+	Timeout time.Duration
 	// Streams is the logical table (one of store.StreamedTables) whose
 	// stream the group consumes: a DynamoDB event on AWS, the embedded change
 	// feed locally. Its stream grants are derived (StreamGrants).
@@ -48,6 +53,17 @@ type Group struct {
 	// Grants are any other permissions, after the tables' and queues' in
 	// template.yaml (a secret's parameter, a key), as the template writes them.
 	Grants []Grant
+}
+
+// DefaultTimeout is the Globals function timeout of template.yaml.
+const DefaultTimeout = 10 * time.Second
+
+// FunctionTimeout is the group's declared timeout, or DefaultTimeout.
+func (g Group) FunctionTimeout() time.Duration {
+	if g.Timeout > 0 {
+		return g.Timeout
+	}
+	return DefaultTimeout
 }
 
 // Grant is a permission as template.yaml writes it: a SAM policy template

@@ -1,6 +1,8 @@
 package webhooks
 
 import (
+	"time"
+
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/registry"
@@ -53,12 +55,26 @@ var EventsGroup = registry.Group{
 	Queues: []registry.Queue{{Name: queue.Webhooks, Access: registry.Send}},
 }
 
+// PublisherGroup is the WebhookPublisherFunction: the events table stream's
+// consumer, which queues one delivery per (event, subscribed endpoint).
+var PublisherGroup = registry.Group{
+	Function: "WebhookPublisherFunction", Dir: "webhook-publisher", Streams: store.TableEvents,
+	Timeout: 30 * time.Second,
+	Tables: []registry.Table{
+		// The account's endpoints: one Query per event.
+		{Name: store.TableAccounts, Actions: []string{"Query"}},
+	},
+	Queues: []registry.Queue{{Name: queue.Webhooks, Access: registry.Send}},
+}
+
 // SenderGroup is the WebhookSenderFunction: the webhooks queue's consumer,
 // which makes each delivery attempt, queues the next (SQS delays of at most
 // 15 minutes, hopped for longer waits) and dead-letters a delivery it gives
 // up on.
 var SenderGroup = registry.Group{
 	Function: "WebhookSenderFunction", Dir: "webhook-sender", Consumes: queue.Webhooks,
+	// A batch's attempts run at once, each within the 10 s delivery timeout.
+	Timeout: 60 * time.Second,
 	Tables: []registry.Table{
 		// Endpoint, account (default version), delivery state: GetItem; the
 		// attempt and the state in one TransactWriteItems, and the
@@ -77,7 +93,7 @@ var SenderGroup = registry.Group{
 // (evt#) is the platform's (every area appends to it); this area reads it.
 var Area = registry.Area{
 	Name:   "webhooks",
-	Groups: []registry.Group{EndpointsGroup, EventsGroup, SenderGroup},
+	Groups: []registry.Group{EndpointsGroup, EventsGroup, PublisherGroup, SenderGroup},
 	Keys: []registry.Key{
 		{Table: store.TableAccounts, Prefix: endpointPK(""), What: "webhook endpoints (with their signing secrets)"},
 		{Table: store.TableAccounts, Prefix: countPK(""), What: "each account's webhook endpoint count"},

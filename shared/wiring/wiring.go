@@ -49,6 +49,7 @@ var builders = map[string]any{
 	checkout.TestHelpersGroup.Function: checkoutwire.CheckoutTestHelpers,
 	webhooks.EndpointsGroup.Function:   app.HTTPBuilder(webhookwire.WebhookEndpoints),
 	webhooks.EventsGroup.Function:      app.HTTPBuilder(webhookwire.Events),
+	webhooks.PublisherGroup.Function:   app.StreamBuilder(webhookwire.WebhookPublisher),
 	webhooks.SenderGroup.Function:      app.SQSBuilder(webhookwire.WebhookSender),
 }
 
@@ -71,7 +72,7 @@ func SQS() []Consumer {
 	var out []Consumer
 	for _, g := range registry.Groups(Areas()) {
 		if b, ok := builders[g.Function].(app.SQSBuilder); ok && g.Kind() == "sqs" {
-			out = append(out, Consumer{Function: g.Function, Queue: g.Consumes, Build: b})
+			out = append(out, Consumer{Function: g.Function, Queue: g.Consumes, Timeout: g.FunctionTimeout(), Build: b})
 		}
 	}
 	return out
@@ -96,7 +97,7 @@ func Streams() []StreamConsumer {
 	var out []StreamConsumer
 	for _, g := range registry.Groups(Areas()) {
 		if b, ok := builders[g.Function].(app.StreamBuilder); ok && g.Kind() == "stream" {
-			out = append(out, StreamConsumer{Function: g.Function, Table: g.Streams, Build: b})
+			out = append(out, StreamConsumer{Function: g.Function, Table: g.Streams, Timeout: g.FunctionTimeout(), Build: b})
 		}
 	}
 	return out
@@ -141,14 +142,16 @@ type Task struct {
 
 // Consumer is a queue consumer function.
 type Consumer struct {
-	Function string // logical id in template.yaml
-	Queue    string // logical queue name
+	Function string        // logical id in template.yaml
+	Queue    string        // logical queue name
+	Timeout  time.Duration // the function's (registry.Group.FunctionTimeout)
 	Build    app.SQSBuilder
 }
 
 // StreamConsumer is a stream consumer function.
 type StreamConsumer struct {
-	Function string // logical id in template.yaml
-	Table    string // logical streamed table
+	Function string        // logical id in template.yaml
+	Table    string        // logical streamed table
+	Timeout  time.Duration // the function's (registry.Group.FunctionTimeout)
 	Build    app.StreamBuilder
 }

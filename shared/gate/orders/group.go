@@ -2,6 +2,7 @@ package orders
 
 import (
 	"strings"
+	"time"
 
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/queue"
@@ -41,6 +42,7 @@ var OrdersGroup = registry.Group{
 // consumer, which asks the vendor and records each order's outcome.
 var FulfilmentGroup = registry.Group{
 	Function: "GateFulfilmentFunction", Dir: "gate-fulfilment", Consumes: queue.Fulfilment,
+	Timeout: 30 * time.Second,
 	Tables: []registry.Table{
 		{Name: store.TableOrders, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}},
 		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
@@ -55,6 +57,7 @@ var FulfilmentGroup = registry.Group{
 // refunds) those whose supplier has not answered within SupplierTimeout.
 var ReconcilerGroup = registry.Group{
 	Function: "GateOrderReconcilerFunction", Dir: "gate-order-reconciler", Every: ReconcileInterval,
+	Timeout: 30 * time.Second,
 	Tables: []registry.Table{
 		// The pending index, the resume point, and a late order's failure:
 		// order, index entry, refund and event in one TransactWriteItems.

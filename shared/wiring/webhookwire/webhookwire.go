@@ -1,10 +1,11 @@
 // Package webhookwire builds the webhooks area's functions: the endpoints
-// API, the events API and the delivery pipeline's sender.
+// API, the events API and the delivery pipeline (publisher and sender).
 package webhookwire
 
 import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/store/dynamostore"
 	"github.com/paygate/paygate/shared/webhooks"
 )
 
@@ -16,6 +17,14 @@ func WebhookEndpoints(d *app.Deps) (httpapi.Group, error) {
 // Events builds the EventsFunction.
 func Events(d *app.Deps) (httpapi.Group, error) {
 	return webhooks.New(d.Store, d.Clock).WithQueue(d.Queue).EventsRoutes(), nil
+}
+
+// WebhookPublisher builds the WebhookPublisherFunction (events stream
+// consumer); stream images are decoded as the DynamoDB adapter writes items,
+// which the embedded change feed reproduces.
+func WebhookPublisher(d *app.Deps) (app.StreamHandler, error) {
+	pub := webhooks.NewPublisher(webhooks.New(d.Store, d.Clock), d.Queue, d.Log)
+	return pub.StreamHandler(dynamostore.ItemFromImage), nil
 }
 
 // WebhookSender builds the WebhookSenderFunction (webhooks queue consumer).
