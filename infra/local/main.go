@@ -112,6 +112,9 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	if err := releaseHeld(ctx, d, consumers); err != nil {
+		return err
+	}
 	tasks := o.Tasks
 	if tasks == nil {
 		tasks = wiring.Periodic()
@@ -214,6 +217,29 @@ func config(getenv func(string) string) (app.Config, string, error) {
 
 // buildPollers builds every consumer and its worker, as the event source
 // mappings of the template would.
+// releaseHeld makes the messages a previous run had received and not
+// finished (it crashed, or was killed) visible at once, instead of after
+// their visibility timeout: this process is the embedded queue's only
+// consumer, so nobody else holds them.
+func releaseHeld(ctx context.Context, d *app.Deps, consumers []wiring.Consumer) error {
+	rq, ok := d.Queue.(interface {
+		ReleaseReceived(context.Context, string) (int, error)
+	})
+	if !ok {
+		return nil
+	}
+	for _, c := range consumers {
+		n, err := rq.ReleaseReceived(ctx, c.Queue)
+		if err != nil {
+			return fmt.Errorf("release %s: %w", c.Queue, err)
+		}
+		if n > 0 {
+			d.Log.Info("messages held by the previous run released", "queue", c.Queue, "messages", n)
+		}
+	}
+	return nil
+}
+
 func buildPollers(d *app.Deps, consumers []wiring.Consumer) ([]*app.Poller, error) {
 	var out []*app.Poller
 	for _, c := range consumers {

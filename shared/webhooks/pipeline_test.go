@@ -26,8 +26,12 @@ import (
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue/sqstest"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/dynamostore"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/store/dynamostore/streamtest"
 	"github.com/paygate/paygate/shared/webhooks"
+	"github.com/paygate/paygate/shared/webhooks/signature"
 )
 
 // fast is a retry schedule for tests: the same rules as DefaultSchedule on a
@@ -494,4 +498,32 @@ func TestDeliveriesAndResendAreTheAccountsOwn(t *testing.T) {
 	assert.Equal(t, 404, r.Status)
 	r = p.Do("POST", "/v1/events/"+evt+"/resend", map[string]any{"endpoint_id": "nope"})
 	assert.Equal(t, 400, r.Status)
+}
+
+// On AWS's parts: event records written by the areas' own writers reach the
+// publisher through DynamoDB Local's real stream (the poller stands in for
+// the event source mapping), and the sender through moto's SQS.
+func TestStreamToReceiverOnDynamoDBAndSQS(t *testing.T) {
+	client := dynamotest.Client(t)
+	tables := dynamotest.Tables(t, client)
+	clock := &apitest.Clock{}
+	p := newPipe(t, apitest.Options{Store: dynamostore.New(client, tables, clock.Now), Queue: sqstest.NewForTest(t, queue.Webhooks), Clock: clock}, fast)
+	streamtest.Start(t, client, tables[store.TableEvents], p.pub.StreamHandler(dynamostore.ItemFromImage))
+
+	rc := newReceiver(t, always(200))
+	_, secret := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
+	order := writeOrderEvent(t, p.Deps.Store, p.Account.ID, time.Now())
+	writePaymentEvents(t, p.Deps.Store, p.Account.ID, time.Now(), time.Now())
+	p.pump(t, 30*time.Second, func() bool { return len(rc.requests()) >= 3 })
+
+	types := map[string]string{}
+	for _, rq := range rc.requests() {
+		verifyByHand(t, rq, secret)
+		require.NoError(t, signature.Verify(rq.body, rq.header.Get(signature.HeaderSignature), time.Now(), signature.DefaultTolerance, secret))
+		types[rq.header.Get("Service-Event-Type")] = rq.header.Get("Service-Event-Id")
+	}
+	assert.Equal(t, order, types["order.completed"])
+	assert.Contains(t, types, "payment.authorised")
+	assert.Contains(t, types, "payment.charged")
+	assert.Len(t, rc.requests(), 3)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/queue/queuetest"
@@ -222,4 +224,36 @@ func TestCloseEndsLongPoll(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("Close did not end the long poll")
 	}
+}
+
+// At a restart, messages the crashed run had received come back at once,
+// with their receive count and with the old receipts stale; a delayed
+// message that nobody received keeps its delay.
+func TestReleaseReceivedAfterACrash(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "q.db")
+	clock := newClock()
+	q := open(t, path, clock.Now)
+	_, err := q.Send(ctx, "jobs", []byte("held"), 0)
+	require.NoError(t, err)
+	_, err = q.Send(ctx, "jobs", []byte("delayed"), 10*time.Minute)
+	require.NoError(t, err)
+	got, err := q.Receive(ctx, "jobs", 10, time.Hour, 0)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.NoError(t, q.Close()) // the crash: the receipt's holder is gone
+
+	q = open(t, path, clock.Now)
+	n, err := q.ReleaseReceived(ctx, "jobs")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	again, err := q.Receive(ctx, "jobs", 10, time.Hour, 0)
+	require.NoError(t, err)
+	require.Len(t, again, 1, "only the held message; the delayed one still waits")
+	require.Equal(t, "held", string(again[0].Body))
+	require.Equal(t, 2, again[0].ReceiveCount)
+	require.ErrorIs(t, q.Delete(ctx, "jobs", got[0].Receipt), queue.ErrStaleReceipt)
+	n, err = q.ReleaseReceived(ctx, "other")
+	require.NoError(t, err)
+	require.Zero(t, n)
 }

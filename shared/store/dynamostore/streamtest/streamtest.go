@@ -236,8 +236,16 @@ func (r *reader) poll(ctx context.Context, s *shard) (int, error) {
 	}
 	out, err := r.cfg.Streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(s.iter), Limit: aws.Int32(r.cfg.Batch)})
 	var expired *types.ExpiredIteratorException
-	if errors.As(err, &expired) {
+	var trimmed *types.TrimmedDataAccessException
+	switch {
+	case errors.As(err, &expired):
 		s.iter = "" // got again from the last record done
+		return 0, nil
+	case errors.As(err, &trimmed):
+		// DynamoDB Local answers this for a TRIM_HORIZON iterator got on a
+		// shard before its first record was written: get it again.
+		s.iter = ""
+		sleep(ctx, r.cfg.Poll)
 		return 0, nil
 	}
 	if err != nil {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/webhooks/signature"
+)
+
+// post sends a JSON body with the key and an Idempotency-Key.
+func (g *gateway) post(t *testing.T, path, key string, body any) (int, map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, "http://"+g.addr+path, bytes.NewReader(b))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", uuid.NewString())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	return resp.StatusCode, out
+}
+
+// The whole local pipeline, as `make run` wires it: an order's outcome is
+// committed with its event, the change feed hands the record to the
+// publisher, the embedded queue to the sender, and the receiver gets it
+// signed with the endpoint's secret.
+func TestOrderOutcomeReachesTheReceiver(t *testing.T) {
+	var mu sync.Mutex
+	var got []*signature.Event
+	var secret string
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		ev, err := signature.VerifyRequest(r, secret)
+		if err != nil {
+			b, _ := io.ReadAll(r.Body)
+			t.Errorf("delivery does not verify: %v (%s)", err, b)
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		got = append(got, ev)
+	}))
+	defer rc.Close()
+
+	const key = "sk_test_webhookse2e0123456789abcdefgh"
+	g := start(t, t.TempDir(), map[string]string{"SANDBOX_API_KEY": key}, nil)
+	status, ep := g.post(t, "/v1/webhook-endpoints", key, map[string]any{"url": rc.URL + "/hook", "enabled_events": []string{"order.completed", "order.failed"}})
+	require.Equal(t, 201, status, "%v", ep)
+	mu.Lock()
+	secret = ep["secret"].(string)
+	mu.Unlock()
+
+	status, dep := g.post(t, "/test-helpers/deposits", key, map[string]any{"currency_code": "USD", "amount": "100.00"})
+	require.Equal(t, 201, status, "%v", dep)
+	status, order := g.post(t, "/orders", key, map[string]any{"product_id": 131})
+	require.Equal(t, 201, status, "%v", order)
+	id := order["id"].(string)
+	status, done := g.post(t, "/test-helpers/orders/"+id+"/complete", key, map[string]any{})
+	require.Equal(t, 200, status, "%v", done)
+
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) >= 1
+	}, 10*time.Second, 20*time.Millisecond, "no delivery")
+	mu.Lock()
+	ev := got[0]
+	mu.Unlock()
+	require.Equal(t, "order.completed", ev.Type)
+	var env struct {
+		ID   string `json:"id"`
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(ev.Body, &env))
+	require.Equal(t, ev.ID, env.ID)
+	require.Equal(t, id, env.Data.ID)
+
+	status, list := g.get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", key)
+	require.Equal(t, 200, status)
+	as := list["data"].([]any)
+	require.Len(t, as, 1)
+	require.Equal(t, "succeeded", as[0].(map[string]any)["status"])
+}
