@@ -527,3 +527,25 @@ func TestStreamToReceiverOnDynamoDBAndSQS(t *testing.T) {
 	assert.Contains(t, types, "payment.charged")
 	assert.Len(t, rc.requests(), 3)
 }
+
+// A message no sender can read goes to the DLQ at once (retrying would not
+// make it readable), and the batch's other messages are still delivered.
+func TestUnreadableMessageGoesToTheDLQ(t *testing.T) {
+	p := newPipe(t, apitest.Options{}, fast)
+	rc := newReceiver(t, always(200))
+	p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
+	p.publish(t)
+	msgs, err := p.Deps.Queue.Receive(context.Background(), queue.Webhooks, 10, time.Minute, time.Second)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	resp, err := p.sender.HandleSQS(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{
+		{MessageId: "bad", Body: `{"event":"evt_x"}`}, {MessageId: "good", Body: string(msgs[0].Body)},
+	}})
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Len(t, rc.requests(), 1)
+	dead, err := p.Deps.Queue.Receive(context.Background(), queue.DLQName(queue.Webhooks), 10, time.Minute, time.Second)
+	require.NoError(t, err)
+	require.Len(t, dead, 1)
+	assert.JSONEq(t, `{"event":"evt_x"}`, string(dead[0].Body))
+}
