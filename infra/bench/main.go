@@ -102,6 +102,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB calls per checkout request", func() ([]row, error) { return checkoutDynamoRows(ctx) })
 	step("webhook calls per event per endpoint", func() ([]row, error) { return webhookCallRows(ctx) })
 	loadSteps(ctx, o, root, step)
+	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
 	if len(failed) > 0 {
 		return rows, fmt.Errorf("failed: %s", strings.Join(failed, ", "))
 	}

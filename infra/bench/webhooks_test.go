@@ -22,3 +22,18 @@ func TestWebhookCallCounts(t *testing.T) {
 		require.NotEqual(t, "MISSED", r.ok, "%s: %s (target %s)", r.name, r.value, r.target)
 	}
 }
+
+// The delivery rows run for real against an in-process server: here, the
+// gateway the bench builds and starts (make bench measures the same).
+func TestWebhookLoadRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the gateway")
+	}
+	root := "../.."
+	rows, err := webhookLoadRows(t.Context(), root)
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		t.Logf("%s: %s", r.name, r.value)
+	}
+}
