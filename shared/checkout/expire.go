@@ -165,6 +165,12 @@ func (x *Expirer) one(ctx context.Context, entry store.Item, now time.Time) (out
 		if errors.Is(err, store.ErrNotFound) {
 			return dropped, x.drop(ctx, entry)
 		}
+		if apierr.Is(err, apierr.Internal) {
+			// A record this code cannot read: logged, left, never blocking
+			// the entries after it.
+			x.log.Error("session expirer: session unreadable; entry left", "session", id, "error", err)
+			return left, nil
+		}
 		if err != nil {
 			return left, err
 		}
@@ -195,6 +201,10 @@ func (x *Expirer) one(ctx context.Context, entry store.Item, now time.Time) (out
 			return left, nil // still changing: the next run sees it again
 		case ok:
 			return left, nil // the store holds the marker a little longer
+		case apierr.Is(err, apierr.Conflict) && attempt < expireAttempts:
+			continue // a transaction conflict the store could not retry away
+		case apierr.Is(err, apierr.Conflict):
+			return left, nil
 		}
 		return left, apierr.Wrap("checkout.Expirer", apierr.Unavailable, err)
 	}
