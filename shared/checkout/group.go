@@ -10,7 +10,8 @@ import (
 )
 
 // Puts are UpdateItem calls; a session payment is one TransactWriteItems
-// (payment, event, session, live-marker check, idempotency record).
+// (payment, event, session, live-marker check, the session's completed event
+// when it completes it, idempotency record).
 
 // SessionsGroup is the CheckoutSessionsFunction: sessions and their results.
 // Idempotency-Key is recorded inline (in the session's own transaction), so a
