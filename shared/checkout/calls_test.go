@@ -36,8 +36,8 @@ func counted(t *testing.T, e *apitest.Env, c *dynamostore.CallCounter, want int,
 }
 
 // TestDynamoCallsPerSession holds POST /v2/sessions to the target:
-// the key read, then one write call (the session and its live marker in one
-// TransactWriteItems), and nothing else. With an Idempotency-Key the key's
+// the key read, then one write call (the session, its live marker and its
+// expiry-index entry in one TransactWriteItems), and nothing else. With an Idempotency-Key the key's
 // record is read first (one more GetItem) and written in that same
 // transaction, so the write count stays one; a replay is the two reads only.
 func TestDynamoCallsPerSession(t *testing.T) {

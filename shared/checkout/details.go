@@ -215,6 +215,13 @@ var expiredRefusal = processor.Outcome{Result: processor.Refused, RefusalReason:
 // idempotency record commit together; the answer is the payment's final
 // response, so a retry answers the same.
 func (svc *Service) abandon(ctx context.Context, c Caller, p *payments.Payment, s *Session, why error) (*PaymentResponse, error) {
+	return svc.abandonTry(ctx, c, p, s, why, true)
+}
+
+// abandonTry is abandon; with again, a session that changed under it (the
+// expirer storing its expiry, most likely) is read once more and the
+// payment ended on the fresh copies.
+func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Payment, s *Session, why error, again bool) (*PaymentResponse, error) {
 	if why == nil {
 		why = apierr.New(apierr.Conflict, "payment_superseded", "a newer payment attempt replaced payment %s on its session", p.ID)
 	}
@@ -257,8 +264,15 @@ func (svc *Service) abandon(ctx context.Context, c Caller, p *payments.Payment, 
 		return apierr.New(apierr.Conflict, "payment_changed", "the payment or its session changed concurrently; retry")
 	})
 	if apierr.Is(err, apierr.Conflict) {
-		if fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID); gerr == nil && fresh.Status != payments.RequiresAction {
+		fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID)
+		switch {
+		case gerr != nil:
+		case fresh.Status != payments.RequiresAction:
 			return svc.answer(ctx, c, fresh) // a twin ended it first
+		case s != nil && again:
+			if fs, serr := svc.loadSession(ctx, fresh.AccountID, s.ID); serr == nil {
+				return svc.abandonTry(ctx, c, fresh, fs, why, false)
+			}
 		}
 	}
 	if err != nil {

@@ -9,7 +9,8 @@
 //     /v2/sessions/{id}), CheckoutPaymentsFunction (POST /v2/paymentMethods,
 //     /v2/payments, /v2/payments/details), CheckoutClientFunction (the
 //     drop-in's /v2/client/sessions/{id}/... endpoints) and
-//     CheckoutTestHelpersFunction (POST /test-helpers/payments/{id}/challenge).
+//     CheckoutTestHelpersFunction (POST /test-helpers/payments/{id}/challenge),
+//     and CheckoutSessionExpirerFunction (scheduled every minute, expire.go).
 //   - Client key (spec §5.6): sent like a server key, raw in Authorization or
 //     in x-api-key, with the browser's Origin, which must be one of the key's
 //     allowed origins. Client endpoints also require the session's
@@ -32,12 +33,15 @@
 //     same transaction, so nothing is authorised once the session expired,
 //     even if it expired between the read and the write; and the session
 //     record is written conditioned on the version read, so two concurrent
-//     payments cannot both complete it.
+//     payments cannot both complete it. PK "csexp#<shard>" (8 shards) is
+//     the expiry index: SK "<expiresAt>#<id>", one entry per session,
+//     written with it, removed by the expirer.
 //   - Session statuses: active; paymentPending while a payment waits for
 //     3-D Secure or a redirect; completed once a payment is authorised;
 //     refused after MaxRefusals refused or failed attempts; canceled when the
 //     shopper cancels a challenge; expired once expiresAt passed without a
-//     final status (computed on read). Only active and paymentPending sessions
+//     final status (computed on read, and stored by the expirer within a
+//     minute). Only active and paymentPending sessions
 //     take payments; a new attempt while one is pending supersedes it (the old
 //     one can no longer complete the session).
 //   - Idempotency-Key is honoured on POST /v2/sessions and the /payments and
@@ -59,6 +63,13 @@
 //     payment on /v2/payments is the same (1 GetItem + 1 TransactWriteItems,
 //     2 + 1 with a key); on a session, the session's GetItem is added. No
 //     Scan anywhere.
+//   - Events: the payment that completes a session writes
+//     checkout.session.completed in its transaction; the expirer writes
+//     checkout.session.expired with the stored expiry. Both writes are
+//     conditioned on the session's version (and on the live marker being
+//     present, resp. gone), so a session gets one of the two, once. Data is
+//     SessionView: the create answer without sessionData, plus the result's
+//     status and payments.
 //   - Payments: each attempt is a payments.Payment (status machine, history
 //     and events in the same transaction). pspReference is the payment id.
 //   - Answers are built from the payment record alone (Service.response): a

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -95,7 +96,9 @@ func countEvents(t *testing.T, e *apitest.Env, accountID, typ string) int {
 	require.NoError(t, err)
 	n := 0
 	for _, it := range page.Items {
-		var ev payments.Event
+		var ev struct {
+			Type string `json:"type"`
+		}
 		require.NoError(t, json.Unmarshal(it.Data, &ev))
 		if ev.Type == typ {
 			n++
@@ -139,6 +142,7 @@ func TestConcurrentDetailsAnswerTheSame(t *testing.T) {
 
 		assert.Equal(t, 2, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
 		assert.Equal(t, 2, countEvents(t, e, e.Account.ID, "payment.authorised"), "each payment is authorised once")
+		assert.Equal(t, 1, countEvents(t, e, e.Account.ID, checkout.EventSessionCompleted), "the session is completed once")
 		assert.Equal(t, "completed", sessionResult(t, e, s.ID)["status"])
 	})
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // Puts are UpdateItem calls; a session payment is one TransactWriteItems
-// (payment, event, session, live-marker check, idempotency record).
+// (payment, event, session, live-marker check, the session's completed event
+// when it completes it, idempotency record).
 
 // SessionsGroup is the CheckoutSessionsFunction: sessions and their results.
 // Idempotency-Key is recorded inline (in the session's own transaction), so a
@@ -85,13 +86,29 @@ var TestHelpersGroup = registry.Group{
 	Grants: signingKeys,
 }
 
+// ExpirerGroup is the CheckoutSessionExpirerFunction: every ExpireInterval
+// it stores the expiry of sessions past expiresAt with their
+// checkout.session.expired events (expire.go). It reads no signing key.
+var ExpirerGroup = registry.Group{
+	Function: "CheckoutSessionExpirerFunction", Dir: "checkout-session-expirer", Every: ExpireInterval,
+	Tables: []registry.Table{
+		// Query the expiry index, read each session, then one
+		// TransactWriteItems: the session at its version, the live marker's
+		// absence, the entry's removal and the event (DeleteItem alone for
+		// an entry of a session that ended otherwise).
+		{Name: store.TableSessions, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem", "ConditionCheckItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+	},
+}
+
 // Area is checkout: sessions, and the payment records (shared/payments) and
 // stored cards it keeps in the payments table.
 var Area = registry.Area{
 	Name:   "checkout",
-	Groups: []registry.Group{SessionsGroup, PaymentsGroup, ClientGroup, TestHelpersGroup},
+	Groups: []registry.Group{SessionsGroup, PaymentsGroup, ClientGroup, TestHelpersGroup, ExpirerGroup},
 	Keys: []registry.Key{
 		{Table: store.TableSessions, Prefix: sessionKey("").PK, What: "sessions and their live markers"},
+		{Table: store.TableSessions, Prefix: strings.TrimSuffix(expiryPK(0), "0"), What: "the session expiry index shards"},
 		{Table: store.TablePayments, Prefix: payments.Key("", "").PK, What: "payment records"},
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(storedPK("", ""), "#"), What: "stored cards per shopper"},
 		{Table: store.TableAccounts, Prefix: "config#session-signing-secret", What: "the local sessionData signing secret (checkout/sessiondata)"},

@@ -326,7 +326,7 @@ func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome
 	settle(p, out.RefusalReasonCode)
 	resp := svc.response(p)
 	if s != nil {
-		s.record(p, resp)
+		s.record(p, resp, now)
 	}
 	return resp, nil
 }
@@ -347,8 +347,11 @@ func settle(p *payments.Payment, refusalCode string) {
 	}
 }
 
-// record updates the session for a payment's new state.
-func (s *Session) record(p *payments.Payment, resp PaymentResponse) {
+// record updates the session for a payment's new state at now. Completing
+// it queues its checkout.session.completed event: the session is written at
+// the version it was read, so of all the payments racing to complete it only
+// one commits, with the one event.
+func (s *Session) record(p *payments.Payment, resp PaymentResponse, now time.Time) {
 	entry := ResultPayment{PSPReference: p.ID, Amount: *resp.Amount, PaymentMethod: *resp.PaymentMethod}
 	kept := s.Payments[:0]
 	for _, e := range s.Payments {
@@ -365,6 +368,9 @@ func (s *Session) record(p *payments.Payment, resp PaymentResponse) {
 	case payments.Authorized:
 		entry.ResultCode = "Authorised"
 		s.Payments = append(s.Payments, entry)
+		if s.Status != StatusCompleted {
+			s.events = append(s.events, pendingEvent{EventSessionCompleted, now})
+		}
 		s.Status, s.PendingPaymentID = StatusCompleted, ""
 	case payments.RequiresAction:
 		entry.ResultCode = "Pending"

@@ -11,7 +11,8 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// Session statuses (SessionResultResponse.status). Expired is derived.
+// Session statuses (SessionResultResponse.status). Expired is derived on
+// read and stored by the expirer (expire.go).
 const (
 	StatusActive         = "active"
 	StatusPaymentPending = "paymentPending"
@@ -51,6 +52,7 @@ type Session struct {
 	PendingPaymentID string            `json:"pending_payment_id,omitempty"`
 	Payments         []ResultPayment   `json:"payments,omitempty"`
 	version          int64
+	events           []pendingEvent // written by the next updateOps
 }
 
 func sessionKey(id string) store.Key {
@@ -71,7 +73,8 @@ func (s *Session) StatusAt(now time.Time) string {
 	return s.Status
 }
 
-// createOps writes a new session and its live marker.
+// createOps writes a new session, its live marker and its expiry index
+// entry (expire.go).
 func (s *Session) createOps() ([]store.Op, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -80,12 +83,14 @@ func (s *Session) createOps() ([]store.Op, error) {
 	return []store.Op{
 		store.Put(store.Item{Key: sessionKey(s.ID), Data: data, ExpiresAt: s.ExpiresAt.Add(ResultRetention)}, store.IfAbsent),
 		store.Put(store.Item{Key: liveKey(s.ID), Data: []byte("{}"), ExpiresAt: s.ExpiresAt}, store.IfAbsent),
+		store.Put(expiryItem(s), store.IfAbsent),
 	}, nil
 }
 
-// updateOps write the session back at the version read. With requireLive the
-// transaction also checks the live marker: the write fails once the session
-// expired, however late.
+// updateOps write the session back at the version read, then the events its
+// change owes (after every conditional op, so callers can tell conditions by
+// index). With requireLive the transaction also checks the live marker: the
+// write fails once the session expired, however late.
 func (s *Session) updateOps(requireLive bool) ([]store.Op, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -95,7 +100,11 @@ func (s *Session) updateOps(requireLive bool) ([]store.Op, error) {
 	if requireLive {
 		ops = append(ops, store.Check(liveKey(s.ID), store.IfExists))
 	}
-	return ops, nil
+	evs, err := s.eventOps()
+	if err != nil {
+		return nil, err
+	}
+	return append(ops, evs...), nil
 }
 
 // loadSession reads a session of accountID; another account's is NotFound.

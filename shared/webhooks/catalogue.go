@@ -17,7 +17,7 @@ type EventTypeInfo struct {
 // Catalogue is every event type the service emits, the one list the API
 // validates enabled_events against. The OpenAPI enum (EventType in
 // paths-webhooks.json) and the README table repeat it; a test holds the three
-// and the writers (orders, payments) to it. A group that starts emitting a
+// and the writers (orders, payments, checkout sessions, deposits) to it. A group that starts emitting a
 // new type adds it here first.
 var Catalogue = []EventTypeInfo{
 	{"order.completed", "A Gate order was fulfilled; data is the order with its order_content."},
@@ -29,6 +29,9 @@ var Catalogue = []EventTypeInfo{
 	{"payment.charged", "An authorised payment was captured."},
 	{"payment.cancelled", "A payment was voided before capture, or abandoned."},
 	{"payment.refunded", "A captured payment was refunded."},
+	{"checkout.session.completed", "A payment was authorised on a checkout session, completing it; data is the session (no sessionData)."},
+	{"checkout.session.expired", "A checkout session reached expiresAt without completing (written within about a minute)."},
+	{"deposit.posted", "A deposit was posted to a Gate balance; data is the deposit."},
 }
 
 // KnownEventType reports whether t is in the catalogue.

@@ -47,6 +47,7 @@ var builders = map[string]any{
 	checkout.PaymentsGroup.Function:    checkoutwire.CheckoutPayments,
 	checkout.ClientGroup.Function:      checkoutwire.CheckoutClient,
 	checkout.TestHelpersGroup.Function: checkoutwire.CheckoutTestHelpers,
+	checkout.ExpirerGroup.Function:     TaskBuilder(checkoutwire.CheckoutSessionExpirer),
 	webhooks.EndpointsGroup.Function:   app.HTTPBuilder(webhookwire.WebhookEndpoints),
 	webhooks.EventsGroup.Function:      app.HTTPBuilder(webhookwire.Events),
 	webhooks.PublisherGroup.Function:   app.StreamBuilder(webhookwire.WebhookPublisher),

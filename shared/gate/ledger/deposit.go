@@ -49,6 +49,9 @@ type Deposit struct {
 	ExternalRef string     `json:"external_ref"`
 	CreatedAt   time.Time  `json:"created_at"`
 	PostedAt    *time.Time `json:"posted_at,omitempty"`
+	// Livemode is false for the test helper's sandbox deposits and true for
+	// an operator's (PostDeposit); it goes to the deposit.posted event only.
+	Livemode bool `json:"livemode,omitempty"`
 }
 
 // View is the public form of a deposit (amounts as DecimalAmount).
@@ -112,15 +115,19 @@ func (in *Deposit) validate() error {
 // transaction conflict): the retry either wins or finds the reference taken.
 const postAttempts = 5
 
-// PostDeposit records a posted deposit and credits the balance in one
-// transaction. The external reference is claimed in the same transaction, so
+// PostDeposit records a posted deposit, credits the balance and writes its
+// deposit.posted event in one transaction. It is the operator's path (admin
+// CLI, local seed): the event is livemode. The external reference is claimed
+// in the same transaction, so
 // posting one reference twice (or concurrently) credits once: the second call
-// returns the first deposit with created = false, whatever its amount. An
+// returns the first deposit with created = false, whatever its amount, and
+// writes no second event. An
 // empty reference gets the deposit's id. Errors: Invalid (bad input, and
 // balance_limit_exceeded when the balance would pass money.MaxBalance: the
 // store refuses the credit atomically, so nothing is written), Unavailable,
 // Internal.
 func (l *Ledger) PostDeposit(ctx context.Context, accountID string, in Deposit) (*Deposit, bool, error) {
+	in.Livemode = true
 	return l.Post(ctx, PostInput{AccountID: accountID, Deposit: in})
 }
 
@@ -178,10 +185,17 @@ func (l *Ledger) post(ctx context.Context, in PostInput) (*Deposit, bool, error)
 	if err != nil {
 		return nil, false, apierr.Wrap("ledger.PostDeposit", apierr.Internal, err)
 	}
+	event, err := postedEventOp(&d, now)
+	if err != nil {
+		return nil, false, err
+	}
+	// The reference claim stays op 1 (a taken reference answers the first
+	// deposit from the failed condition); the event comes last.
 	err = idempotency.Commit(ctx, l.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindDeposit, Value: d.View()},
 		store.Put(store.Item{Key: store.Key{Table: store.TableLedger, PK: depositPK(accountID), SK: depositSK(&d)}, Data: data}, store.IfAbsent),
 		store.Put(store.Item{Key: refKey(accountID, d.ExternalRef), Data: data}, store.IfAbsent),
 		CreditOp(accountID, d.Currency, d.Amount, now),
+		event,
 	)
 	if idempotency.FromKey(err) {
 		return nil, false, err

@@ -18,15 +18,18 @@ var BalanceGroup = registry.Group{
 	Tables: []registry.Table{
 		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 		// A deposit is one TransactWriteItems: the record, the reference
-		// claim and the balance increment (UpdateItem each).
+		// claim, the balance increment and its deposit.posted event
+		// (UpdateItem each).
 		{Name: store.TableLedger, Actions: []string{"GetItem", "Query", "UpdateItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 		// Idempotency-Key on the test helper: read, then recorded in the
 		// deposit's own transaction.
 		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 	},
 }
 
-// Area is the gate ledger: balances, deposits and their reference claims.
+// Area is the gate ledger: balances, deposits and their reference claims;
+// posted deposits append to the platform's event log.
 var Area = registry.Area{
 	Name:   "gate/ledger",
 	Groups: []registry.Group{BalanceGroup},

@@ -110,7 +110,7 @@ func (l *Ledger) handleTestDeposit(r *httpapi.Request) (*httpapi.Response, error
 		return nil, err
 	}
 	d, created, err := l.Post(r.HTTP.Context(), PostInput{AccountID: r.AccountID(), Idem: r.Idem(), Deposit: Deposit{
-		Currency: c.Code(), Amount: amount, Method: in.Method, ExternalRef: in.ExternalRef,
+		Currency: c.Code(), Amount: amount, Method: in.Method, ExternalRef: in.ExternalRef, Livemode: !r.TestMode(),
 	}})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -225,7 +226,9 @@ func TestConsumerOneOutcome(t *testing.T) {
 		for _, it := range page.Items {
 			var ev Event
 			require.NoError(t, json.Unmarshal(it.Data, &ev))
-			types = append(types, ev.Type)
+			if strings.HasPrefix(ev.Type, "order.") { // the funding deposit wrote deposit.posted
+				types = append(types, ev.Type)
+			}
 		}
 		sort.Strings(types)
 		require.Equal(t, []string{EventCompleted, EventFailed}, types, "one event per outcome")

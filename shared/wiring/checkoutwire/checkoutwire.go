@@ -1,8 +1,11 @@
 // Package checkoutwire builds the checkout functions: sessions, the advanced
-// flow, the drop-in's client-key endpoints and the sandbox test helpers.
+// flow, the drop-in's client-key endpoints, the sandbox test helpers and the
+// session expirer.
 package checkoutwire
 
 import (
+	"context"
+
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/httpapi"
@@ -26,3 +29,14 @@ var (
 	CheckoutClient      = group((*checkout.Service).ClientGroup)
 	CheckoutTestHelpers = group((*checkout.Service).TestHelpersGroup)
 )
+
+// CheckoutSessionExpirer builds the CheckoutSessionExpirerFunction's task:
+// store the expiry of sessions past expiresAt, with their events. It needs
+// the store alone (no signing keys).
+func CheckoutSessionExpirer(d *app.Deps) (func(context.Context) error, error) {
+	x := checkout.NewExpirer(d.Store, d.Clock, d.Log)
+	return func(ctx context.Context) error {
+		_, err := x.Run(ctx)
+		return err
+	}, nil
+}

@@ -1,0 +1,134 @@
+package ledger_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// depositEvents reads the account's event records, oldest first.
+func depositEvents(t *testing.T, st store.Store, accountID string) ([]ledger.Event, []store.Item) {
+	t.Helper()
+	page, err := st.Query(context.Background(), store.Query{Table: store.TableEvents, PK: "evt#" + accountID, Limit: 100})
+	require.NoError(t, err)
+	var out []ledger.Event
+	for _, it := range page.Items {
+		var ev ledger.Event
+		require.NoError(t, json.Unmarshal(it.Data, &ev))
+		out = append(out, ev)
+	}
+	return out, page.Items
+}
+
+// TestDepositPostedEventOnce: a posted deposit writes one deposit.posted
+// event in its transaction, in the writers' shape, with the deposit's view
+// as data; posting the reference again, or a deposit the balance refuses,
+// writes none.
+func TestDepositPostedEventOnce(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.Now().UTC().Truncate(time.Second)
+		l := ledger.New(st, func() time.Time { return now })
+		d, created, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 12345, Method: ledger.MethodBankWire, ExternalRef: "EVT-1"})
+		require.NoError(t, err)
+		require.True(t, created)
+
+		evs, items := depositEvents(t, st, acct)
+		require.Len(t, evs, 1)
+		ev := evs[0]
+		assert.Regexp(t, `^evt_[0-9a-f]{32}$`, ev.ID)
+		assert.Equal(t, items[0].SK, ev.ID, "keyed evt#<account> / event id")
+		assert.Equal(t, ledger.EventDepositPosted, ev.Type)
+		assert.Equal(t, acct, ev.Account)
+		assert.Equal(t, now.Unix(), ev.Created)
+		assert.True(t, ev.Livemode, "an operator's deposit is live")
+		assert.Equal(t, now.Add(ledger.EventRetention).Unix(), items[0].ExpiresAt.Unix())
+		want, _ := json.Marshal(d.View())
+		got, _ := json.Marshal(ev.Data)
+		assert.JSONEq(t, string(want), string(got))
+		assert.Equal(t, "123.45", ev.Data.Amount)
+		var raw map[string]any
+		require.NoError(t, json.Unmarshal(items[0].Data, &raw))
+		assert.ElementsMatch(t, []string{"id", "type", "created", "account", "livemode", "data"}, keys(raw))
+		assert.NotContains(t, raw["data"], "account_id", "data is the public view")
+
+		// The same reference again (even with another amount): no event.
+		_, created, err = l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 12345, ExternalRef: "EVT-1"})
+		require.NoError(t, err)
+		require.False(t, created)
+		_, created, err = l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 1, ExternalRef: "EVT-1"})
+		require.NoError(t, err)
+		require.False(t, created)
+
+		// A deposit the balance refuses: nothing, its event included.
+		require.NoError(t, st.Write(ctx, ledger.CreditOp(acct, "EUR", money.MaxBalance, now)))
+		_, _, err = l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "EUR", Amount: 1, ExternalRef: "EVT-FULL"})
+		require.Error(t, err)
+
+		evs, _ = depositEvents(t, st, acct)
+		assert.Len(t, evs, 1)
+	})
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestConcurrentSameReferenceOneEvent: 20 posts of one reference race; one
+// deposit, one event.
+func TestConcurrentSameReferenceOneEvent(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		l := ledger.New(st, nil)
+		var wg sync.WaitGroup
+		ids := make([]string, 20)
+		for i := range 20 {
+			wg.Go(func() {
+				d, _, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "EUR", Amount: 700, ExternalRef: "RACE-EVT"})
+				if assert.NoError(t, err) {
+					ids[i] = d.ID
+				}
+			})
+		}
+		wg.Wait()
+		evs, _ := depositEvents(t, st, acct)
+		require.Len(t, evs, 1)
+		assert.Equal(t, ids[0], evs[0].Data.ID)
+		for _, id := range ids {
+			assert.Equal(t, ids[0], id)
+		}
+	})
+}
+
+// TestTestDepositEvent: the test helper's deposit is a sandbox one
+// (livemode false); its event's data is the body the API answered, and a
+// keyed replay or a second post of the reference adds none.
+func TestTestDepositEvent(t *testing.T) {
+	backends(t, func(t *testing.T, e *apitest.Env) {
+		body := map[string]any{"currency_code": "EUR", "amount": "7.50", "external_ref": "HELPER-EVT"}
+		r := e.Do("POST", "/test-helpers/deposits", body, "Idempotency-Key", "evt-key")
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		require.Equal(t, 201, e.Do("POST", "/test-helpers/deposits", body, "Idempotency-Key", "evt-key").Status)
+		require.Equal(t, 200, e.Do("POST", "/test-helpers/deposits", body).Status)
+
+		evs, _ := depositEvents(t, e.Deps.Store, e.Account.ID)
+		require.Len(t, evs, 1)
+		assert.False(t, evs[0].Livemode)
+		got, _ := json.Marshal(evs[0].Data)
+		assert.JSONEq(t, string(r.Body), string(got))
+	})
+}
