@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paygate/paygate/shared/accounts"
 	"net/http"
 	"time"
 	"unicode"
@@ -49,8 +50,9 @@ type Deposit struct {
 	ExternalRef string     `json:"external_ref"`
 	CreatedAt   time.Time  `json:"created_at"`
 	PostedAt    *time.Time `json:"posted_at,omitempty"`
-	// Livemode is false for the test helper's sandbox deposits and true for
-	// an operator's (PostDeposit); it goes to the deposit.posted event only.
+	// Livemode is false for the test helper's sandbox deposits and the
+	// account's mode for an operator's (PostDeposit); it goes to the
+	// deposit.posted event only.
 	Livemode bool `json:"livemode,omitempty"`
 }
 
@@ -117,7 +119,7 @@ const postAttempts = 5
 
 // PostDeposit records a posted deposit, credits the balance and writes its
 // deposit.posted event in one transaction. It is the operator's path (admin
-// CLI, local seed): the event is livemode. The external reference is claimed
+// CLI, local seed); the event takes the account's mode. The external reference is claimed
 // in the same transaction, so
 // posting one reference twice (or concurrently) credits once: the second call
 // returns the first deposit with created = false, whatever its amount, and
@@ -127,7 +129,16 @@ const postAttempts = 5
 // store refuses the credit atomically, so nothing is written), Unavailable,
 // Internal.
 func (l *Ledger) PostDeposit(ctx context.Context, accountID string, in Deposit) (*Deposit, bool, error) {
-	in.Livemode = true
+	// The event's mode is the account's: a test account's deposits reach its
+	// test endpoints, a live one's its live endpoints.
+	// (No account record: no endpoint can hear it either; test mode.)
+	a, err := accounts.NewRepo(l.st, l.clock).Get(ctx, accountID)
+	switch {
+	case err == nil:
+		in.Livemode = a.Mode == accounts.Live
+	case apierr.KindOf(err) != apierr.NotFound:
+		return nil, false, err
+	}
 	return l.Post(ctx, PostInput{AccountID: accountID, Deposit: in})
 }
 

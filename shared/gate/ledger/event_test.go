@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/paygate/paygate/shared/accounts"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +40,9 @@ func TestDepositPostedEventOnce(t *testing.T) {
 		ctx := context.Background()
 		now := time.Now().UTC().Truncate(time.Second)
 		l := ledger.New(st, func() time.Time { return now })
+		live, err := accounts.NewRepo(st, nil).Create(ctx, accounts.NewAccount{Name: "Live shop", Mode: accounts.Live, Country: "KZ"})
+		require.NoError(t, err)
+		acct := live.ID
 		d, created, err := l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 12345, Method: ledger.MethodBankWire, ExternalRef: "EVT-1"})
 		require.NoError(t, err)
 		require.True(t, created)
@@ -51,7 +55,14 @@ func TestDepositPostedEventOnce(t *testing.T) {
 		assert.Equal(t, ledger.EventDepositPosted, ev.Type)
 		assert.Equal(t, acct, ev.Account)
 		assert.Equal(t, now.Unix(), ev.Created)
-		assert.True(t, ev.Livemode, "an operator's deposit is live")
+		assert.True(t, ev.Livemode, "a live account's deposit is live")
+		sandbox, err := accounts.NewRepo(st, nil).Create(ctx, accounts.NewAccount{Name: "Sandbox", Mode: accounts.Test, Country: "KZ"})
+		require.NoError(t, err)
+		_, _, err = l.PostDeposit(ctx, sandbox.ID, ledger.Deposit{Currency: "USD", Amount: 1, Method: ledger.MethodManual, ExternalRef: "EVT-T"})
+		require.NoError(t, err)
+		tevs, _ := depositEvents(t, st, sandbox.ID)
+		require.Len(t, tevs, 1)
+		assert.False(t, tevs[0].Livemode, "a test account's deposit is a test event")
 		assert.Equal(t, now.Add(ledger.EventRetention).Unix(), items[0].ExpiresAt.Unix())
 		want, _ := json.Marshal(d.View())
 		got, _ := json.Marshal(ev.Data)
