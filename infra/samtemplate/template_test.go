@@ -246,7 +246,7 @@ func TestFunctionEnvNamesEveryTableAndQueue(t *testing.T) {
 	for _, logical := range store.AllTables {
 		want[dynamostore.EnvVar(logical)] = "!Ref " + tableID(logical)
 	}
-	for _, q := range []string{queue.Fulfilment, queue.Webhooks} {
+	for _, q := range []string{queue.Fulfilment, queue.Webhooks, queue.WalletConfirmations} {
 		want[sqsqueue.EnvName(q)] = "!Ref " + queueID(q)
 	}
 	for _, f := range tpl.Functions() {
@@ -302,10 +302,11 @@ func TestQueuesDeadLetterWithAlarm(t *testing.T) {
 	for _, q := range tpl.Queues() {
 		queues[q.LogicalID] = q
 	}
-	if len(queues) != 4 {
-		t.Errorf("%d queues, want fulfilment and webhooks with a DLQ each", len(queues))
+	names := []string{queue.Fulfilment, queue.Webhooks, queue.WalletConfirmations}
+	if len(queues) != 2*len(names) {
+		t.Errorf("%d queues, want %v with a DLQ each", len(queues), names)
 	}
-	for _, name := range []string{queue.Fulfilment, queue.Webhooks} {
+	for _, name := range names {
 		q, ok := queues[queueID(name)]
 		if !ok {
 			t.Errorf("no queue %s", queueID(name))
@@ -426,8 +427,15 @@ func TestCustomDomainTLS12(t *testing.T) {
 // tableID is the logical id of a store table: accounts -> AccountsTable.
 func tableID(logical string) string { return title(logical) + "Table" }
 
-// queueID is the logical id of a queue: fulfilment -> FulfilmentQueue.
-func queueID(name string) string { return title(name) + "Queue" }
+// queueID is the logical id of a queue: fulfilment -> FulfilmentQueue,
+// wallet-confirmations -> WalletConfirmationsQueue.
+func queueID(name string) string {
+	id := ""
+	for _, part := range strings.Split(name, "-") {
+		id += title(part)
+	}
+	return id + "Queue"
+}
 
 func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
