@@ -89,27 +89,27 @@ func validStatus(s Status) bool {
 	return false
 }
 
-// opInput reads the path id and the optional body ({} or {"amount": n}; no
-// body at all is the same as {}).
+// opInput reads the optional body ({} or {"amount": n}; no body at all is
+// the same as {}), then the path id: a malformed body is named first, as on
+// every other route.
 func opInput(r *httpapi.Request, withAmount bool) (OpInput, error) {
-	id, err := txID(r)
-	if err != nil {
-		return OpInput{}, err
-	}
-	in := OpInput{AccountID: r.AccountID(), ID: id, Idem: r.Idem()}
-	if len(r.Body) == 0 {
-		return in, nil
-	}
-	if withAmount {
+	in := OpInput{AccountID: r.AccountID(), Idem: r.Idem()}
+	if len(r.Body) > 0 {
 		var body AmountRequest
-		if err := r.Decode(&body); err != nil {
+		var err error
+		if withAmount {
+			err = r.Decode(&body)
+		} else {
+			err = r.Decode(&struct{}{})
+		}
+		if err != nil {
 			return in, err
 		}
 		in.Amount = body.Amount
-		return in, nil
 	}
-	var none struct{}
-	return in, r.Decode(&none)
+	var err error
+	in.ID, err = txID(r)
+	return in, err
 }
 
 func (s *Service) capture(r *httpapi.Request) (*httpapi.Response, error) {
@@ -154,10 +154,6 @@ func (s *Service) confirm(r *httpapi.Request) (*httpapi.Response, error) {
 // decline takes an optional {"reason": "snake_case"}; default
 // declined_by_shopper.
 func (s *Service) decline(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := txID(r)
-	if err != nil {
-		return nil, err
-	}
 	body := struct {
 		Reason string `json:"reason" maxlen:"64"`
 	}{Reason: ReasonDeclined}
@@ -168,6 +164,10 @@ func (s *Service) decline(r *httpapi.Request) (*httpapi.Response, error) {
 	}
 	if !validReason(body.Reason) {
 		return nil, apierr.Invalidf("reason", "reason must be 1 to 64 characters of a-z, 0-9 and _")
+	}
+	id, err := txID(r)
+	if err != nil {
+		return nil, err
 	}
 	return render(s.ForceOutcome(r.HTTP.Context(), ForceInput{AccountID: r.AccountID(), ID: id, Reason: body.Reason, Idem: r.Idem()}))
 }
