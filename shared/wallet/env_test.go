@@ -198,7 +198,9 @@ func (e *env) queued() int {
 		}
 		n += len(msgs)
 		for _, m := range msgs {
-			defer func() { require.NoError(e.T, e.Deps.Queue.ChangeVisibility(ctx, queue.WalletConfirmations, m.Receipt, 0)) }()
+			defer func() {
+				require.NoError(e.T, e.Deps.Queue.ChangeVisibility(ctx, queue.WalletConfirmations, m.Receipt, 0))
+			}()
 		}
 	}
 	return n
