@@ -100,6 +100,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB calls per request", func() ([]row, error) { return dynamoRows(ctx) })
 	step("DynamoDB calls per order", func() ([]row, error) { return orderDynamoRows(ctx) })
 	step("DynamoDB calls per checkout request", func() ([]row, error) { return checkoutDynamoRows(ctx) })
+	step("DynamoDB and SQS calls per wallet authorisation and confirmation", func() ([]row, error) { return walletDynamoRows(ctx) })
 	loadSteps(ctx, o, root, step)
 	if len(failed) > 0 {
 		return rows, fmt.Errorf("failed: %s", strings.Join(failed, ", "))
