@@ -307,7 +307,9 @@ func operations() []operation {
 			return "/test-helpers/orders/" + f.order(t) + "/fail", map[string]any{"reason": "vendor_down"}
 		})},
 		{path: "/v1/wallet/authorize", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
-			return "/v1/wallet/authorize", walletBody()
+			b := walletBody()
+			b["metadata"] = map[string]any{"cart": "42"}
+			return "/v1/wallet/authorize", b
 		})},
 		{path: "/v1/wallet/{id}/capture", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v1/wallet/" + f.walletTx(t, "confirm") + "/capture", map[string]any{"amount": 1500}

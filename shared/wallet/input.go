@@ -16,6 +16,9 @@ type AuthorizeRequest struct {
 	IIN            *string `json:"iin" maxlen:"12"`
 	OrderReference *string `json:"orderReference" maxlen:"64"`
 	Currency       *string `json:"currency" maxlen:"3"`
+	// Metadata is the merchant's own keys (the platform's rule since
+	// 2024-01-15: every resource carries a metadata object).
+	Metadata map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
 }
 
 // AmountRequest is the optional body of capture and refund.
@@ -29,6 +32,8 @@ const (
 	// reads numbers as doubles (JavaScript), so they are refused.
 	MaxAmount            = int64(1) << 53
 	MaxOrderReferenceLen = 64
+	maxMetadataKeys      = 50
+	maxMetadataKeyLen    = 40
 )
 
 // sandboxCurrencies are what the sandbox wallet holds.
@@ -69,6 +74,14 @@ func (in *AuthorizeRequest) validate(testMode bool) error {
 	if testMode && !sandboxCurrencies[*in.Currency] {
 		return &apierr.Error{Kind: apierr.Invalid, Code: "currency_not_supported", Param: "currency",
 			Message: "the sandbox wallet holds KZT and USD only"}
+	}
+	if len(in.Metadata) > maxMetadataKeys {
+		return apierr.Invalidf("metadata", "metadata has more than %d keys", maxMetadataKeys)
+	}
+	for k := range in.Metadata {
+		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLen {
+			return apierr.Invalidf("metadata", "metadata keys must be 1 to %d characters", maxMetadataKeyLen)
+		}
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func (s *Service) Authorize(ctx context.Context, in AuthorizeInput) (*Transactio
 	now := s.clock().UTC()
 	q := in.Request
 	rec := &record{ID: newID(now), AccountID: in.AccountID, Status: StatusNew, OrderReference: *q.OrderReference, Amount: *q.Amount,
-		Currency: *q.Currency, Phone: *q.PhoneNumber, IIN: *q.IIN, Live: !in.TestMode, IdempotencyKey: in.Idem.Key(),
+		Currency: *q.Currency, Phone: *q.PhoneNumber, IIN: *q.IIN, Live: !in.TestMode, IdempotencyKey: in.Idem.Key(), Metadata: q.Metadata,
 		CreatedAt: now, UpdatedAt: now}
 	view := rec.View()
 	err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view},

@@ -99,38 +99,40 @@ const (
 // Transaction is the public representation (spec §2.3 plus the state the
 // other operations add). Amounts are integers in minor units.
 type Transaction struct {
-	WalletTransactionID     string    `json:"walletTransactionId"`
-	WalletTransactionStatus Status    `json:"walletTransactionStatus"`
-	OrderReference          string    `json:"orderReference"`
-	Amount                  int64     `json:"amount"`
-	Currency                string    `json:"currency"`
-	PhoneNumber             string    `json:"phoneNumber"`
-	CapturedAmount          int64     `json:"capturedAmount"`
-	RefundedAmount          int64     `json:"refundedAmount"`
-	FailureReason           *string   `json:"failureReason"`
-	Livemode                bool      `json:"livemode"`
-	CreatedAt               time.Time `json:"createdAt"`
-	UpdatedAt               time.Time `json:"updatedAt"`
+	WalletTransactionID     string            `json:"walletTransactionId"`
+	WalletTransactionStatus Status            `json:"walletTransactionStatus"`
+	OrderReference          string            `json:"orderReference"`
+	Amount                  int64             `json:"amount"`
+	Currency                string            `json:"currency"`
+	PhoneNumber             string            `json:"phoneNumber"`
+	CapturedAmount          int64             `json:"capturedAmount"`
+	RefundedAmount          int64             `json:"refundedAmount"`
+	FailureReason           *string           `json:"failureReason"`
+	Livemode                bool              `json:"livemode"`
+	Metadata                map[string]string `json:"metadata"`
+	CreatedAt               time.Time         `json:"createdAt"`
+	UpdatedAt               time.Time         `json:"updatedAt"`
 }
 
 // record is the stored transaction. The IIN is kept for the wallet
 // provider and never shown.
 type record struct {
-	ID             string    `json:"id"`
-	AccountID      string    `json:"account_id"`
-	Status         Status    `json:"status"`
-	OrderReference string    `json:"order_reference"`
-	Amount         int64     `json:"amount"`
-	Currency       string    `json:"currency"`
-	Phone          string    `json:"phone"`
-	IIN            string    `json:"iin"`
-	Captured       int64     `json:"captured"`
-	Refunded       int64     `json:"refunded"`
-	FailureReason  string    `json:"failure_reason,omitempty"`
-	Live           bool      `json:"live"`
-	IdempotencyKey string    `json:"idempotency_key"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	ID             string            `json:"id"`
+	AccountID      string            `json:"account_id"`
+	Status         Status            `json:"status"`
+	OrderReference string            `json:"order_reference"`
+	Amount         int64             `json:"amount"`
+	Currency       string            `json:"currency"`
+	Phone          string            `json:"phone"`
+	IIN            string            `json:"iin"`
+	Captured       int64             `json:"captured"`
+	Refunded       int64             `json:"refunded"`
+	FailureReason  string            `json:"failure_reason,omitempty"`
+	Live           bool              `json:"live"`
+	IdempotencyKey string            `json:"idempotency_key"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	CreatedAt      time.Time         `json:"created_at"`
+	UpdatedAt      time.Time         `json:"updated_at"`
 	version        int64
 }
 
@@ -138,7 +140,10 @@ type record struct {
 func (r *record) View() Transaction {
 	t := Transaction{WalletTransactionID: r.ID, WalletTransactionStatus: r.Status, OrderReference: r.OrderReference,
 		Amount: r.Amount, Currency: r.Currency, PhoneNumber: r.Phone, CapturedAmount: r.Captured, RefundedAmount: r.Refunded,
-		Livemode: r.Live, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Livemode: r.Live, Metadata: r.Metadata, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if t.Metadata == nil {
+		t.Metadata = map[string]string{}
+	}
 	if r.FailureReason != "" {
 		reason := r.FailureReason
 		t.FailureReason = &reason

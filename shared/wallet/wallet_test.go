@@ -83,6 +83,7 @@ func TestAuthorizeAnswersTheSpecFields(t *testing.T) {
 		e := newEnv(t, b)
 		req := body(phoneWaits, 150000)
 		req["iin"], req["currency"], req["orderReference"] = iinSecondPass, "USD", "inv-42"
+		req["metadata"] = map[string]any{"cart": "c-7"}
 		r := e.post("/v1/wallet/authorize", req)
 		require.Equal(t, 200, r.Status, string(r.Body))
 		m := r.Map(t)
@@ -96,7 +97,10 @@ func TestAuthorizeAnswersTheSpecFields(t *testing.T) {
 		assert.Equal(t, "inv-42", m["orderReference"])
 		assert.Equal(t, false, m["livemode"])
 		id := m["walletTransactionId"].(string)
+		assert.Equal(t, map[string]any{"cart": "c-7"}, m["metadata"])
 		assert.Equal(t, m, e.get(id))
+		old := e.Do("GET", "/v1/wallet/transaction/"+id, nil, "Service-Version", "2023-09-01").Map(t)
+		assert.NotContains(t, old, "metadata", "metadata arrived with 2024-01-15")
 		assert.Equal(t, 1, e.count())
 		assert.Equal(t, []string{EventCreated}, e.events(e.Account.ID, id))
 		assert.Equal(t, 1, e.openEntries())
