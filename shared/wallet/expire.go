@@ -14,13 +14,14 @@ import (
 // the send, or in a crash): well past the normal send-to-consume time.
 const RequeueAge = 30 * time.Second
 
-// Work per run: index pages of expirePage entries, at most expireBudget in
-// all. Entries are read oldest first, so the expired ones (the oldest) are
-// always handled first and leave the index; what is left is at most
-// ConfirmTimeout's worth of authorisations.
+// Work per run: first the expired entries of every shard, oldest first (at
+// most expireBudget; each leaves the index), then the re-queues, at most
+// requeuePerShard per shard, so neither a burst of young transactions in one
+// shard nor a backlog of expired ones can starve the other shards.
 const (
-	expirePage   = 200
-	expireBudget = 1000
+	expirePage      = 200
+	expireBudget    = 1000
+	requeuePerShard = 100
 )
 
 // ExpireResult is what one expirer run did.
@@ -37,45 +38,63 @@ type ExpireResult struct {
 func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
 	var res ExpireResult
 	now := s.clock()
-	// Entries older than the shorter of the two ages: a timeout shorter than
-	// RequeueAge (tests, the crash test's server) still fails on time.
-	cutoff, requeueCutoff := now.Add(-s.timeout), openBefore(now.Add(-min(RequeueAge, s.timeout)))
-	seen := 0
-	for shard := 0; shard < openShards && seen < expireBudget; shard++ {
-		cursor := ""
-		for seen < expireBudget {
-			page, err := s.st.Query(ctx, store.Query{Table: store.TablePayments, PK: openPK(shard), To: requeueCutoff,
-				Limit: min(expirePage, expireBudget-seen), Cursor: cursor})
-			if err != nil {
-				return res, apierr.Wrap("wallet.Expire", apierr.Unavailable, err)
-			}
-			for _, it := range page.Items {
-				seen++
-				var ref openRef
-				if err := json.Unmarshal(it.Data, &ref); err != nil {
-					s.log.Error("wallet open-index entry malformed; removed", "sk", it.SK)
-					_ = s.st.Write(ctx, store.Delete(it.Key, store.Always))
-					continue
-				}
-				failed, err := s.expireOne(ctx, ref, it, cutoff)
-				if err != nil {
-					return res, err
-				}
-				if failed {
-					res.Failed++
-				} else {
-					res.Requeued++
-				}
-			}
-			if cursor = page.Next; cursor == "" {
-				break
-			}
+	cutoff := now.Add(-s.timeout)
+	expired := openBefore(cutoff)
+	// A timeout shorter than RequeueAge (tests, the crash test's server)
+	// leaves nothing to re-queue.
+	young := openBefore(now.Add(-min(RequeueAge, s.timeout)))
+	budget := expireBudget
+	for shard := 0; shard < openShards && budget > 0; shard++ {
+		n, err := s.visit(ctx, shard, "", expired, budget, cutoff, &res)
+		if err != nil {
+			return res, err
+		}
+		budget -= n
+	}
+	for shard := 0; shard < openShards; shard++ {
+		if _, err := s.visit(ctx, shard, expired, young, requeuePerShard, cutoff, &res); err != nil {
+			return res, err
 		}
 	}
 	if res.Failed+res.Requeued > 0 {
 		s.log.Info("wallet expirer run", "failed", res.Failed, "requeued", res.Requeued)
 	}
 	return res, nil
+}
+
+// visit handles up to budget entries of one shard in [from, to], oldest
+// first, and returns how many it read.
+func (s *Service) visit(ctx context.Context, shard int, from, to string, budget int, cutoff time.Time, res *ExpireResult) (int, error) {
+	seen, cursor := 0, ""
+	for seen < budget {
+		page, err := s.st.Query(ctx, store.Query{Table: store.TablePayments, PK: openPK(shard), From: from, To: to,
+			Limit: min(expirePage, budget-seen), Cursor: cursor})
+		if err != nil {
+			return seen, apierr.Wrap("wallet.Expire", apierr.Unavailable, err)
+		}
+		for _, it := range page.Items {
+			seen++
+			var ref openRef
+			if err := json.Unmarshal(it.Data, &ref); err != nil {
+				s.log.Error("wallet open-index entry malformed; removed", "sk", it.SK)
+				_ = s.st.Write(ctx, store.Delete(it.Key, store.Always))
+				continue
+			}
+			failed, err := s.expireOne(ctx, ref, it, cutoff)
+			if err != nil {
+				return seen, err
+			}
+			if failed {
+				res.Failed++
+			} else {
+				res.Requeued++
+			}
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	return seen, nil
 }
 
 func (s *Service) expireOne(ctx context.Context, ref openRef, it store.Item, cutoff time.Time) (failed bool, _ error) {
