@@ -54,9 +54,10 @@ func secretHeaders(key string, runID int64, idemPrefix string) func(int) http.He
 }
 
 // loadCases are the measured writes, in table order: an order (issue 3),
-// a checkout session and an authorised card payment (issue 4).
+// a checkout session and an authorised card payment (issue 4), a wallet
+// authorisation (issue 12).
 func loadCases(runID int64, key string) []loadCase {
-	return append([]loadCase{orderCase(runID, key)}, checkoutCases(runID, key)...)
+	return append(append([]loadCase{orderCase(runID, key)}, checkoutCases(runID, key)...), walletCase(runID, key))
 }
 
 // checkoutCases are the two checkout promises: a session created, a card

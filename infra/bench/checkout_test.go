@@ -44,3 +44,16 @@ func TestNewOrderTarget(t *testing.T) {
 	assert.False(t, newOrderOK(map[string]int{"GetItem": 2, "TransactWriteItems": 1, "Scan": 1}))
 	assert.False(t, newOrderOK(map[string]int{"GetItem": 2}), "no write")
 }
+
+// TestWalletDynamoRows checks the wallet rows on DynamoDB Local meet their
+// targets (shared/wallet asserts the exact counts).
+func TestWalletDynamoRows(t *testing.T) {
+	dynamotest.Endpoint(t)
+	rows, err := walletDynamoRows(context.Background())
+	require.NoError(t, err)
+	require.Len(t, rows, 4)
+	for _, r := range rows {
+		assert.Equal(t, "ok", r.ok, "%s: %s", r.name, r.value)
+		t.Logf("%s | %s | %s | %s", r.name, r.value, r.target, r.ok)
+	}
+}

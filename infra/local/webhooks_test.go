@@ -69,8 +69,9 @@ func TestOrderOutcomeReachesTheReceiver(t *testing.T) {
 	status, order := g.post(t, "/orders", key, map[string]any{"product_id": 131})
 	require.Equal(t, 201, status, "%v", order)
 	id := order["id"].(string)
+	// The fulfilment worker's sandbox supplier may complete it first (409).
 	status, done := g.post(t, "/test-helpers/orders/"+id+"/complete", key, map[string]any{})
-	require.Equal(t, 200, status, "%v", done)
+	require.Contains(t, []int{200, 409}, status, "%v", done)
 
 	require.Eventually(t, func() bool {
 		mu.Lock()

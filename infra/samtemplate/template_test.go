@@ -260,7 +260,7 @@ func TestFunctionEnvNamesEveryTableAndQueue(t *testing.T) {
 	for _, logical := range store.AllTables {
 		want[dynamostore.EnvVar(logical)] = "!Ref " + tableID(logical)
 	}
-	for _, q := range []string{queue.Fulfilment, queue.Webhooks} {
+	for _, q := range []string{queue.Fulfilment, queue.Webhooks, queue.WalletConfirmations} {
 		want[sqsqueue.EnvName(q)] = "!Ref " + queueID(q)
 	}
 	for _, f := range tpl.Functions() {
@@ -322,10 +322,11 @@ func TestQueuesDeadLetterWithAlarm(t *testing.T) {
 			streams++ // its own DLQ, checked by TestStreamConsumersReadTheirStream
 		}
 	}
-	if len(queues) != 4+streams {
-		t.Errorf("%d queues, want fulfilment and webhooks with a DLQ each, and a DLQ per stream consumer (%d)", len(queues), streams)
+	names := []string{queue.Fulfilment, queue.Webhooks, queue.WalletConfirmations}
+	if len(queues) != 2*len(names)+streams {
+		t.Errorf("%d queues, want %v with a DLQ each, and a DLQ per stream consumer (%d)", len(queues), names, streams)
 	}
-	for _, name := range []string{queue.Fulfilment, queue.Webhooks} {
+	for _, name := range names {
 		q, ok := queues[queueID(name)]
 		if !ok {
 			t.Errorf("no queue %s", queueID(name))
@@ -465,13 +466,18 @@ func TestCustomDomainTLS12(t *testing.T) {
 // tableID is the logical id of a store table: accounts -> AccountsTable.
 var tableID = registry.TableID
 
-// queueID is the logical id of a queue: fulfilment -> FulfilmentQueue.
-// queueID is a logical queue's resource: FulfilmentQueue, WebhooksDLQ.
+// queueID is a logical queue's resource: fulfilment -> FulfilmentQueue,
+// wallet-confirmations -> WalletConfirmationsQueue, webhooks-dlq -> WebhooksDLQ.
 func queueID(name string) string {
+	suffix := "Queue"
 	if base, ok := strings.CutSuffix(name, queue.DLQName("")); ok {
-		return title(base) + "DLQ"
+		name, suffix = base, "DLQ"
 	}
-	return title(name) + "Queue"
+	id := ""
+	for _, part := range strings.Split(name, "-") {
+		id += title(part)
+	}
+	return id + suffix
 }
 
 func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }

@@ -1,6 +1,8 @@
 package checkout
 
 import (
+	"time"
+
 	"strings"
 
 	"github.com/paygate/paygate/shared/httpapi"
@@ -91,6 +93,7 @@ var TestHelpersGroup = registry.Group{
 // checkout.session.expired events (expire.go). It reads no signing key.
 var ExpirerGroup = registry.Group{
 	Function: "CheckoutSessionExpirerFunction", Dir: "checkout-session-expirer", Every: ExpireInterval,
+	Timeout: 30 * time.Second,
 	Tables: []registry.Table{
 		// Query the expiry index, read each session, then one
 		// TransactWriteItems: the session at its version, the live marker's

@@ -138,6 +138,23 @@ func (f *fixture) order(t *testing.T) string {
 	return f.ok(t, "/orders", map[string]any{"product_id": 131})["id"].(string)
 }
 
+// walletBody is a valid wallet authorisation (a sandbox phone that waits for
+// the test helpers).
+func walletBody() map[string]any {
+	return map[string]any{"amount": 2500, "phoneNumber": "+77011234567", "iin": "900101300017",
+		"orderReference": "ord-" + uuid.NewString()[:8], "currency": "KZT"}
+}
+
+// walletTx authorises a wallet transaction and, with then "confirm", has the
+// sandbox shopper confirm it (SUCCESS); it returns its id.
+func (f *fixture) walletTx(t *testing.T, then string) string {
+	id := f.ok(t, "/v1/wallet/authorize", walletBody())["walletTransactionId"].(string)
+	if then != "" {
+		f.ok(t, "/test-helpers/wallet/"+id+"/"+then, map[string]any{})
+	}
+	return id
+}
+
 // endpoint registers a webhook endpoint and returns its id.
 func (f *fixture) endpoint(t *testing.T) string {
 	return f.ok(t, "/v1/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/x", "enabled_events": []any{"*"}})["id"].(string)
@@ -312,6 +329,28 @@ func operations() []operation {
 		})},
 		{path: "/test-helpers/orders/{orderId}/fail", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/orders/" + f.order(t) + "/fail", map[string]any{"reason": "vendor_down"}
+		})},
+		{path: "/v1/wallet/authorize", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			b := walletBody()
+			b["metadata"] = map[string]any{"cart": "42"}
+			return "/v1/wallet/authorize", b
+		})},
+		{path: "/v1/wallet/{id}/capture", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/wallet/" + f.walletTx(t, "confirm") + "/capture", map[string]any{"amount": 1500}
+		})},
+		{path: "/v1/wallet/{id}/cancel", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/wallet/" + f.walletTx(t, "") + "/cancel", map[string]any{}
+		})},
+		{path: "/v1/wallet/{id}/refund", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			id := f.walletTx(t, "confirm")
+			f.ok(t, "/v1/wallet/"+id+"/capture", map[string]any{})
+			return "/v1/wallet/" + id + "/refund", map[string]any{"amount": 500}
+		})},
+		{path: "/test-helpers/wallet/{id}/confirm", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/test-helpers/wallet/" + f.walletTx(t, "") + "/confirm", map[string]any{}
+		})},
+		{path: "/test-helpers/wallet/{id}/decline", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/test-helpers/wallet/" + f.walletTx(t, "") + "/decline", map[string]any{"reason": "shopper_busy"}
 		})},
 	}
 }

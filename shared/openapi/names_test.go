@@ -18,7 +18,8 @@ import (
 // The names rule (README, "API conventions"): the Pay API and the Gate API
 // speak snake_case; checkout (/v2/..., and its test helper
 // /test-helpers/payments/..., which answers as /v2/payments/details does)
-// keeps Adyen Checkout's names, camelCase; the wallet (/v1/wallet/...) keeps
+// keeps Adyen Checkout's names, camelCase; the wallet (/v1/wallet/..., and its
+// test helpers /test-helpers/wallet/..., which answer with its resource) keeps
 // the spec's camelCase (§2.2, §2.3).
 var (
 	snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -39,7 +40,7 @@ func ruleFor(path string, adyen map[string]bool) nameRule {
 	switch {
 	case strings.HasPrefix(path, "/v2/"), strings.HasPrefix(path, "/test-helpers/payments/"):
 		return nameRule{"camelCase (checkout, wallet)", camelCase, adyen}
-	case strings.HasPrefix(path, "/v1/wallet/"):
+	case strings.HasPrefix(path, "/v1/wallet/"), strings.HasPrefix(path, "/test-helpers/wallet/"):
 		return nameRule{"camelCase (checkout, wallet)", camelCase, nil}
 	}
 	return nameRule{"snake_case (Pay API, Gate API)", snakeCase, nil}
@@ -84,6 +85,9 @@ var knownViolations = map[string]string{
 	"camelCase (checkout, wallet) #/components/schemas/Error request_id": "checkout answers errors in the platform's " +
 		"one error envelope ({\"error\": {type, code, message, param, request_id}}), not Adyen's " +
 		"{status, errorCode, message, errorType, pspReference}",
+	"camelCase (checkout, wallet) #/components/schemas/WalletTransactionList has_more": "the wallet's list keeps the " +
+		"platform's one list envelope ({data, has_more, next_cursor}), which every client's pager reads",
+	"camelCase (checkout, wallet) #/components/schemas/WalletTransactionList next_cursor": "as has_more",
 }
 
 // TestEveryDocumentedNameFollowsTheNamesRule walks every operation of the

@@ -13,6 +13,9 @@ import (
 const (
 	Fulfilment = "fulfilment" // gate orders waiting for a vendor
 	Webhooks   = "webhooks"   // webhook deliveries
+	// WalletConfirmations carries wallet transactions waiting for the
+	// shopper's answer.
+	WalletConfirmations = "wallet-confirmations"
 )
 
 // Message is one received message.

@@ -32,6 +32,13 @@ var Catalogue = []EventTypeInfo{
 	{"checkout.session.completed", "A payment was authorised on a checkout session, completing it; data is the session (no sessionData)."},
 	{"checkout.session.expired", "A checkout session reached expiresAt without completing (written within about a minute)."},
 	{"deposit.posted", "A deposit was posted to a Gate balance; data is the deposit."},
+	{"wallet.created", "A wallet transaction was created (NEW); the shopper's wallet will be asked."},
+	{"wallet.processing", "The shopper's wallet received the push; waiting for the shopper (PROCESSING)."},
+	{"wallet.succeeded", "The shopper confirmed: the amount is held (SUCCESS)."},
+	{"wallet.failed", "The shopper declined, had insufficient funds, or did not confirm in time (FAILED)."},
+	{"wallet.captured", "A wallet transaction was captured (CAPTURED)."},
+	{"wallet.cancelled", "A wallet transaction was cancelled before capture (CANCELLED)."},
+	{"wallet.refunded", "Part or all of a captured wallet transaction was refunded (PARTIALLY_REFUNDED or REFUNDED)."},
 }
 
 // KnownEventType reports whether t is in the catalogue.

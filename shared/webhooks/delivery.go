@@ -1,11 +1,14 @@
 package webhooks
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,6 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/webhooks/outbound"
 )
 
 // The delivery pipeline (DESIGN.md, webhooks):
@@ -184,6 +188,10 @@ func (s Schedule) Next(n int, first, now time.Time) (time.Time, bool) {
 
 // failReason is an attempt's error text: never the response body.
 func failReason(code int, err error) string {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("timeout: no answer within %s", outbound.DeliveryTimeout)
+	}
 	if err != nil {
 		return err.Error()
 	}

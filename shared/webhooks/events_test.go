@@ -23,6 +23,7 @@ import (
 	"github.com/paygate/paygate/shared/openapi"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
 )
 
@@ -146,6 +147,7 @@ func TestEventsAPI(t *testing.T) {
 // catalogue, and the catalogue, the OpenAPI enum and the README agree.
 func TestCatalogueIsTheOneList(t *testing.T) {
 	emitted := []string{orders.EventCompleted, orders.EventFailed}
+	emitted = append(emitted, wallet.EventTypes...)
 	for _, s := range []payments.Status{payments.Created, payments.RequiresAction, payments.Authorized, payments.Rejected,
 		payments.Failed, payments.Charged, payments.Cancelled, payments.Refunded} {
 		for _, to := range []payments.Status{payments.RequiresAction, payments.Authorized, payments.Rejected,

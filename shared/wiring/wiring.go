@@ -19,16 +19,18 @@ import (
 	"github.com/paygate/paygate/shared/health"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
+	"github.com/paygate/paygate/shared/wiring/walletwire"
 	"github.com/paygate/paygate/shared/wiring/webhookwire"
 )
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -52,6 +54,9 @@ var builders = map[string]any{
 	webhooks.EventsGroup.Function:      app.HTTPBuilder(webhookwire.Events),
 	webhooks.PublisherGroup.Function:   app.StreamBuilder(webhookwire.WebhookPublisher),
 	webhooks.SenderGroup.Function:      app.SQSBuilder(webhookwire.WebhookSender),
+	wallet.WalletGroup.Function:        app.HTTPBuilder(walletwire.Wallet),
+	wallet.ConfirmationsGroup.Function: app.SQSBuilder(walletwire.WalletConfirmations),
+	wallet.ExpirerGroup.Function:       TaskBuilder(walletwire.WalletExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.

@@ -33,6 +33,8 @@ def _path_ids(path):
         return {"id": SEED["session_id"]}
     if path.startswith("/test-helpers/payments/"):
         return {"id": SEED["payment_id"]}
+    if path.startswith("/v1/wallet/") or path.startswith("/test-helpers/wallet/"):
+        return {"id": SEED["wallet_transaction_id"]}
     if "{orderId}" in path:
         return {"orderId": SEED["order_id"]}
     out = {}
@@ -196,6 +198,19 @@ KNOWN = [
           "classes and key modes are beyond a JSON Schema", param="url", message=r"url refused: .*"),
     known("POST", r"^/v1/webhook-endpoints$", REJECTED, "an account holds at most 16 webhook endpoints; the fuzzer "
           "creates more than that in one run", message=r"an account holds at most 16 webhook endpoints.*"),
+
+    known("POST", r"^/v1/wallet/authorize$", REJECTED, "an IIN's first six digits must be a real date and its last "
+          "the check digit of the two-pass weighted mod 11 rule; the pattern states only the digits and the century "
+          "digit", param="iin"),
+    known("POST", r"^/v1/wallet/authorize$", REJECTED, "the sandbox wallet holds KZT and USD only (test keys; live "
+          "keys take every ISO 4217 code, which the schema lists)", param="currency",
+          message="the sandbox wallet holds KZT and USD only"),
+    known("POST", r"^/v1/wallet/\{id\}/(capture|refund)$", REJECTED, "a capture is at most the authorised amount, a "
+          "refund at most what is left of the captured amount (once a helper case confirmed the seeded transaction)",
+          param="amount",
+          message="amount is more than the (authorised amount|captured amount not yet refunded)"),
+    known("GET", r"^/v1/wallet/transactions$", REJECTED, "createdTo must not be before createdFrom", param="createdTo",
+          message="createdTo is before.*"),
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "

@@ -51,5 +51,10 @@ three_ds = base64.b64encode(json.dumps({"authorisationToken": token}).encode()).
 challenge = call("POST", "/v2/payments/details", {"details": {"threeDSResult": three_ds}})
 if challenge.get("resultCode") != "ChallengeShopper":
     sys.exit(f"seed: expected a challenge, got {challenge}")
+# A wallet transaction whose sandbox shopper waits for the test helpers, so
+# generated captures, cancels, refunds and helper calls reach a real record.
+wallet = call("POST", "/v1/wallet/authorize", {"amount": 100000, "phoneNumber": "+77011234567", "iin": "900101300017",
+                                               "orderReference": "schemathesis-seed", "currency": "KZT"})
 json.dump({"account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
-           "session_data": session["sessionData"], "payment_id": pay["pspReference"]}, sys.stdout)
+           "session_data": session["sessionData"], "payment_id": pay["pspReference"],
+           "wallet_transaction_id": wallet["walletTransactionId"]}, sys.stdout)

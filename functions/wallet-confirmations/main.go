@@ -1,0 +1,12 @@
+// Command wallet-confirmations is the WalletConfirmationsFunction Lambda: it
+// consumes the confirmation queue and moves transactions on as the shopper's
+// wallet answers.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/app/sqsapp"
+	"github.com/paygate/paygate/shared/wiring/walletwire"
+)
+
+func main() { app.StartSQS(walletwire.WalletConfirmations, app.WithQueue(sqsapp.Open)) }

@@ -1,0 +1,12 @@
+// Command wallet-expirer is the WalletExpirerFunction, run every minute by an
+// EventBridge schedule: it fails wallet transactions not confirmed within
+// five minutes and re-queues open ones whose message was lost.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/app/sqsapp"
+	"github.com/paygate/paygate/shared/wiring/walletwire"
+)
+
+func main() { app.StartScheduled(walletwire.WalletExpirer, app.WithQueue(sqsapp.Open)) }

@@ -1,0 +1,57 @@
+// Package wallet is the Pay API's wallet: a merchant asks the shopper's
+// wallet (phone number + IIN) to authorise an amount, the shopper confirms in
+// the wallet app asynchronously, and the merchant polls (or hears by webhook)
+// until the transaction is SUCCESS or FAILED, then captures, cancels or
+// refunds it. Paths, fields and statuses are the provider's (spec §2.2, §2.3,
+// §4.1; provider notes): camelCase, amounts as integers in minor units.
+//
+// # Functions
+//
+//   - WalletFunction (routes.go): authorize, get, list, capture, cancel,
+//     refund, and the sandbox test helpers confirm and decline.
+//   - WalletConfirmationsFunction (HandleSQS): the wallet-confirmations
+//     queue's consumer; it moves a transaction NEW -> PROCESSING -> the
+//     shopper's answer. An answer not due yet (the "confirms after a few
+//     seconds" sandbox phone) hides the message until it is.
+//   - WalletExpirerFunction (Expire), every minute: FAILED,
+//     confirmation_timeout, for what the shopper has not confirmed within
+//     ConfirmTimeout (5 minutes); re-sends the message of open transactions
+//     older than RequeueAge, so a message lost between the commit and the
+//     send (or in a crash) delays a transaction, never strands it.
+//
+// # One place for every change
+//
+// Every status change goes through move: the allowed moves are one table
+// (transitions); the new record is written conditioned on the version read,
+// with its event record (the platform's event log, read by shared/webhooks)
+// and, when it leaves NEW/PROCESSING, the delete of its open-index entry, in
+// one store transaction; a keyed call's idempotency record joins that
+// transaction (idempotency.Commit). A lost race reads again and decides anew:
+// of a capture and a cancel racing, one wins and the other finds a status it
+// cannot move from (409); a confirmation delivered twice finds the
+// transaction already moved and writes nothing.
+//
+// # Key layout (payments table)
+//
+//   - wtx#<account> / <UUIDv7 id>: the transaction (newest first by a
+//     descending query; the created range is a key range).
+//   - wopen#<0..7> / <created, fixed width>#<id>: the open index (NEW and
+//     PROCESSING), sharded so no partition takes every authorisation; the
+//     expirer reads it oldest first, never a Scan.
+//
+// # DynamoDB calls (TestCallsPerAuthorizeAndConfirmation)
+//
+// Authorize: GetItem (API key), GetItem (idempotency key), one
+// TransactWriteItems (idempotency record, transaction, open-index entry,
+// event), then one SQS SendMessage. A replay: the two reads. A confirmation:
+// GetItem, then one TransactWriteItems per move (two for NEW -> PROCESSING ->
+// SUCCESS). Capture, cancel, refund: the two reads, GetItem, one
+// TransactWriteItems.
+//
+// # What is not here
+//
+// No live wallet provider is wired: a live key's transaction fails with
+// wallet_unavailable when the consumer takes it (test keys get the sandbox
+// wallet). Captures and refunds move no ledger entries yet (the merchant
+// balance and its double-entry ledger are another issue's).
+package wallet

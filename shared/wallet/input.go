@@ -1,0 +1,127 @@
+package wallet
+
+import (
+	"unicode/utf8"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
+)
+
+// AuthorizeRequest is the body of POST /v1/wallet/authorize (spec §2.2).
+// Pointers tell an absent field from a zero one; amount is an int64 so the
+// strict decoder refuses 10.5, 1e3 and "100" naming the field.
+type AuthorizeRequest struct {
+	Amount         *int64  `json:"amount"`
+	PhoneNumber    *string `json:"phoneNumber" maxlen:"16"`
+	IIN            *string `json:"iin" maxlen:"12"`
+	OrderReference *string `json:"orderReference" maxlen:"64"`
+	Currency       *string `json:"currency" maxlen:"3"`
+	// Metadata is the merchant's own keys (the platform's rule since
+	// 2024-01-15: every resource carries a metadata object).
+	Metadata map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
+}
+
+// AmountRequest is the optional body of capture and refund.
+type AmountRequest struct {
+	Amount *int64 `json:"amount"`
+}
+
+// Limits of the request fields, documented in the OpenAPI fragment.
+const (
+	// MaxAmount is 2^53: larger integers do not survive a JSON reader that
+	// reads numbers as doubles (JavaScript), so they are refused.
+	MaxAmount            = int64(1) << 53
+	MaxOrderReferenceLen = 64
+	maxMetadataKeys      = 50
+	maxMetadataKeyLen    = 40
+)
+
+// sandboxCurrencies are what the sandbox wallet holds.
+var sandboxCurrencies = map[string]bool{"KZT": true, "USD": true}
+
+// validate checks the body; every error names its field.
+func (in *AuthorizeRequest) validate(testMode bool) error {
+	if in.Amount == nil {
+		return apierr.Missing("amount")
+	}
+	if err := checkAmount(*in.Amount); err != nil {
+		return err
+	}
+	if in.PhoneNumber == nil {
+		return apierr.Missing("phoneNumber")
+	}
+	if err := CheckPhone(*in.PhoneNumber); err != nil {
+		return err
+	}
+	if in.IIN == nil {
+		return apierr.Missing("iin")
+	}
+	if err := CheckIIN(*in.IIN); err != nil {
+		return err
+	}
+	if in.OrderReference == nil {
+		return apierr.Missing("orderReference")
+	}
+	if err := checkOrderReference("orderReference", *in.OrderReference); err != nil {
+		return err
+	}
+	if in.Currency == nil {
+		return apierr.Missing("currency")
+	}
+	if _, err := money.ParseCurrencyField("currency", *in.Currency); err != nil {
+		return err
+	}
+	if testMode && !sandboxCurrencies[*in.Currency] {
+		return &apierr.Error{Kind: apierr.Invalid, Code: "currency_not_supported", Param: "currency",
+			Message: "the sandbox wallet holds KZT and USD only"}
+	}
+	if len(in.Metadata) > maxMetadataKeys {
+		return apierr.Invalidf("metadata", "metadata has more than %d keys", maxMetadataKeys)
+	}
+	for k := range in.Metadata {
+		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLen {
+			return apierr.Invalidf("metadata", "metadata keys must be 1 to %d characters", maxMetadataKeyLen)
+		}
+	}
+	return nil
+}
+
+func checkAmount(n int64) error {
+	if n < 1 || n > MaxAmount {
+		return apierr.Invalidf("amount", "amount must be an integer in minor units from 1 to 2^53 (%d)", MaxAmount)
+	}
+	return nil
+}
+
+func checkOrderReference(param, s string) error {
+	if n := utf8.RuneCountInString(s); n < 1 || n > MaxOrderReferenceLen {
+		return apierr.Invalidf(param, "%s must be 1 to %d characters", param, MaxOrderReferenceLen)
+	}
+	return nil
+}
+
+// CheckPhone accepts an E.164 number: "+", a country code not starting with
+// 0, 8 to 15 digits in all; Kazakhstan's (+7) has exactly ten digits after
+// the 7.
+func CheckPhone(s string) error {
+	bad := func(msg string) error { return apierr.Invalidf("phoneNumber", "phoneNumber %s", msg) }
+	if len(s) == 0 || s[0] != '+' {
+		return bad("must be in E.164 form: + then the country code and number, e.g. +77011234567")
+	}
+	digits := s[1:]
+	if len(digits) < 8 || len(digits) > 15 {
+		return bad("must have 8 to 15 digits after the +")
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return bad("may hold only digits after the +")
+		}
+	}
+	if digits[0] == '0' {
+		return bad("has no country code (a country code never starts with 0)")
+	}
+	if digits[0] == '7' && len(digits) != 11 {
+		return bad("of Kazakhstan and Russia (+7) has exactly ten digits after the 7")
+	}
+	return nil
+}

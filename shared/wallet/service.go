@@ -1,0 +1,301 @@
+package wallet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/retry"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Defaults of Config.
+const (
+	// ConfirmTimeout is how long the shopper has to answer the push: a
+	// transaction still NEW or PROCESSING this long after it was created is
+	// FAILED with confirmation_timeout by the expirer (and the consumer).
+	ConfirmTimeout = 5 * time.Minute
+	// ApproveDelay is how long the "approves after a few seconds" sandbox
+	// shopper takes.
+	ApproveDelay = 3 * time.Second
+	// ExpireInterval is how often the expirer runs (its Schedule).
+	ExpireInterval = time.Minute
+)
+
+// Config builds a Service.
+type Config struct {
+	Store store.Store
+	Queue queue.Queue
+	Clock func() time.Time // nil: time.Now
+	Log   *slog.Logger     // nil: discard
+	// ConfirmTimeout and ApproveDelay: 0 means the defaults above (tests and
+	// the crash test's server shorten them).
+	ConfirmTimeout time.Duration
+	ApproveDelay   time.Duration
+}
+
+// Service authorises, reads and moves wallet transactions.
+type Service struct {
+	st           store.Store
+	q            queue.Queue
+	clock        func() time.Time
+	log          *slog.Logger
+	timeout      time.Duration
+	approveDelay time.Duration
+}
+
+// StatusNew builds the service.
+func New(c Config) *Service {
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.ConfirmTimeout == 0 {
+		c.ConfirmTimeout = ConfirmTimeout
+	}
+	if c.ApproveDelay == 0 {
+		c.ApproveDelay = ApproveDelay
+	}
+	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, timeout: c.ConfirmTimeout, approveDelay: c.ApproveDelay}
+}
+
+// AuthorizeInput is what authorising takes: typed, with no HTTP.
+type AuthorizeInput struct {
+	AccountID string
+	TestMode  bool // a test key: the sandbox wallet answers
+	Request   AuthorizeRequest
+	// Idem is the keyed call; its record is written in the transaction's
+	// own write. Required: one transaction per key.
+	Idem *idempotency.Call
+}
+
+// Authorize validates the request and creates a NEW transaction with its
+// open-index entry, its wallet.created event and the idempotency record in
+// one store transaction, then asks the shopper's wallet through the
+// confirmation queue. Errors: Invalid (naming the field), Conflict (key in
+// flight), IdempotencyMismatch, Unavailable; a *idempotency.Replayed when the
+// key already holds this request's result.
+func (s *Service) Authorize(ctx context.Context, in AuthorizeInput) (*Transaction, error) {
+	if !in.Idem.Keyed() {
+		return nil, idempotency.ValidateKey("")
+	}
+	if err := in.Request.validate(in.TestMode); err != nil {
+		return nil, err
+	}
+	now := s.clock().UTC()
+	q := in.Request
+	rec := &record{ID: newID(now), AccountID: in.AccountID, Status: StatusNew, OrderReference: *q.OrderReference, Amount: *q.Amount,
+		Currency: *q.Currency, Phone: *q.PhoneNumber, IIN: *q.IIN, Live: !in.TestMode, IdempotencyKey: in.Idem.Key(), Metadata: q.Metadata,
+		CreatedAt: now, UpdatedAt: now}
+	view := rec.View()
+	err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view},
+		store.Put(rec.item(), store.IfAbsent), store.Put(openItem(rec), store.IfAbsent), eventOp(EventCreated, rec, now))
+	if err != nil {
+		if idempotency.FromKey(err) {
+			return nil, err
+		}
+		return nil, apierr.Wrap("wallet.Authorize", apierr.Unavailable, err)
+	}
+	s.enqueue(ctx, rec.AccountID, rec.ID, 0)
+	return &view, nil
+}
+
+// Message is the confirmation queue's message body.
+type Message struct {
+	AccountID string `json:"account_id"`
+	ID        string `json:"wallet_transaction_id"`
+}
+
+// enqueue asks the consumer to move a transaction on. A failure is logged,
+// not returned: the transaction is committed, and the expirer re-queues open
+// transactions whose message was lost (and fails them after the timeout).
+func (s *Service) enqueue(ctx context.Context, accountID, id string, delay time.Duration) {
+	body, _ := json.Marshal(Message{AccountID: accountID, ID: id})
+	if _, err := s.q.Send(context.WithoutCancel(ctx), queue.WalletConfirmations, body, delay); err != nil {
+		s.log.Warn("wallet confirmation enqueue failed; the expirer will re-queue", "wallet_transaction_id", id, "error", err.Error())
+	}
+}
+
+// Get reads one transaction of the account; another account's is NotFound.
+func (s *Service) Get(ctx context.Context, accountID, id string) (*Transaction, error) {
+	r, err := s.load(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	t := r.View()
+	return &t, nil
+}
+
+func (s *Service) load(ctx context.Context, accountID, id string) (*record, error) {
+	it, err := s.st.Get(ctx, txKey(accountID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("no such wallet transaction: %s", id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap("wallet.load", apierr.Unavailable, err)
+	}
+	r, err := decodeRecord(it)
+	if err != nil {
+		return nil, apierr.Wrap("wallet.load", apierr.Internal, err)
+	}
+	return r, nil
+}
+
+// errNoChange is a mutation's verdict that the transaction is already where
+// the caller wanted it (a redelivered message): nothing is written.
+var errNoChange = errors.New("wallet: no change")
+
+// moveAttempts bounds the re-reads when the transaction changes under us.
+const moveAttempts = 8
+
+var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 128 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
+
+// move is the one place a transaction changes: mutate turns the current
+// record into the next (or refuses), and the change is written with its
+// event, the open-index delete when it leaves NEW/PROCESSING, and a keyed
+// call's record, in one store transaction conditioned on the version read.
+// Of any number of concurrent moves exactly one commits per version; the
+// others read again and mutate decides anew (capture racing cancel: the
+// loser finds CANCELLED or CAPTURED and is refused). changed is false when
+// mutate answered errNoChange.
+func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call, mutate func(next *record) error) (_ *record, changed bool, _ error) {
+	for attempt := 0; ; attempt++ {
+		next := *cur
+		if err := mutate(&next); errors.Is(err, errNoChange) {
+			return cur, false, nil
+		} else if err != nil {
+			return nil, false, err
+		}
+		if !CanTransition(cur.Status, next.Status) {
+			return nil, false, illegal(cur.Status, next.Status)
+		}
+		now := s.clock().UTC()
+		next.UpdatedAt = now
+		ops := []store.Op{store.Put(next.item(), store.IfVersion(cur.version)), eventOp(eventFor(next.Status), &next, now)}
+		if cur.Status.Open() && !next.Status.Open() {
+			ops = append(ops, store.Delete(openKey(cur), store.Always))
+		}
+		err := idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
+		if err == nil {
+			next.version = cur.version + 1
+			return &next, true, nil
+		}
+		if idempotency.FromKey(err) {
+			return nil, false, err
+		}
+		if cf, ok := store.IsConditionFailed(err); (!ok || cf.Index != 0) && apierr.KindOf(err) != apierr.Conflict {
+			return nil, false, apierr.Wrap("wallet.move", apierr.Unavailable, err)
+		}
+		if attempt+1 == moveAttempts {
+			return nil, false, apierr.New(apierr.Conflict, "wallet_transaction_busy", "wallet transaction %s kept changing; retry with the same Idempotency-Key", cur.ID)
+		}
+		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
+			return nil, false, err
+		}
+		if cur, err = s.load(ctx, cur.AccountID, cur.ID); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+func illegal(from, to Status) error {
+	return apierr.New(apierr.Conflict, "wallet_transaction_state", "the wallet transaction is %s; it cannot become %s", from, to)
+}
+
+// OpInput is a capture, cancel or refund of one transaction.
+type OpInput struct {
+	AccountID string
+	ID        string
+	Amount    *int64 // capture and refund: nil means all that is left
+	Idem      *idempotency.Call
+}
+
+func (s *Service) operate(ctx context.Context, in OpInput, mutate func(next *record) error) (*Transaction, error) {
+	if !in.Idem.Keyed() {
+		return nil, idempotency.ValidateKey("")
+	}
+	if in.Amount != nil {
+		if err := checkAmount(*in.Amount); err != nil {
+			return nil, err
+		}
+	}
+	cur, err := s.load(ctx, in.AccountID, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	done, _, err := s.move(ctx, cur, in.Idem, mutate)
+	if err != nil {
+		return nil, err
+	}
+	t := done.View()
+	return &t, nil
+}
+
+// Capture captures a SUCCESS transaction once, in full or in part (amount at
+// most the authorised amount). Errors: Invalid (amount), NotFound, Conflict
+// (wallet_transaction_state: not SUCCESS), IdempotencyMismatch, Unavailable.
+func (s *Service) Capture(ctx context.Context, in OpInput) (*Transaction, error) {
+	return s.operate(ctx, in, func(next *record) error {
+		if next.Status != StatusSuccess {
+			return illegal(next.Status, StatusCaptured)
+		}
+		amount := next.Amount
+		if in.Amount != nil {
+			if *in.Amount > next.Amount {
+				return &apierr.Error{Kind: apierr.Invalid, Code: "amount_exceeds_authorized", Param: "amount",
+					Message: "amount is more than the authorised amount"}
+			}
+			amount = *in.Amount
+		}
+		next.Status, next.Captured = StatusCaptured, amount
+		return nil
+	})
+}
+
+// Cancel voids a transaction before capture: NEW, PROCESSING (the shopper's
+// later answer then changes nothing) or SUCCESS (the hold is released).
+// Errors: NotFound, Conflict (wallet_transaction_state), ... as Capture.
+func (s *Service) Cancel(ctx context.Context, in OpInput) (*Transaction, error) {
+	return s.operate(ctx, in, func(next *record) error {
+		if !CanTransition(next.Status, StatusCancelled) {
+			return illegal(next.Status, StatusCancelled)
+		}
+		next.Status = StatusCancelled
+		return nil
+	})
+}
+
+// Refund refunds part or all of what is left of the captured amount; partial
+// refunds may repeat until it is all refunded. Errors: Invalid
+// (refund_exceeds_captured, naming amount), NotFound, Conflict
+// (wallet_transaction_state: not captured, or already fully refunded), ...
+func (s *Service) Refund(ctx context.Context, in OpInput) (*Transaction, error) {
+	return s.operate(ctx, in, func(next *record) error {
+		if next.Status != StatusCaptured && next.Status != StatusPartiallyRefunded {
+			return illegal(next.Status, StatusRefunded)
+		}
+		left := next.Captured - next.Refunded
+		amount := left
+		if in.Amount != nil {
+			if *in.Amount > left {
+				return &apierr.Error{Kind: apierr.Invalid, Code: "refund_exceeds_captured", Param: "amount",
+					Message: "amount is more than the captured amount not yet refunded"}
+			}
+			amount = *in.Amount
+		}
+		next.Refunded += amount
+		next.Status = StatusPartiallyRefunded
+		if next.Refunded == next.Captured {
+			next.Status = StatusRefunded
+		}
+		return nil
+	})
+}
