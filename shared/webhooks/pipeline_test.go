@@ -496,8 +496,10 @@ func TestDeliveriesAndResendAreTheAccountsOwn(t *testing.T) {
 	// The other account naming this account's endpoint in its own resend.
 	r := p.DoKey(otherKey, "POST", "/v1/events/"+evt+"/resend", map[string]any{"endpoint_id": ep})
 	assert.Equal(t, 404, r.Status)
-	r = p.Do("POST", "/v1/events/"+evt+"/resend", map[string]any{"endpoint_id": "nope"})
-	assert.Equal(t, 400, r.Status)
+	for _, bad := range []string{"nope", "", ep + "0"} {
+		r = p.Do("POST", "/v1/events/"+evt+"/resend", map[string]any{"endpoint_id": bad})
+		assert.Equal(t, 400, r.Status, "endpoint_id %q: %s", bad, r.Body)
+	}
 }
 
 // On AWS's parts: event records written by the areas' own writers reach the

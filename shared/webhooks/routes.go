@@ -189,7 +189,7 @@ func (s *Service) handleDeliveries(r *httpapi.Request) (*httpapi.Response, error
 // resendRequest is the body of POST /v1/events/{id}/resend; the body may be
 // left out.
 type resendRequest struct {
-	EndpointID string `json:"endpoint_id" maxlen:"35"`
+	EndpointID *string `json:"endpoint_id" maxlen:"35"`
 }
 
 func (s *Service) handleResend(r *httpapi.Request) (*httpapi.Response, error) {
@@ -199,10 +199,15 @@ func (s *Service) handleResend(r *httpapi.Request) (*httpapi.Response, error) {
 			return nil, err
 		}
 	}
-	if in.EndpointID != "" && !ids.ValidPrefixed("we", in.EndpointID) {
-		return nil, apierr.Invalidf("endpoint_id", "endpoint_id must be a webhook endpoint id (we_...)")
+	endpoint := ""
+	if in.EndpointID != nil {
+		// Given, it must name an endpoint: "" is not "every endpoint".
+		if !ids.ValidPrefixed("we", *in.EndpointID) {
+			return nil, apierr.Invalidf("endpoint_id", "endpoint_id must be a webhook endpoint id (we_ and 32 hex digits); leave it out to resend to every subscribed endpoint")
+		}
+		endpoint = *in.EndpointID
 	}
-	out, err := s.Resend(r.HTTP.Context(), r.AccountID(), r.PathValue("id"), in.EndpointID)
+	out, err := s.Resend(r.HTTP.Context(), r.AccountID(), r.PathValue("id"), endpoint)
 	if err != nil {
 		return nil, err
 	}
