@@ -4,7 +4,9 @@
 package ids
 
 import (
+	"encoding/binary"
 	"encoding/hex"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -104,4 +106,32 @@ func Valid(s string) bool {
 // crypto/rand already treats as fatal.
 func newV7() uuid.UUID {
 	return uuid.Must(uuid.NewV7())
+}
+
+// NewAt is a UUIDv7 carrying the millisecond of now (a service clock, which
+// tests move) instead of the wall clock's: records keyed by it sort by their
+// created time, so a created range is a key range (see Bound).
+func NewAt(now time.Time) string {
+	u := newV7()
+	setMillis(&u, now.UnixMilli())
+	return u.String()
+}
+
+// Bound is the smallest (or, upper, the largest) UUIDv7 string of t's
+// millisecond: the key bounds of a created range over NewAt ids.
+func Bound(t time.Time, upper bool) string {
+	var u uuid.UUID
+	if upper {
+		for i := range u {
+			u[i] = 0xff
+		}
+	}
+	setMillis(&u, t.UnixMilli())
+	return u.String()
+}
+
+func setMillis(u *uuid.UUID, ms int64) {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(ms))
+	copy(u[0:6], b[2:8])
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -139,5 +140,23 @@ func TestParseInt(t *testing.T) {
 		if err == nil || ae.Kind != apierr.Invalid || ae.Param != "productId" {
 			t.Errorf("ParseInt(%q) = %d, %v; want a 400 naming productId", s, n, err)
 		}
+	}
+}
+
+func TestNewAtSortsByTheGivenTimeWithinItsBounds(t *testing.T) {
+	at := time.Date(2026, 11, 23, 20, 30, 0, 123_000_000, time.UTC)
+	a, b := NewAt(at), NewAt(at.Add(time.Millisecond))
+	if !(a < b) {
+		t.Fatalf("%s !< %s", a, b)
+	}
+	if lo, hi := Bound(at, false), Bound(at, true); !(lo <= a && a <= hi && hi < b) {
+		t.Fatalf("bounds %s..%s, ids %s %s", lo, hi, a, b)
+	}
+	u, err := Parse(a)
+	if err != nil || u.Version() != 7 {
+		t.Fatalf("%s: %v, version %d", a, err, u.Version())
+	}
+	if sec, nsec := u.Time().UnixTime(); time.Unix(sec, nsec).UnixMilli() != at.UnixMilli() {
+		t.Fatalf("%s carries %d, want %d", a, time.Unix(sec, nsec).UnixMilli(), at.UnixMilli())
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -34,10 +35,10 @@ func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpap
 		q.Limit = p.Limit + 1
 	}
 	if !f.From.IsZero() {
-		q.From = idBound(f.From, false)
+		q.From = ids.Bound(f.From, false)
 	}
 	if !f.To.IsZero() {
-		q.To = idBound(f.To, true)
+		q.To = ids.Bound(f.To, true)
 	}
 	return listing.Collect(ctx, s.st, q, p.Limit, listing.DefaultBudget, func(it store.Item) (Transaction, bool, error) {
 		r, err := decodeRecord(it)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
@@ -92,7 +93,7 @@ func (s *Service) Authorize(ctx context.Context, in AuthorizeInput) (*Transactio
 	}
 	now := s.clock().UTC()
 	q := in.Request
-	rec := &record{ID: newID(now), AccountID: in.AccountID, Status: StatusNew, OrderReference: *q.OrderReference, Amount: *q.Amount,
+	rec := &record{ID: ids.NewAt(now), AccountID: in.AccountID, Status: StatusNew, OrderReference: *q.OrderReference, Amount: *q.Amount,
 		Currency: *q.Currency, Phone: *q.PhoneNumber, IIN: *q.IIN, Live: !in.TestMode, IdempotencyKey: in.Idem.Key(), Metadata: q.Metadata,
 		CreatedAt: now, UpdatedAt: now}
 	view := rec.View()

@@ -1,11 +1,8 @@
 package wallet
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/paygate/paygate/shared/store"
 )
@@ -171,30 +168,4 @@ func decodeRecord(it store.Item) (*record, error) {
 	}
 	r.version = it.Version
 	return &r, nil
-}
-
-// newID is a UUIDv7 carrying the service clock's millisecond, so ids sort by
-// createdAt and a created range is a key range.
-func newID(now time.Time) string {
-	u := uuid.Must(uuid.NewV7())
-	setMillis(&u, now.UnixMilli())
-	return u.String()
-}
-
-func setMillis(u *uuid.UUID, ms int64) {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(ms))
-	copy(u[0:6], b[2:8])
-}
-
-// idBound is the smallest (or largest) UUIDv7 string of a millisecond.
-func idBound(t time.Time, upper bool) string {
-	var u uuid.UUID
-	if upper {
-		for i := range u {
-			u[i] = 0xff
-		}
-	}
-	setMillis(&u, t.UnixMilli())
-	return u.String()
 }

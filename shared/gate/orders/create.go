@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -105,7 +106,7 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 	deadline time.Time) (_ *Order, retry bool, _ error) {
 	acct, cur, now := in.AccountID, prod.CurrencyCode, s.clock().UTC()
 	rec := &record{
-		ID: newOrderID(now), AccountID: acct, ProductID: prod.ID, ProductSlug: prod.Slug, ProductType: prod.TypeCode,
+		ID: ids.NewAt(now), AccountID: acct, ProductID: prod.ID, ProductSlug: prod.Slug, ProductType: prod.TypeCode,
 		IdempotencyKey: in.Idem.Key(), Status: StatusPending, Currency: cur, Charged: pr.charge, Quantity: pr.quantity,
 		UnitPrice: pr.unitPrice, IsTest: in.TestMode || in.Order.Test, Live: !in.TestMode, RegionCode: prod.RegionCode,
 		CustomerAccount: pr.customerAccount, Metadata: in.Order.Metadata, CreatedAt: now, UpdatedAt: now,

@@ -2,13 +2,10 @@ package orders
 
 import (
 	"context"
-	"encoding/binary"
 	"hash/fnv"
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/supplier"
@@ -79,32 +76,6 @@ func (s *Service) lockBalance(accountID, currency string) func() {
 	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
 	m.Lock()
 	return m.Unlock
-}
-
-// newOrderID is a UUIDv7 whose timestamp is the service clock's, so the
-// orders partition sorts by created_at and a created range is a key range.
-func newOrderID(now time.Time) string {
-	u := uuid.Must(uuid.NewV7())
-	setMillis(&u, now.UnixMilli())
-	return u.String()
-}
-
-func setMillis(u *uuid.UUID, ms int64) {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(ms))
-	copy(u[0:6], b[2:8])
-}
-
-// idBound is the smallest (or largest) UUIDv7 string of a millisecond.
-func idBound(t time.Time, upper bool) string {
-	var u uuid.UUID
-	if upper {
-		for i := range u {
-			u[i] = 0xff
-		}
-	}
-	setMillis(&u, t.UnixMilli())
-	return u.String()
 }
 
 // raceBackoff spaces retries of a lost race on an order's version: full
