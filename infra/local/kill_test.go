@@ -1,52 +1,29 @@
 package main
 
 import (
-	"bufio"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apitest/crashtest"
 )
 
 // proc is the gateway run as `make run` runs it: its own process.
 type proc struct {
-	cmd *exec.Cmd
-	gw  *gateway
+	*crashtest.Proc
+	gw *gateway
 }
 
 // startProc starts the built gateway on dataDir and waits for its banner.
 func startProc(t *testing.T, bin, dataDir, key string) *proc {
 	t.Helper()
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "DATA_DIR="+dataDir, "PORT=0", "SANDBOX_API_KEY="+key, "LOG_LEVEL=error")
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "paygate local gateway: http://"); ok {
-				addr <- u
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return &proc{cmd: cmd, gw: &gateway{addr: a}}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the gateway did not start")
-	}
-	return nil
+	p := crashtest.Start(t, bin, map[string]string{"DATA_DIR": dataDir, "PORT": "0", "SANDBOX_API_KEY": key, "LOG_LEVEL": "error"},
+		"paygate local gateway: http://")
+	return &proc{Proc: p, gw: &gateway{addr: p.Addr}}
 }
 
 // kill -9 of `make run` while a delivery is in flight (the event committed,
@@ -56,9 +33,7 @@ func TestKill9BetweenCommitAndDelivery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the gateway")
 	}
-	bin := filepath.Join(t.TempDir(), "gateway")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := crashtest.Build(t, ".")
 	dir := t.TempDir()
 	const key = "sk_test_killwebhooks0123456789abcdefg"
 
@@ -72,8 +47,7 @@ func TestKill9BetweenCommitAndDelivery(t *testing.T) {
 		ids = append(ids, r.Header.Get("Service-Event-Id"))
 		if len(ids) == 1 {
 			// The first delivery: the gateway dies before it hears an answer.
-			_ = running.cmd.Process.Signal(syscall.SIGKILL)
-			_, _ = running.cmd.Process.Wait()
+			running.Kill()
 			close(killed)
 			return
 		}

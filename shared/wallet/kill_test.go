@@ -1,20 +1,18 @@
 package wallet
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apitest/crashtest"
 )
 
 // TestKill9WhileProcessing: the server (wallet routes, confirmation worker,
@@ -27,9 +25,7 @@ func TestKill9WhileProcessing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a server")
 	}
-	bin := filepath.Join(t.TempDir(), "killserver")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/killserver").CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := crashtest.Build(t, "./testdata/killserver")
 	dataDir := t.TempDir()
 	const key = "sk_test_walletkill0123456789abcdefghijk"
 	cli := &http.Client{Timeout: 5 * time.Second}
@@ -148,37 +144,10 @@ func TestKill9WhileProcessing(t *testing.T) {
 	}
 }
 
-// startKillServer runs the server binary and returns its base URL and a
+// startKillServer runs the server binary on dataDir and returns its base URL and a
 // function that kills it with SIGKILL.
 func startKillServer(t *testing.T, bin, dataDir, key string) (string, func()) {
 	t.Helper()
-	cmd := exec.Command(bin)
-	cmd.Env = append(cmd.Environ(), "DATA_DIR="+dataDir, "SANDBOX_API_KEY="+key, "CONFIRM_TIMEOUT=4s")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	var once sync.Once
-	kill := func() {
-		once.Do(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
-	t.Cleanup(kill)
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if addr, ok := strings.CutPrefix(sc.Text(), "LISTEN "); ok {
-				lines <- addr
-			}
-		}
-	}()
-	select {
-	case addr := <-lines:
-		return "http://" + addr, kill
-	case <-time.After(30 * time.Second):
-		t.Fatal("server did not start")
-		return "", nil
-	}
+	p := crashtest.Start(t, bin, map[string]string{"CONFIRM_TIMEOUT": "4s", "DATA_DIR": dataDir, "SANDBOX_API_KEY": key}, crashtest.Ready)
+	return p.URL(), p.Kill
 }

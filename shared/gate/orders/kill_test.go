@@ -1,15 +1,11 @@
 package orders
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/apitest/crashtest"
 	"github.com/paygate/paygate/shared/money"
 )
 
@@ -29,10 +26,7 @@ func TestKill9MidBurst(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a server")
 	}
-	bin := filepath.Join(t.TempDir(), "killserver")
-	build := exec.Command("go", "build", "-o", bin, "./testdata/killserver")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := crashtest.Build(t, "./testdata/killserver")
 	dataDir := t.TempDir()
 	const key = "sk_test_killtest0123456789abcdefghijklmn"
 
@@ -176,37 +170,10 @@ func TestKill9MidBurst(t *testing.T) {
 	require.Equal(t, deposits-charged, available)
 }
 
-// startServer runs the server binary and returns its base URL and a
+// startServer runs the server binary on dataDir and returns its base URL and a
 // function that kills it with SIGKILL.
 func startServer(t *testing.T, bin, dataDir, key string) (string, func()) {
 	t.Helper()
-	cmd := exec.Command(bin)
-	cmd.Env = append(cmd.Environ(), "DATA_DIR="+dataDir, "SANDBOX_API_KEY="+key)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	var once sync.Once
-	kill := func() {
-		once.Do(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
-	t.Cleanup(kill)
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if addr, ok := strings.CutPrefix(sc.Text(), "LISTEN "); ok {
-				lines <- addr
-			}
-		}
-	}()
-	select {
-	case addr := <-lines:
-		return "http://" + addr, kill
-	case <-time.After(30 * time.Second):
-		t.Fatal("server did not start")
-		return "", nil
-	}
+	p := crashtest.Start(t, bin, map[string]string{"DATA_DIR": dataDir, "SANDBOX_API_KEY": key}, crashtest.Ready)
+	return p.URL(), p.Kill
 }
