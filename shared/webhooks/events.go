@@ -105,15 +105,9 @@ func (s *Service) Events(ctx context.Context, accountID string, f EventFilter, l
 // Event reads one of the account's events; another account's, or a malformed
 // id, is NotFound. Errors: NotFound, Unavailable, Internal.
 func (s *Service) Event(ctx context.Context, accountID, id string) (*Event, error) {
-	if !ids.ValidPrefixed("evt", id) {
-		return nil, eventNotFound(id)
-	}
-	it, err := s.st.Get(ctx, EventKey(accountID, id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, eventNotFound(id)
-	}
+	it, err := s.eventItem(ctx, accountID, id)
 	if err != nil {
-		return nil, apierr.Wrap("webhooks.Event", apierr.Unavailable, err)
+		return nil, err
 	}
 	ev, err := decodeEvent(it)
 	if err != nil {
@@ -123,3 +117,19 @@ func (s *Service) Event(ctx context.Context, accountID, id string) (*Event, erro
 }
 
 func eventNotFound(id string) error { return apierr.NotFoundf("no such event: %s", id) }
+
+// eventItem reads an event record; another account's, or a malformed id, is
+// NotFound.
+func (s *Service) eventItem(ctx context.Context, accountID, id string) (store.Item, error) {
+	if !ids.ValidPrefixed("evt", id) {
+		return store.Item{}, eventNotFound(id)
+	}
+	it, err := s.st.Get(ctx, EventKey(accountID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Item{}, eventNotFound(id)
+	}
+	if err != nil {
+		return store.Item{}, apierr.Wrap("webhooks.Event", apierr.Unavailable, err)
+	}
+	return it, nil
+}

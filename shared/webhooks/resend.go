@@ -39,11 +39,7 @@ type ResentToEntry struct {
 // another account's), Invalid (a disabled endpoint, or one of the other
 // mode), Unavailable.
 func (s *Service) Resend(ctx context.Context, accountID, eventID, endpointID string) (*Resent, error) {
-	ev, err := s.Event(ctx, accountID, eventID)
-	if err != nil {
-		return nil, err
-	}
-	live, err := s.eventLive(ctx, accountID, eventID)
+	ev, live, err := s.eventWithMode(ctx, accountID, eventID)
 	if err != nil {
 		return nil, err
 	}
@@ -86,17 +82,22 @@ func (s *Service) Resend(ctx context.Context, accountID, eventID, endpointID str
 	return out, nil
 }
 
-// eventLive reads the mode of an event record (see published).
-func (s *Service) eventLive(ctx context.Context, accountID, eventID string) (bool, error) {
-	it, err := s.st.Get(ctx, EventKey(accountID, eventID))
+// eventWithMode reads one of the account's events and its mode (live or
+// test, see published) in one read. Errors: as Event's.
+func (s *Service) eventWithMode(ctx context.Context, accountID, eventID string) (*Event, bool, error) {
+	it, err := s.eventItem(ctx, accountID, eventID)
 	if err != nil {
-		return false, apierr.Wrap("webhooks.eventLive", apierr.Unavailable, err)
+		return nil, false, err
+	}
+	ev, err := decodeEvent(it)
+	if err != nil {
+		return nil, false, err
 	}
 	var p published
 	if err := json.Unmarshal(it.Data, &p); err != nil {
-		return false, apierr.Wrap("webhooks.eventLive", apierr.Internal, err)
+		return nil, false, apierr.Wrap("webhooks.eventWithMode", apierr.Internal, err)
 	}
-	return p.live(), nil
+	return &ev, p.live(), nil
 }
 
 // Attempts pages the delivery attempts of one of the account's endpoints,
