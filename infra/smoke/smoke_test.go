@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -17,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/shared/metrics"
 )
 
 // The smoke test runs against the real local gateway (what `make run`
@@ -27,6 +30,7 @@ import (
 
 type gateway struct {
 	url, key, bin string
+	log           string // the gateway's stdout and stderr
 }
 
 var gw *gateway
@@ -75,7 +79,8 @@ func startGateway(t *testing.T) *gateway {
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(),
-		"DATA_DIR=" + filepath.Join(dir, "data"), fmt.Sprintf("PORT=%d", port), "SANDBOX_API_KEY=" + key}
+		"DATA_DIR=" + filepath.Join(dir, "data"), fmt.Sprintf("PORT=%d", port), "SANDBOX_API_KEY=" + key,
+		"PAYGATE_EMF=stdout", "ENVIRONMENT=smoke"}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -112,7 +117,7 @@ func startGateway(t *testing.T) *gateway {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	gw = &gateway{url: u, key: key, bin: smokeBin}
+	gw = &gateway{url: u, key: key, bin: smokeBin, log: logs.Name()}
 	return gw
 }
 
@@ -126,6 +131,27 @@ func TestSmokePassesAgainstTheLocalGateway(t *testing.T) {
 		if !strings.Contains(log.String(), "ok  "+name) {
 			t.Errorf("step %q not reported as passed:\n%s", name, log.String())
 		}
+	}
+	// The services wrote their business metrics (EMF lines on stdout, as in
+	// Lambda) for what the run did: an order with its debit, a payment.
+	out, err := os.ReadFile(g.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil || rec["_aws"] == nil || rec["Environment"] != "smoke" {
+			continue
+		}
+		for _, m := range []string{metrics.OrdersPlaced, metrics.BalanceDebits, metrics.PaymentsAuthorised} {
+			if rec[m] == 1.0 {
+				seen[m] = true
+			}
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("EMF records seen for %v, want OrdersPlaced, BalanceDebits and PaymentsAuthorised", seen)
 	}
 }
 
