@@ -159,12 +159,26 @@ func perRoute(groups []registry.Group) map[string][]string {
 func withDelivery(p projection) projection {
 	p.Alias = true
 	p.PerFunctionAlarms = 1
-	p.Canary = []string{"GateOrdersFunction", "CheckoutSessionsFunction", "CheckoutPaymentsFunction", "CheckoutClientFunction",
-		"PaymentLinksFunction", "PaymentManagementFunction", "CheckoutModificationsFunction", "RecurringFunction",
-		"DirectPaymentsFunction", "WalletFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
-		"DistributionsFunction", "GateBalanceFunction"}
+	// The declared groups say whether they are money paths (MoneyPath); the
+	// projected ones that will move money are listed.
+	for _, g := range registry.Groups(wiring.Areas()) {
+		if g.MoneyPath {
+			p.Canary = append(p.Canary, g.Function)
+		}
+	}
+	for _, fn := range projectedMoneyPaths {
+		if !slices.Contains(p.Canary, fn) {
+			p.Canary = append(p.Canary, fn)
+		}
+	}
 	return p
 }
+
+// projectedMoneyPaths are the groups not built yet whose requests will take
+// or move money.
+var projectedMoneyPaths = []string{"PaymentLinksFunction", "PaymentManagementFunction", "CheckoutModificationsFunction",
+	"RecurringFunction", "DirectPaymentsFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
+	"DistributionsFunction"}
 
 type stackCount struct {
 	Total int            `json:"total"`
