@@ -5,7 +5,7 @@ FUNCTIONS := $(notdir $(wildcard functions/*))
 # Production build flags: static, stripped, no RPC shim (provided.al2023).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w" -tags lambda.norpc
 
-.PHONY: build run test lint bench invoke validate deploy clean
+.PHONY: build run test lint bench invoke validate sam-build deploy deploy-built smoke smoke-local clean
 
 ## build: every function as bin/<dir>/bootstrap for linux/arm64
 build:
@@ -22,7 +22,7 @@ run:
 test:
 	infra/scripts/test.sh
 
-## lint: gofmt, go vet, staticcheck
+## lint: tracked files, gofmt, go vet, staticcheck, actionlint (the workflows)
 lint:
 	infra/scripts/lint.sh
 
@@ -39,11 +39,26 @@ invoke:
 validate:
 	infra/scripts/sam.sh validate --lint
 
-## deploy: sam build and deploy one environment, e.g. make deploy ENV=dev
-deploy:
-	@case "$(ENV)" in dev|staging|prod) ;; *) echo "usage: make deploy ENV=dev|staging|prod"; exit 2;; esac
+## sam-build: sam build of every function into .aws-sam (what deploy ships)
+sam-build:
 	infra/scripts/sam.sh build
-	infra/scripts/sam.sh deploy --config-env $(ENV)
+
+## deploy: sam build, then deploy one environment, e.g. make deploy ENV=dev [PARAMETERS="AlarmTopicArn=arn:..."]
+deploy: sam-build deploy-built
+
+## deploy-built: deploy what .aws-sam holds (the pipeline builds once and deploys that to every environment)
+deploy-built:
+	@case "$(ENV)" in dev|staging|prod) ;; *) echo "usage: make deploy ENV=dev|staging|prod"; exit 2;; esac
+	PARAMETERS="$(PARAMETERS)" infra/scripts/deploy.sh $(ENV)
+
+## smoke: the end-to-end smoke test against any base URL with a test-mode key, e.g. make smoke URL=https://... KEY=sk_test_...
+smoke:
+	@test -n "$(URL)" -a -n "$(KEY)" || { echo "usage: make smoke URL=<base url> KEY=sk_test_..."; exit 2; }
+	go run ./infra/smoke -url "$(URL)" -key "$(KEY)"
+
+## smoke-local: the smoke test against the local gateway (make run's), started and stopped for it
+smoke-local:
+	infra/scripts/smoke-local.sh
 
 clean:
 	rm -rf bin .aws-sam

@@ -20,11 +20,14 @@ import (
 // CLI, offline) today, and of the template projected to every group of the
 // spec, once with one event per route (the old structure) and once with the
 // per-group route keys derived from the declarations (registry.RouteKeys,
-// the structure template.yaml uses), plus the gradual-rollout and alarm
-// resources of the delivery issue.
+// the structure template.yaml uses), both with the delivery rules every
+// function of template.yaml follows (alias, alarm, and on the money paths a
+// deployment preference and a latency alarm).
 
-// stackTarget is the budget the issue sets, well under the hard 500.
-const stackTarget = 300
+// stackTarget is the budget: CloudFormation's hard limit is 500, and 100
+// are kept for what later issues add. It was 300 before the delivery issue
+// gave every function a version, an alias and an alarm (README, Stack size).
+const stackTarget = 400
 
 // projected are the spec's groups that are not built yet, with the routes
 // their issues name (service-interface.md section 1.1 and 4.5, issues 9-16).
@@ -148,18 +151,34 @@ func perRoute(groups []registry.Group) map[string][]string {
 	return out
 }
 
-// withDelivery adds the delivery issue's resources: every function behind
-// an alias, a deployment preference on the money paths, and two alarms
-// (errors, throttles) per function.
+// withDelivery adds the delivery issue's resources as template.yaml has
+// them: every function behind an alias, one alarm per function (errors and
+// throttles, one metric-math alarm), and on the money paths a deployment
+// preference and a p99 latency alarm. Functions of the template already
+// have theirs; the projected ones get copies.
 func withDelivery(p projection) projection {
 	p.Alias = true
-	p.PerFunctionAlarms = 2
-	p.Canary = []string{"GateOrdersFunction", "CheckoutSessionsFunction", "CheckoutPaymentsFunction", "CheckoutClientFunction",
-		"PaymentLinksFunction", "PaymentManagementFunction", "CheckoutModificationsFunction", "RecurringFunction",
-		"DirectPaymentsFunction", "WalletFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
-		"DistributionsFunction", "GateBalanceFunction"}
+	p.PerFunctionAlarms = 1
+	// The declared groups say whether they are money paths (MoneyPath); the
+	// projected ones that will move money are listed.
+	for _, g := range registry.Groups(wiring.Areas()) {
+		if g.MoneyPath {
+			p.Canary = append(p.Canary, g.Function)
+		}
+	}
+	for _, fn := range projectedMoneyPaths {
+		if !slices.Contains(p.Canary, fn) {
+			p.Canary = append(p.Canary, fn)
+		}
+	}
 	return p
 }
+
+// projectedMoneyPaths are the groups not built yet whose requests will take
+// or move money.
+var projectedMoneyPaths = []string{"PaymentLinksFunction", "PaymentManagementFunction", "CheckoutModificationsFunction",
+	"RecurringFunction", "DirectPaymentsFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
+	"DistributionsFunction"}
 
 type stackCount struct {
 	Total int            `json:"total"`
@@ -212,9 +231,8 @@ func stackRows(ctx context.Context, root string) ([]row, error) {
 		target bool
 	}{
 		{"stack resources: template.yaml today", nil, true},
-		{fmt.Sprintf("stack resources: full spec (%d functions, %d routes), one event per route", groups+6, routes), ptr(fullSpec(perRoute)), false},
-		{"stack resources: full spec, per-group route keys (template.yaml's structure)", ptr(fullSpec(registry.RouteKeys)), true},
-		{"stack resources: full spec, route keys + aliases, canaries, 2 alarms per function", ptr(withDelivery(fullSpec(registry.RouteKeys))), false},
+		{fmt.Sprintf("stack resources: full spec (%d functions, %d routes), one event per route", groups+6, routes), ptr(withDelivery(fullSpec(perRoute))), false},
+		{"stack resources: full spec, per-group route keys (template.yaml's structure and delivery rules)", ptr(withDelivery(fullSpec(registry.RouteKeys))), true},
 	}
 	var rows []row
 	for _, c := range cases {
@@ -267,9 +285,10 @@ const stackPy = `# Counts the resources of template.yaml after the SAM transform
 # logical id to its HTTP API route keys (a new id is a copy of "like" with
 # them), "consumers" adds queue or stream consumers and "schedules" scheduled
 # functions, "tables" and "queues" add copies of a table and of a queue with
-# its DLQ and alarm, "per_function_alarms" adds that many alarms per function,
+# its DLQ and alarm, "per_function_alarms" adds that many alarms per function
+# (the first is its ErrorsAlarm, kept when the template has it),
 # "alias" publishes every function through an alias, "canary" lists functions
-# that get a CodeDeploy deployment preference.
+# that get a CodeDeploy deployment preference and a LatencyAlarm.
 import collections
 import copy
 import json
@@ -330,13 +349,19 @@ def project(tpl, p):
     functions = [k for k, v in res.items() if v["Type"] == "AWS::Serverless::Function"]
     if p.get("alias"):
         tpl["Globals"]["Function"]["AutoPublishAlias"] = "live"
-    for fid in p.get("canary", []):
-        res[fid]["Properties"]["DeploymentPreference"] = {"Type": "AllAtOnce"}
-    for fid in functions:
-        for i in range(p.get("per_function_alarms", 0)):
+    def alarm(fid, name):
+        # a function that has its alarm in the template keeps it
+        if fid[:-len("Function")] + name not in res:
             a = copy.deepcopy(res["FulfilmentDLQAlarm"])
             a["Properties"]["Dimensions"] = [{"Name": "FunctionName", "Value": {"Ref": fid}}]
-            res["%sAlarm%d" % (fid, i)] = a
+            res[fid[:-len("Function")] + name] = a
+    for fid in p.get("canary", []):
+        if "DeploymentPreference" not in res[fid]["Properties"]:
+            res[fid]["Properties"]["DeploymentPreference"] = {"Type": "AllAtOnce"}
+        alarm(fid, "LatencyAlarm")
+    for fid in functions:
+        for i in range(p.get("per_function_alarms", 0)):
+            alarm(fid, "ErrorsAlarm" if i == 0 else "Alarm%d" % i)
 
 
 def main():

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# gofmt, go vet and staticcheck (pinned as a go.mod tool) over the module,
+# gofmt, go vet and staticcheck (pinned as a go.mod tool) over the module, and
+# actionlint (also a go.mod tool) over .github/workflows,
 # after a check of what git tracks: no build outputs, no large files.
 #   lint.sh                  everything
 #   lint.sh tracked-files    only the check of tracked files
@@ -52,4 +53,7 @@ if [[ -n $unformatted ]]; then
 fi
 go vet ./...
 go tool staticcheck ./...
+# The GitHub Actions workflows (expressions, job graph, action inputs; and
+# their run: scripts when shellcheck is on the PATH). Pinned in go.mod.
+go tool actionlint
 echo "lint: ok"

@@ -54,8 +54,12 @@ cleanup
 step "schemathesis against the local gateway (every check, bounded; known failures in infra/scripts/schemathesis/hooks.py)"
 "$scripts/schemathesis.sh"
 
-step "sam validate --lint"
+step "smoke test against the local gateway (infra/smoke, as the pipeline runs it after each deploy)"
+"$scripts/smoke-local.sh"
+
+step "sam validate --lint (the stack, and the pipeline's roles)"
 "$scripts/sam.sh" validate --lint
+"$scripts/sam.sh" validate --lint -t infra/pipeline/roles.yaml
 
 step "sam build"
 "$scripts/sam.sh" build

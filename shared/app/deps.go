@@ -22,6 +22,7 @@ import (
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/xray"
 )
 
 // Deps are the clients and platform services a function group is built from.
@@ -116,6 +117,9 @@ func (d *Deps) openAWS(_ context.Context, cfg Config, o openOptions) error {
 	if err != nil {
 		return err
 	}
+	// With Tracing: Active every DynamoDB and SQS call built from this config
+	// is an X-Ray subsegment of the invocation (nil, and nothing, elsewhere).
+	xray.FromEnv(cfg.Getenv).Register(&ac)
 	d.AWS = &ac
 	tables, err := dynamostore.TablesFromEnv(cfg.Getenv)
 	if err != nil {

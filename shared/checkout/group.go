@@ -19,7 +19,7 @@ import (
 // Idempotency-Key is recorded inline (in the session's own transaction), so a
 // session is one write call.
 var SessionsGroup = registry.Group{
-	Function: "CheckoutSessionsFunction", Dir: "checkout-sessions", OpenAPI: "paths-checkout.json",
+	Function: "CheckoutSessionsFunction", Dir: "checkout-sessions", OpenAPI: "paths-checkout.json", MoneyPath: true,
 	Routes: []registry.Route{
 		{Method: "POST", Path: "/v2/sessions", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
 		{Method: "GET", Path: "/v2/sessions/{id}", Auth: httpapi.AuthSecret},
@@ -49,7 +49,7 @@ var paymentTables = []registry.Table{
 
 // PaymentsGroup is the CheckoutPaymentsFunction: the advanced flow.
 var PaymentsGroup = registry.Group{
-	Function: "CheckoutPaymentsFunction", Dir: "checkout-payments", OpenAPI: "paths-checkout.json",
+	Function: "CheckoutPaymentsFunction", Dir: "checkout-payments", OpenAPI: "paths-checkout.json", MoneyPath: true,
 	Routes: []registry.Route{
 		{Method: "POST", Path: "/v2/paymentMethods", Auth: httpapi.AuthSecret},
 		{Method: "POST", Path: "/v2/payments", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
@@ -62,7 +62,7 @@ var PaymentsGroup = registry.Group{
 // ClientGroup is the CheckoutClientFunction: the drop-in's calls, with a
 // client key from an allowed Origin and the session's sessionData.
 var ClientGroup = registry.Group{
-	Function: "CheckoutClientFunction", Dir: "checkout-client", OpenAPI: "paths-checkout.json",
+	Function: "CheckoutClientFunction", Dir: "checkout-client", OpenAPI: "paths-checkout.json", MoneyPath: true,
 	Routes: []registry.Route{
 		{Method: "POST", Path: "/v2/client/sessions/{id}/setup", Auth: httpapi.AuthClient},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/paymentMethods", Auth: httpapi.AuthClient},

@@ -13,6 +13,7 @@ import (
 	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/metrics"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -510,7 +511,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 
 // commitWithSession writes a payment's ops with the session's (version
 // condition and live check) and maps their failures.
-func (svc *Service) commitWithSession(ctx context.Context, c Caller, body PaymentResponse, ops []store.Op, s *Session) error {
+func (svc *Service) commitWithSession(ctx context.Context, c Caller, body PaymentResponse, ops []store.Op, s *Session) (err error) {
 	first := len(ops)
 	if s != nil {
 		sops, err := s.updateOps(true)
@@ -520,6 +521,11 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 		ops = append(ops, sops...)
 	}
 	out := idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: body}
+	defer func() {
+		if err == nil {
+			metrics.PaymentResult(body.ResultCode)
+		}
+	}()
 	return svc.commit(ctx, c, out, ops, func(i int) error {
 		switch {
 		case s != nil && i == first+1:

@@ -53,6 +53,12 @@ type Group struct {
 	// Grants are any other permissions, after the tables' and queues' in
 	// template.yaml (a secret's parameter, a key), as the template writes them.
 	Grants []Grant
+	// MoneyPath marks a function whose requests take or move money. Deployed,
+	// a new version of it reaches traffic gradually (a CodeDeploy
+	// DeploymentPreference whose alarms roll a bad version back) and its p99
+	// latency is alarmed; template.yaml must say so for it (infra/samtemplate,
+	// TestMoneyPathFunctionsRollOutGradually).
+	MoneyPath bool
 }
 
 // DefaultTimeout is the Globals function timeout of template.yaml.

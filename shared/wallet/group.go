@@ -15,7 +15,7 @@ import (
 // refund, and the sandbox test helpers. StatusNew transactions go to the
 // confirmation queue.
 var WalletGroup = registry.Group{
-	Function: "WalletFunction", Dir: "wallet", OpenAPI: "paths-wallet.json",
+	Function: "WalletFunction", Dir: "wallet", OpenAPI: "paths-wallet.json", MoneyPath: true,
 	Routes: []registry.Route{
 		{Method: "POST", Path: "/v1/wallet/authorize", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
 		{Method: "GET", Path: "/v1/wallet/transaction/{id}", Auth: httpapi.AuthSecret},

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/metrics"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/version"
@@ -199,6 +200,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	}
 	s.log.Info("webhook attempt", "event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
 		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS)
+	metrics.WebhookAttempt(!ok, st.Status == DeliveryFailed)
 	s.noteHealth(ctx, e, ok, done)
 	return nil
 }

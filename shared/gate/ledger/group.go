@@ -9,7 +9,7 @@ import (
 // BalanceGroup is the GateBalanceFunction: balances, deposits and the
 // test-mode deposit helper.
 var BalanceGroup = registry.Group{
-	Function: "GateBalanceFunction", Dir: "gate-balance", OpenAPI: "paths-gate-balance.json",
+	Function: "GateBalanceFunction", Dir: "gate-balance", OpenAPI: "paths-gate-balance.json", MoneyPath: true,
 	Routes: []registry.Route{
 		{Method: "GET", Path: "/balance", Auth: httpapi.AuthSecret},
 		{Method: "GET", Path: "/deposits", Auth: httpapi.AuthSecret},

@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/metrics"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -157,6 +158,8 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 		if err == nil {
 			leased = false // released by the transaction
 			s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
+			metrics.Count(metrics.OrdersPlaced)
+			metrics.BalanceDebit(cur, pr.charge)
 			unlock()
 			unlock = func() {}
 			s.enqueue(ctx, rec)

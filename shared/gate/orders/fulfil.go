@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/supplier"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/metrics"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -60,6 +61,9 @@ func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *reco
 		err := idempotency.Commit(ctx, s.st, out.idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
 		if err == nil {
 			next.version = cur.version + 1
+			if next.Status == StatusFailed {
+				metrics.Count(metrics.OrdersFailed)
+			}
 			return &next, true, nil
 		}
 		if idempotency.FromKey(err) {

@@ -19,7 +19,7 @@ import (
 // OrdersGroup is the GateOrdersFunction: create, get, list, and the order
 // test helpers. New orders go to the fulfilment queue.
 var OrdersGroup = registry.Group{
-	Function: GroupName, Dir: "gate-orders", OpenAPI: "paths-gate-orders.json",
+	Function: GroupName, Dir: "gate-orders", OpenAPI: "paths-gate-orders.json", MoneyPath: true,
 	Routes: []registry.Route{
 		{Method: "POST", Path: "/orders", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
 		{Method: "GET", Path: "/orders", Auth: httpapi.AuthSecret},

@@ -125,14 +125,23 @@ func Run(ctx context.Context, cfg Config, table string, h app.StreamHandler) err
 			}
 			n, err := r.poll(ctx, s)
 			if err != nil {
-				return ignoreDone(ctx, err)
+				if ctx.Err() != nil {
+					return nil
+				}
+				// As the event source mapping does, keep polling through a
+				// failed call (a loaded DynamoDB Local times out now and
+				// then), from the same position.
+				cfg.Logf("streamtest: %v; retrying", err)
+				s.iter = ""
+				sleep(ctx, cfg.Poll)
+				continue
 			}
 			read += n
 		}
 		if read == 0 {
 			if time.Since(lastDiscover) > 250*time.Millisecond {
-				if err := r.discover(ctx, false); err != nil {
-					return ignoreDone(ctx, err)
+				if err := r.discover(ctx, false); err != nil && ctx.Err() == nil {
+					cfg.Logf("streamtest: %v; retrying", err)
 				}
 				lastDiscover = time.Now()
 			}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# smoke-local.sh: the smoke test (infra/smoke) against the local gateway, as
+# `make run` serves it: built from ./infra/local, started on a free port over a
+# throw-away data directory with a fresh sandbox key, stopped after.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$REPO"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+random_suffix() { python3 -c 'import secrets; print(secrets.token_hex(16))'; }
+
+WORK="$(mktemp -d)"
+gw_pid=""
+cleanup() {
+	if [[ -n "$gw_pid" ]] && kill -0 "$gw_pid" 2>/dev/null; then
+		kill "$gw_pid"
+		wait "$gw_pid" 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+PORT="$(free_port)"
+KEY="sk_test_$(random_suffix)"
+go build -o "$WORK/local" ./infra/local
+go build -o "$WORK/smoke" ./infra/smoke
+PORT="$PORT" DATA_DIR="$WORK/data" SANDBOX_API_KEY="$KEY" "$WORK/local" >"$WORK/gateway.log" 2>&1 &
+gw_pid=$!
+URL="http://127.0.0.1:$PORT"
+for _ in $(seq 1 300); do
+	if python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1] + '/health', timeout=1)" "$URL" 2>/dev/null; then
+		break
+	fi
+	if ! kill -0 "$gw_pid" 2>/dev/null; then
+		echo "smoke-local.sh: the gateway exited; log:" >&2
+		cat "$WORK/gateway.log" >&2
+		exit 1
+	fi
+	sleep 0.2
+done
+
+if ! "$WORK/smoke" -url "$URL" -key "$KEY"; then
+	echo "smoke-local.sh: the gateway's log ends:" >&2
+	tail -n 40 "$WORK/gateway.log" >&2
+	exit 1
+fi
