@@ -61,7 +61,7 @@ func NewServer(cfg Config, groups ...Group) *Server {
 		for _, rt := range g.Routes {
 			rt := rt
 			s.paths = append(s.paths, rt)
-			s.mux.Handle(rt.Pattern(), http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+			s.mux.Handle(rt.muxPattern(), http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
 				s.serveRoute(w, hr, &rt)
 			}))
 		}
