@@ -48,8 +48,9 @@ type Route struct {
 	// for a declared path Go 1.22 refuses beside another one (neither more
 	// specific: /v1/transactions/{id}/history beside
 	// /v1/transactions/by-order-reference/{ref}; API Gateway takes the
-	// literal segment first). It is a wider pattern the handler narrows
-	// itself (answering 404 for what Path does not match).
+	// literal segment first). It is a wider pattern; the server narrows it
+	// back to Path (what Path does not match is unmatched: 404, or 405 with
+	// an Allow of the real methods).
 	MuxPath string
 }
 

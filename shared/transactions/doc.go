@@ -42,8 +42,8 @@
 //     and one TransactWriteItems).
 //   - Routing: Go's mux refuses /v1/transactions/{id}/history beside
 //     /v1/transactions/by-order-reference/{order_reference}; the history
-//     route is served as /{id}/{sub} (httpapi.Route.MuxPath) and answers 404
-//     for any other {sub}. API Gateway needs nothing: the group has
+//     route is served as /{id}/{sub} (httpapi.Route.MuxPath), which the
+//     server narrows back to /{id}/history. API Gateway needs nothing: the group has
 //     /v1/transactions and /v1/transactions/{proxy+}.
 //   - DynamoDB calls (calls_test.go, DynamoDB Local): capture, cancel and
 //     refund are GetItem (API key) + GetItem (idempotency key) + GetItem

@@ -24,7 +24,7 @@ func (s *Service) Group() httpapi.Group {
 	// Go's mux refuses /{id}/history beside /by-order-reference/{ref} (each
 	// matches a path the other does not, e.g. .../by-order-reference/history);
 	// it serves history as /{id}/{sub}, which the by- routes out-rank, and
-	// the handler answers 404 for any other {sub}.
+	// the server narrows it back to /{id}/history (httpapi.Route.MuxPath).
 	for i := range g.Routes {
 		if g.Routes[i].Path == "/v1/transactions/{id}/history" {
 			g.Routes[i].MuxPath = "/v1/transactions/{id}/{sub}"
@@ -54,9 +54,6 @@ func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) history(r *httpapi.Request) (*httpapi.Response, error) {
-	if r.PathValue("sub") != "history" {
-		return nil, apierr.NotFoundf("no route %s %s", r.HTTP.Method, r.HTTP.URL.Path)
-	}
 	id, err := txID(r)
 	if err != nil {
 		return nil, err

@@ -335,3 +335,23 @@ func TestVersions(t *testing.T) {
 	assert.Equal(t, "requires_action", m["status"])
 	assert.Equal(t, map[string]any{"k": "v"}, m["metadata"])
 }
+
+// TestHistoryRouteIsNarrow: the history route is served through a wider Go
+// pattern (/{id}/{sub}); what its declared path does not match is unmatched
+// as anywhere else: a 404, or a 405 whose Allow lists only real methods.
+func TestHistoryRouteIsNarrow(t *testing.T) {
+	e := newEnv(t, backend{"embedded", nilStore})
+	id := e.seed(seed{})
+	r := e.Do("GET", "/v1/transactions/"+id+"/cancel", nil)
+	assert.Equal(t, 405, r.Status, string(r.Body))
+	assert.Equal(t, "POST", r.Header.Get("Allow"))
+	r = e.Do("OPTIONS", "/v1/transactions/"+id+"/refund", nil)
+	assert.Equal(t, 405, r.Status)
+	assert.Equal(t, "POST", r.Header.Get("Allow"))
+	r = e.Do("DELETE", "/v1/transactions/"+id+"/history", nil)
+	assert.Equal(t, 405, r.Status)
+	assert.Equal(t, "GET", r.Header.Get("Allow"))
+	assert.Equal(t, 404, e.Do("GET", "/v1/transactions/"+id+"/other", nil).Status)
+	assert.Equal(t, 200, e.Do("GET", "/v1/transactions/"+id+"/history", nil).Status)
+	assert.Equal(t, 200, e.Do("GET", "/v1/transactions/by-order-reference/history", nil).Status, "the literal segment wins, as on API Gateway")
+}
