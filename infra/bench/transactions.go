@@ -89,7 +89,9 @@ func txDynamoRows(ctx context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	reads := func(m map[string]int) int { return m["GetItem"] + m["Query"] + m["BatchGetItem"] + m["TransactGetItems"] }
+	reads := func(m map[string]int) int {
+		return m["GetItem"] + m["Query"] + m["BatchGetItem"] + m["TransactGetItems"]
+	}
 	one := func(m map[string]int) string {
 		return verdict(writeCalls(m) == 1 && reads(m) == 3 && total(m) == 4)
 	}
