@@ -38,8 +38,6 @@ var projected = []registry.Group{
 	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
 	group("TransactionsFunction", "GET /v1/transactions", "GET /v1/transactions/{id}", "GET /v1/transactions/{id}/history",
 		"GET /v1/transactions/by-order-reference/{order_reference}", "GET /v1/transactions/by-payment-link/{payment_link_id}"),
-	group("PaymentManagementFunction", "POST /v1/transactions/{id}/cancel", "POST /v1/transactions/{id}/capture",
-		"POST /v1/transactions/{id}/refund"),
 	group("CheckoutModificationsFunction", "POST /v2/payments/{pspReference}/captures", "POST /v2/payments/{pspReference}/refunds",
 		"POST /v2/payments/{pspReference}/cancels", "POST /v2/payments/{pspReference}/reversals", "POST /v2/cancels"),
 	group("RecurringFunction", "POST /v1/payments/recurring"),

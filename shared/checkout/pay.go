@@ -263,7 +263,7 @@ func (svc *Service) enterStage(p *payments.Payment, stage string) error {
 // waiting for the shopper answers by its stage (waitingCodes).
 var resultCodes = map[payments.Status]string{
 	payments.Created: "Received", payments.Authorized: "Authorised", payments.Charged: "Authorised",
-	payments.Refunded: "Authorised", payments.Rejected: "Refused", payments.Failed: "Error", payments.Cancelled: "Cancelled",
+	payments.Refunded: "Authorised", payments.PartiallyRefunded: "Authorised", payments.Rejected: "Refused", payments.Failed: "Error", payments.Cancelled: "Cancelled",
 }
 
 var waitingCodes = map[string]string{

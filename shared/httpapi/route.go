@@ -44,6 +44,14 @@ type Route struct {
 	Idempotency IdemMode
 	TestOnly    bool // only test-mode keys (the /test-helpers endpoints)
 	Handler     Handler
+	// MuxPath, when set, is the path the Go mux registers instead of Path,
+	// for a declared path Go 1.22 refuses beside another one (neither more
+	// specific: /v1/transactions/{id}/history beside
+	// /v1/transactions/by-order-reference/{ref}; API Gateway takes the
+	// literal segment first). It is a wider pattern; the server narrows it
+	// back to Path (what Path does not match is unmatched: 404, or 405 with
+	// an Allow of the real methods).
+	MuxPath string
 }
 
 // Group is one Lambda function's routes. Name is its logical id in
@@ -71,5 +79,12 @@ func (rt Route) pathParams() []string {
 
 // Pattern is the mux pattern of a route.
 func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
+
+func (rt Route) muxPattern() string {
+	if rt.MuxPath != "" {
+		return rt.Method + " " + rt.MuxPath
+	}
+	return rt.Pattern()
+}
 
 var knownMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}

@@ -352,7 +352,23 @@ func operations() []operation {
 		{path: "/test-helpers/wallet/{id}/decline", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/wallet/" + f.walletTx(t, "") + "/decline", map[string]any{"reason": "shopper_busy"}
 		})},
+		{path: "/v1/transactions/{id}/capture", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/transactions/" + f.authorised(t) + "/capture", map[string]any{"amount": 400, "currency": "EUR", "final": false}
+		})},
+		{path: "/v1/transactions/{id}/cancel", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/transactions/" + f.authorised(t) + "/cancel", map[string]any{"reason": "out of stock"}
+		})},
+		{path: "/v1/transactions/{id}/refund", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			id := f.authorised(t)
+			f.ok(t, "/v1/transactions/"+id+"/capture", map[string]any{})
+			return "/v1/transactions/" + id + "/refund", map[string]any{"amount": 250, "currency": "EUR", "reason": "damaged"}
+		})},
 	}
+}
+
+// authorised is a card payment authorised through checkout: a transaction id.
+func (f *fixture) authorised(t *testing.T) string {
+	return f.ok(t, "/v2/payments", f.paymentBody(card("4111111111111111")))["pspReference"].(string)
 }
 
 // requestSchema is the documented request body schema of POST path.

@@ -45,6 +45,10 @@ type Server struct {
 	idem  *idempotency.Store
 	clock func() time.Time
 	paths []Route
+	// narrow holds, by mux pattern, the declared pattern of each route
+	// served through a wider MuxPath: a request the declared path does not
+	// match is unmatched (404, or 405 with Allow), never the route's.
+	narrow map[string]*http.ServeMux
 }
 
 // NewServer builds the handler for groups. A route registered twice panics at
@@ -57,11 +61,21 @@ func NewServer(cfg Config, groups ...Group) *Server {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
+	s.narrow = map[string]*http.ServeMux{}
 	for _, g := range groups {
 		for _, rt := range g.Routes {
 			rt := rt
 			s.paths = append(s.paths, rt)
-			s.mux.Handle(rt.Pattern(), http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+			if rt.MuxPath != "" {
+				exact := http.NewServeMux()
+				exact.Handle(rt.Pattern(), http.NotFoundHandler())
+				s.narrow[rt.muxPattern()] = exact
+			}
+			s.mux.Handle(rt.muxPattern(), http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+				if !s.admits(rt.muxPattern(), hr) {
+					s.serveUnmatched(w, hr)
+					return
+				}
 				s.serveRoute(w, hr, &rt)
 			}))
 		}
@@ -112,6 +126,18 @@ func stateOf(hr *http.Request) *state { return hr.Context().Value(ctxKey{}).(*st
 
 // serveUnmatched answers 405 with Allow when the path exists under other
 // methods, else 404, in the error body.
+// admits reports whether the route registered under mux pattern takes hr:
+// always, unless it is served through a wider MuxPath that its declared path
+// does not match.
+func (s *Server) admits(pattern string, hr *http.Request) bool {
+	exact, ok := s.narrow[pattern]
+	if !ok {
+		return true
+	}
+	_, p := exact.Handler(hr)
+	return p != ""
+}
+
 func (s *Server) serveUnmatched(w http.ResponseWriter, hr *http.Request) {
 	st := stateOf(hr)
 	st.route = "unmatched"
@@ -122,7 +148,7 @@ func (s *Server) serveUnmatched(w http.ResponseWriter, hr *http.Request) {
 	for _, m := range knownMethods {
 		probe := hr.Clone(hr.Context())
 		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" && s.admits(pattern, probe) {
 			allow = append(allow, m)
 		}
 	}

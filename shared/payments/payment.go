@@ -29,8 +29,12 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 )
 
-// Kind is the resource kind of a payment for version changes.
-const Kind = "payment"
+// Kind is the resource kind of a payment (a Pay API transaction) for
+// version changes; KindHistory is one entry of a transaction's history.
+const (
+	Kind        = "payment"
+	KindHistory = "payment_history"
+)
 
 // Status is a payment's state.
 type Status string
@@ -43,25 +47,35 @@ const (
 	Failed         Status = "failed"          // technical failure, or the flow ended without an answer
 	Charged        Status = "charged"         // captured (final debit)
 	Cancelled      Status = "cancelled"       // voided before capture, or abandoned by the shopper
-	Refunded       Status = "refunded"        // money returned after capture
+	Refunded       Status = "refunded"        // all of the captured amount returned
+	// PartiallyRefunded: part of the captured amount returned; more refunds
+	// may follow until it is all returned (then Refunded).
+	PartiallyRefunded Status = "partially_refunded"
 )
+
+// Statuses lists every status, in the order of the life of a payment.
+var Statuses = []Status{Created, RequiresAction, Authorized, Rejected, Failed, Charged, Cancelled, PartiallyRefunded, Refunded}
 
 // LegacyRequiresAction is the name versions before 2024-01-15 use.
 const LegacyRequiresAction = "3d"
 
 // transitions is the state machine: from -> allowed next states. Final states
-// (rejected, failed, cancelled, refunded) have no entry.
+// (rejected, failed, cancelled, refunded) have no entry. Charged -> Charged
+// is a further partial capture, PartiallyRefunded -> PartiallyRefunded a
+// further partial refund: each is a change with its history entry and event.
+// Authorized -> Cancelled is a void (cancel, or the 7-day expiry).
 var transitions = map[Status][]Status{
-	Created:        {RequiresAction, Authorized, Rejected, Failed, Cancelled},
-	RequiresAction: {Authorized, Rejected, Failed, Cancelled},
-	Authorized:     {Charged, Cancelled},
-	Charged:        {Refunded},
+	Created:           {RequiresAction, Authorized, Rejected, Failed, Cancelled},
+	RequiresAction:    {Authorized, Rejected, Failed, Cancelled},
+	Authorized:        {Charged, Cancelled},
+	Charged:           {Charged, PartiallyRefunded, Refunded},
+	PartiallyRefunded: {PartiallyRefunded, Refunded},
 }
 
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool {
 	switch s {
-	case Created, RequiresAction, Authorized, Rejected, Failed, Charged, Cancelled, Refunded:
+	case Created, RequiresAction, Authorized, Rejected, Failed, Charged, Cancelled, PartiallyRefunded, Refunded:
 		return true
 	}
 	return false
@@ -94,41 +108,60 @@ const (
 	TypeReversal Type = "reversal"
 )
 
-// HistoryEntry is one status change.
+// HistoryEntry is one status change: from From (empty for the first entry)
+// to Status, moving Amount (a capture's or a refund's; 0: the payment's
+// amount) for Reason, in the request RequestID (empty when no API request
+// caused it: the processor's answer in checkout, a scheduled expiry).
 type HistoryEntry struct {
-	Status Status    `json:"status"`
-	At     time.Time `json:"at"`
-	Reason string    `json:"reason,omitempty"`
+	Status    Status    `json:"status"`
+	From      Status    `json:"from,omitempty"`
+	At        time.Time `json:"at"`
+	Reason    string    `json:"reason,omitempty"`
+	Amount    int64     `json:"amount,omitempty"`
+	RequestID string    `json:"requestId,omitempty"`
 }
 
 // Payment is the record. Internal holds flow state of the code that drives
 // the payment (checkout keeps its 3-D Secure stage there); it is stored but
 // never shown (see Public).
 type Payment struct {
-	ID                string            `json:"id"`
-	AccountID         string            `json:"account_id"`
-	Livemode          bool              `json:"livemode"`
-	Type              Type              `json:"type"`
-	Amount            int64             `json:"amount"`
-	Currency          string            `json:"currency"`
-	Status            Status            `json:"status"`
-	PaymentMethod     string            `json:"paymentMethod"` // scheme brand (visa, mc, amex) or wallet (applepay, googlepay)
-	Last4             string            `json:"last4,omitempty"`
-	MerchantReference string            `json:"merchantReference"`
-	Description       string            `json:"description,omitempty"`
-	Secure3D          bool              `json:"secure3d"`
-	PaymentSessionID  string            `json:"paymentSessionId,omitempty"`
-	CustomerID        string            `json:"customerId,omitempty"`
-	RefusalReason     string            `json:"refusalReason,omitempty"`
-	CreatedAt         time.Time         `json:"createdAt"`
-	UpdatedAt         time.Time         `json:"updatedAt"`
-	AuthedAt          *time.Time        `json:"authedAt,omitempty"`
-	History           []HistoryEntry    `json:"history"`
-	Metadata          map[string]string `json:"metadata"`
-	Internal          map[string]string `json:"internal,omitempty"`
+	ID                string     `json:"id"`
+	AccountID         string     `json:"account_id"`
+	Livemode          bool       `json:"livemode"`
+	Type              Type       `json:"type"`
+	Amount            int64      `json:"amount"`
+	Currency          string     `json:"currency"`
+	Status            Status     `json:"status"`
+	PaymentMethod     string     `json:"paymentMethod"` // scheme brand (visa, mc, amex) or wallet (applepay, googlepay)
+	Last4             string     `json:"last4,omitempty"`
+	MerchantReference string     `json:"merchantReference"`
+	Description       string     `json:"description,omitempty"`
+	Secure3D          bool       `json:"secure3d"`
+	PaymentSessionID  string     `json:"paymentSessionId,omitempty"`
+	CustomerID        string     `json:"customerId,omitempty"`
+	RefusalReason     string     `json:"refusalReason,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+	AuthedAt          *time.Time `json:"authedAt,omitempty"`
+	// Amounts after authorisation (money.go): ProcessedAmount is what was
+	// captured, RefundedAmount what was refunded of it; CaptureClosed is set
+	// once no further capture may follow (a final capture, the whole amount
+	// captured, or a refund), which releases the rest of the hold.
+	ProcessedAmount     int64             `json:"processedAmount,omitempty"`
+	RefundedAmount      int64             `json:"refundedAmount,omitempty"`
+	CaptureClosed       bool              `json:"captureClosed,omitempty"`
+	CapturedAt          *time.Time        `json:"capturedAt,omitempty"`
+	ParentTransactionID string            `json:"parentTransactionId,omitempty"` // a refund's payment
+	CardTokenID         string            `json:"cardTokenId,omitempty"`
+	PaymentLinkID       string            `json:"paymentLinkId,omitempty"`
+	History             []HistoryEntry    `json:"history"`
+	Metadata            map[string]string `json:"metadata"`
+	Internal            map[string]string `json:"internal,omitempty"`
 
-	version int64   // stored version read; 0 for a new record
-	pending []Event // events queued by Transition, written by SaveOps
+	version    int64      // stored version read; 0 for a new record
+	readStatus Status     // status when read (or last saved): SaveOps keeps the expiry index by it
+	pending    []Event    // events queued by Transition, written by SaveOps
+	extra      []*Payment // new records written with this one (a refund's own record)
 }
 
 // New starts a payment in status created.
@@ -160,26 +193,43 @@ func (p *Payment) Transition(to Status, reason string, now time.Time) error {
 // payments) apart from why, the history's account of the change: a payment
 // refused "3D Not Authenticated" because its session expired says both.
 func (p *Payment) TransitionBecause(to Status, reason, why string, now time.Time) error {
+	if to == Rejected || to == Failed {
+		if !CanTransition(p.Status, to) {
+			return illegal(p, to)
+		}
+		p.RefusalReason = reason
+	}
+	return p.move(to, HistoryEntry{Reason: why}, now)
+}
+
+// move is the one place the status changes: it checks the state machine,
+// appends the history entry e (its Status, From and At filled in here) and
+// queues the event.
+func (p *Payment) move(to Status, e HistoryEntry, now time.Time) error {
 	if !CanTransition(p.Status, to) {
-		return apierr.New(apierr.Conflict, "payment_state_conflict",
-			"payment %s is %s and cannot become %s", p.ID, p.Status, to)
+		return illegal(p, to)
 	}
 	now = now.UTC()
+	e.From, e.Status, e.At = p.Status, to, now
 	p.Status, p.UpdatedAt = to, now
 	if to == Authorized {
 		p.AuthedAt = &now
 	}
-	if to == Rejected || to == Failed {
-		p.RefusalReason = reason
-	}
-	p.History = append(p.History, HistoryEntry{Status: to, At: now, Reason: why})
+	p.History = append(p.History, e)
 	p.pending = append(p.pending, Event{Type: EventType(to), Account: p.AccountID, Created: now.Unix()})
 	return nil
+}
+
+// illegal is the 409 of a move the state machine refuses; the message names
+// the current status.
+func illegal(p *Payment, to Status) error {
+	return apierr.New(apierr.Conflict, "payment_state_conflict",
+		"payment %s is %s and cannot become %s", p.ID, p.Status, to)
 }
 
 // Public is the view shown to merchants: no internal flow state.
 func (p *Payment) Public() Payment {
 	c := *p
-	c.Internal, c.pending = nil, nil
+	c.Internal, c.pending, c.extra = nil, nil, nil
 	return c
 }

@@ -23,7 +23,7 @@ func TestTransitions(t *testing.T) {
 			allowed[[2]Status{from, to}] = true
 		}
 	}
-	all := []Status{Created, RequiresAction, Authorized, Rejected, Failed, Charged, Cancelled, Refunded}
+	all := Statuses
 	for _, from := range all {
 		for _, to := range all {
 			p := New(Payment{ID: "p1", AccountID: "a"}, time.Now())
@@ -114,7 +114,7 @@ func TestTransitionBecauseKeepsReasonAndWhyApart(t *testing.T) {
 	assert.Equal(t, Rejected, p.Status)
 	assert.Equal(t, "3D Not Authenticated", p.RefusalReason)
 	last := p.History[len(p.History)-1]
-	assert.Equal(t, HistoryEntry{Status: Rejected, At: now, Reason: "session_expired: the session expired during 3-D Secure"}, last)
+	assert.Equal(t, HistoryEntry{Status: Rejected, From: RequiresAction, At: now, Reason: "session_expired: the session expired during 3-D Secure"}, last)
 	assert.Len(t, p.pending, 2, "each change queues its event")
 	err := p.TransitionBecause(Authorized, "", "late", now)
 	assert.True(t, apierr.Is(err, apierr.Conflict), "a final payment does not move")

@@ -61,7 +61,7 @@ func Decode(it store.Item) (*Payment, error) {
 	if err := json.Unmarshal(it.Data, &p); err != nil {
 		return nil, apierr.Wrap("payments.Decode", apierr.Internal, err)
 	}
-	p.version = it.Version
+	p.version, p.readStatus = it.Version, p.Status
 	return &p, nil
 }
 
@@ -79,6 +79,14 @@ func (r *Repo) SaveOps(p *Payment) ([]store.Op, error) {
 		return nil, apierr.Wrap("payments.SaveOps", apierr.Internal, err)
 	}
 	ops := []store.Op{store.Put(store.Item{Key: Key(p.AccountID, p.ID), Data: data}, cond)}
+	ops = append(ops, p.indexOps()...)
+	for _, x := range p.extra {
+		xops, err := r.SaveOps(x)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, xops...)
+	}
 	pub := p.Public()
 	for _, ev := range p.pending {
 		ev.ID = ids.Prefixed("evt")
@@ -97,7 +105,7 @@ func (r *Repo) SaveOps(p *Payment) ([]store.Op, error) {
 // SaveOps succeeded, so it can be changed again.
 func (p *Payment) Saved() {
 	p.version++
-	p.pending = nil
+	p.pending, p.extra, p.readStatus = nil, nil, p.Status
 }
 
 // Save writes p and its events alone.

@@ -9,7 +9,7 @@ func init() {
 	version.Register(version.Change{
 		Version:     "2024-01-15",
 		Description: `Payments waiting for the shopper have status requires_action; before, "3d".`,
-		Kinds:       []string{Kind, version.KindEvent},
+		Kinds:       []string{Kind, KindHistory, version.KindEvent},
 		Down:        legacyRequiresAction,
 	})
 }
@@ -28,14 +28,20 @@ func legacyRequiresAction(c version.Ctx, obj map[string]any) map[string]any {
 	return obj
 }
 
+// statusFields are the fields that hold a status: a record's status, a
+// history entry's status and from, and the to of a Pay API history entry.
+var statusFields = []string{"status", "from", "to"}
+
 func renameStatus(p map[string]any) {
-	if p["status"] == string(RequiresAction) {
-		p["status"] = LegacyRequiresAction
+	for _, f := range statusFields {
+		if p[f] == string(RequiresAction) {
+			p[f] = LegacyRequiresAction
+		}
 	}
 	if h, ok := p["history"].([]any); ok {
 		for _, e := range h {
-			if m, ok := e.(map[string]any); ok && m["status"] == string(RequiresAction) {
-				m["status"] = LegacyRequiresAction
+			if m, ok := e.(map[string]any); ok {
+				renameStatus(m)
 			}
 		}
 	}

@@ -19,10 +19,12 @@ import (
 	"github.com/paygate/paygate/shared/health"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
+	pay "github.com/paygate/paygate/shared/transactions"
 	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
 	"github.com/paygate/paygate/shared/wiring/webhookwire"
@@ -30,7 +32,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -57,6 +59,8 @@ var builders = map[string]any{
 	wallet.WalletGroup.Function:        app.HTTPBuilder(walletwire.Wallet),
 	wallet.ConfirmationsGroup.Function: app.SQSBuilder(walletwire.WalletConfirmations),
 	wallet.ExpirerGroup.Function:       TaskBuilder(walletwire.WalletExpirer),
+	pay.TransactionsGroup.Function:     app.HTTPBuilder(paywire.Transactions),
+	pay.ExpirerGroup.Function:          TaskBuilder(paywire.AuthorizationExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.

@@ -35,6 +35,8 @@ def _path_ids(path):
         return {"id": SEED["payment_id"]}
     if path.startswith("/v1/wallet/") or path.startswith("/test-helpers/wallet/"):
         return {"id": SEED["wallet_transaction_id"]}
+    if path.startswith("/v1/transactions/{id}"):
+        return {"id": SEED["transaction_id"]}
     if "{orderId}" in path:
         return {"orderId": SEED["order_id"]}
     out = {}
@@ -118,6 +120,8 @@ def _param_value(case, param):
         return None
     if case.query and param in case.query:
         return case.query[param]
+    if case.path_parameters and param in case.path_parameters:
+        return case.path_parameters[param]
     return _walk(case.body, param)
 
 
@@ -211,6 +215,15 @@ KNOWN = [
           message="amount is more than the (authorised amount|captured amount not yet refunded)"),
     known("GET", r"^/v1/wallet/transactions$", REJECTED, "createdTo must not be before createdFrom", param="createdTo",
           message="createdTo is before.*"),
+    known("GET", r"^/v1/transactions$", REJECTED, "created_to must not be before created_from", param="created_to",
+          message="created_to is before.*"),
+    known("POST", r"^/v1/transactions/\{id\}/(capture|refund)$", REJECTED, "a capture is at most what is still "
+          "capturable, a refund at most the balance (the captured amount not yet refunded); both shrink as earlier "
+          "cases capture and refund the seeded transaction", param="amount",
+          message="amount is more than the .*"),
+    known("POST", r"^/v1/transactions/\{id\}/(capture|refund)$", REJECTED, "currency, when sent, must be the "
+          "transaction's (the seeded one is EUR); the schema allows any ISO 4217 code", param="currency",
+          message="currency must be the transaction's.*"),
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "

@@ -1,0 +1,11 @@
+// Command authorization-expirer is the AuthorizationExpirerFunction, run
+// every five minutes by an EventBridge schedule: it voids authorisations not
+// captured within seven days, releasing the hold.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/paywire"
+)
+
+func main() { app.StartScheduled(paywire.AuthorizationExpirer) }

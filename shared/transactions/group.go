@@ -1,0 +1,60 @@
+package transactions
+
+import (
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// TransactionsGroup is the TransactionsFunction: read, list, capture,
+// cancel and refund Pay API transactions (payments.Payment records).
+var TransactionsGroup = registry.Group{
+	Function: "TransactionsFunction", Dir: "transactions", OpenAPI: "paths-transactions.json", MoneyPath: true,
+	Routes: []registry.Route{
+		{Method: "GET", Path: "/v1/transactions", Auth: httpapi.AuthSecret},
+		{Method: "GET", Path: "/v1/transactions/{id}", Auth: httpapi.AuthSecret},
+		{Method: "GET", Path: "/v1/transactions/by-order-reference/{order_reference}", Auth: httpapi.AuthSecret},
+		{Method: "GET", Path: "/v1/transactions/by-payment-link/{payment_link_id}", Auth: httpapi.AuthSecret},
+		{Method: "GET", Path: "/v1/transactions/{id}/history", Auth: httpapi.AuthSecret},
+		{Method: "POST", Path: "/v1/transactions/{id}/capture", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
+		{Method: "POST", Path: "/v1/transactions/{id}/cancel", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
+		{Method: "POST", Path: "/v1/transactions/{id}/refund", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
+	},
+	Tables: []registry.Table{
+		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+		// Records and index entries: GetItem, Query (lists, the indexes),
+		// UpdateItem (puts); a capture or cancel deletes the payment's
+		// expiry-index entry in its transaction.
+		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+	},
+}
+
+// ExpirerGroup is the AuthorizationExpirerFunction: every ExpireInterval it
+// voids the authorisations not captured within payments.AuthorizationTTL.
+var ExpirerGroup = registry.Group{
+	Function: "AuthorizationExpirerFunction", Dir: "authorization-expirer", Every: ExpireInterval,
+	Timeout: 30 * time.Second,
+	Tables: []registry.Table{
+		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+	},
+}
+
+// Area is the Pay API transactions: they read and move the payment records
+// checkout writes; the index partitions are written with the records
+// (payments.SaveOps).
+var Area = registry.Area{
+	Name:   "transactions",
+	Groups: []registry.Group{TransactionsGroup, ExpirerGroup},
+	Keys: []registry.Key{
+		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.RefPK("", ""), "#"), What: "transactions by order reference"},
+		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.LinkPK("", ""), "#"), What: "transactions by payment link"},
+		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.ExpiryPK(0), "0"), What: "the authorisation expiry index shards"},
+	},
+}

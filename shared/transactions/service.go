@@ -1,0 +1,261 @@
+package transactions
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/retry"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// ExpireInterval is how often the authorisation expirer runs (its Schedule).
+const ExpireInterval = 5 * time.Minute
+
+// Config builds a Service.
+type Config struct {
+	Store store.Store
+	Clock func() time.Time // nil: time.Now
+	Log   *slog.Logger     // nil: discard
+}
+
+// Service reads transactions and moves their money.
+type Service struct {
+	st    store.Store
+	repo  *payments.Repo
+	clock func() time.Time
+	log   *slog.Logger
+}
+
+// New builds the service.
+func New(c Config) *Service {
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{st: c.Store, repo: payments.NewRepo(c.Store), clock: c.Clock, log: c.Log}
+}
+
+// Get reads one of the account's transactions. Errors: NotFound (missing, or
+// another account's), Unavailable, Internal.
+func (s *Service) Get(ctx context.Context, accountID, id string) (*Transaction, error) {
+	p, err := s.repo.Get(ctx, accountID, id)
+	if err != nil {
+		return nil, notFound(err, id)
+	}
+	t := View(p)
+	return &t, nil
+}
+
+// History is every status change of one transaction, oldest first. Errors:
+// as Get.
+func (s *Service) History(ctx context.Context, accountID, id string) ([]HistoryEntry, error) {
+	p, err := s.repo.Get(ctx, accountID, id)
+	if err != nil {
+		return nil, notFound(err, id)
+	}
+	return History(p), nil
+}
+
+// notFound words the payments repo's 404 as a transaction's.
+func notFound(err error, id string) error {
+	if apierr.Is(err, apierr.NotFound) {
+		return apierr.NotFoundf("no such transaction: %s", id)
+	}
+	return err
+}
+
+// OpInput is a capture, cancel or refund of one transaction.
+type OpInput struct {
+	AccountID string
+	ID        string
+	Amount    *int64 // capture and refund: nil means all that is left
+	Currency  string // optional: must be the transaction's when sent
+	Final     bool   // capture: release the rest of the hold
+	Reason    string // refund (and cancel): the merchant's reason
+	RequestID string
+	Idem      *idempotency.Call // required: IdemInline
+}
+
+// MaxAmount is 2^53, the documented maximum of an amount: larger integers
+// do not survive a JSON reader that reads numbers as doubles.
+const MaxAmount = 1 << 53
+
+// changeAttempts bounds the re-reads when the transaction changes under us:
+// enough for a few dozen concurrent changes of one transaction to each get
+// their own verdict (a success, or a 400/409 against the state they lost to)
+// rather than a "busy" 409.
+const changeAttempts = 40
+
+var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
+
+// change is the one place a transaction's money moves: it reads the
+// payment, lets apply change it (or refuse), and writes the payment,
+// its history, its event, any new record (a refund) and the keyed call's
+// record in one store transaction conditioned on the version read. Of any
+// number of concurrent changes exactly one commits per version; the others
+// read again and apply decides anew against the winner's state (20 refunds
+// of 10%: the eleventh finds nothing left and is a 400).
+func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments.Payment, now time.Time) (*payments.Payment, error)) (*Transaction, error) {
+	if !in.Idem.Keyed() {
+		return nil, idempotency.ValidateKey("")
+	}
+	if in.Amount != nil && (*in.Amount <= 0 || *in.Amount > MaxAmount) {
+		return nil, apierr.Invalidf("amount", "amount must be an integer from 1 to 2^53 in minor units of the transaction's currency")
+	}
+	for attempt := 0; ; attempt++ {
+		p, err := s.repo.Get(ctx, in.AccountID, in.ID)
+		if err != nil {
+			return nil, notFound(err, in.ID)
+		}
+		if in.Currency != "" && in.Currency != p.Currency {
+			return nil, &apierr.Error{Kind: apierr.Invalid, Code: "currency_mismatch", Param: "currency",
+				Message: "currency must be the transaction's (" + p.Currency + "): amounts are in its minor units"}
+		}
+		ans, err := apply(p, s.clock().UTC())
+		if err != nil {
+			return nil, err
+		}
+		ops, err := s.repo.SaveOps(p)
+		if err != nil {
+			return nil, err
+		}
+		view := View(ans)
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view}, ops...)
+		if err == nil {
+			return &view, nil
+		}
+		if idempotency.FromKey(err) {
+			return nil, err
+		}
+		if cf, ok := store.IsConditionFailed(err); (!ok || cf.Index != 0) && apierr.KindOf(err) != apierr.Conflict {
+			return nil, apierr.Wrap("transactions.change", apierr.Unavailable, err)
+		}
+		if attempt+1 == changeAttempts {
+			return nil, apierr.New(apierr.Conflict, "transaction_busy", "transaction %s kept changing; retry with the same Idempotency-Key", in.ID)
+		}
+		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Capture captures in.Amount (default: all that is capturable) of an
+// authorised payment; partial captures may repeat until the authorised
+// amount is used or one is Final. Answers the payment. Errors: Invalid
+// (amount, currency), NotFound, Conflict (payment_state_conflict naming the
+// status; transaction_busy), IdempotencyMismatch, Unavailable.
+func (s *Service) Capture(ctx context.Context, in OpInput) (*Transaction, error) {
+	return s.change(ctx, in, func(p *payments.Payment, now time.Time) (*payments.Payment, error) {
+		return p, p.Capture(payments.Op{Amount: in.Amount, Final: in.Final, RequestID: in.RequestID}, now)
+	})
+}
+
+// Cancel voids an authorised payment not captured; the hold is released.
+// Answers the payment. Errors: as Capture.
+func (s *Service) Cancel(ctx context.Context, in OpInput) (*Transaction, error) {
+	return s.change(ctx, in, func(p *payments.Payment, now time.Time) (*payments.Payment, error) {
+		return p, p.Cancel(payments.Op{Reason: in.Reason, RequestID: in.RequestID}, now)
+	})
+}
+
+// Refund refunds in.Amount (default: the whole balance) of a captured
+// payment; partial refunds may repeat up to the captured amount. Answers the
+// new refund transaction (type refund, parent_transaction_id the payment).
+// Errors: as Capture (amount above the balance: Invalid
+// refund_exceeds_balance naming amount).
+func (s *Service) Refund(ctx context.Context, in OpInput) (*Transaction, error) {
+	return s.change(ctx, in, func(p *payments.Payment, now time.Time) (*payments.Payment, error) {
+		return p.Refund(payments.Op{Amount: in.Amount, Reason: in.Reason, RequestID: in.RequestID}, ids.New(), now)
+	})
+}
+
+// Expire voids the authorisations whose hold lapsed (payments.AuthorizationTTL
+// after authorisation): it reads the due entries of every expiry shard and
+// moves each payment still authorised to cancelled (reason
+// authorization_expired, event payment.cancelled), with the entry's removal,
+// in one transaction conditioned on the version read. A payment that changed
+// meanwhile is left to the next run; an entry whose payment left authorised
+// is removed. It returns how many payments it expired.
+func (s *Service) Expire(ctx context.Context) (int, error) {
+	now := s.clock().UTC()
+	n := 0
+	var firstErr error
+	for shard := 0; shard < payments.ExpiryShards; shard++ {
+		q := store.Query{Table: store.TablePayments, PK: payments.ExpiryPK(shard), To: payments.ExpirySKBound(now), Limit: 100}
+		for page := 0; page < 10; page++ {
+			res, err := s.st.Query(ctx, q)
+			if err != nil {
+				return n, apierr.Wrap("transactions.Expire", apierr.Unavailable, err)
+			}
+			for _, it := range res.Items {
+				ok, err := s.expireOne(ctx, it.Key, now)
+				if err != nil {
+					s.log.Warn("authorisation expiry failed; the next run retries", "entry", it.SK, "error", err.Error())
+					if firstErr == nil && !apierr.Is(err, apierr.Conflict) {
+						firstErr = err
+					}
+				}
+				if ok {
+					n++
+				}
+			}
+			if res.Next == "" {
+				break
+			}
+			q.Cursor = res.Next
+		}
+	}
+	return n, firstErr
+}
+
+func (s *Service) expireOne(ctx context.Context, entry store.Key, now time.Time) (bool, error) {
+	accountID, id, ok := payments.ParseExpirySK(entry.SK)
+	if !ok {
+		return false, s.st.Write(ctx, store.Delete(entry, store.Always))
+	}
+	p, err := s.repo.Get(ctx, accountID, id)
+	if apierr.Is(err, apierr.NotFound) || (err == nil && p.Status != payments.Authorized) {
+		// Cannot happen through SaveOps (the entry leaves with the status);
+		// an entry left by hand or by a restore is dropped.
+		return false, s.st.Write(ctx, store.Delete(entry, store.Always))
+	}
+	if err != nil {
+		return false, err
+	}
+	if p.ExpiresAt().After(now) {
+		return false, nil
+	}
+	if err := p.Expire(now); err != nil {
+		return false, err
+	}
+	if err := s.repo.Save(ctx, p); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// RunExpirer runs Expire every interval until ctx ends (make run's periodic
+// task and the crash test's server).
+func (s *Service) RunExpirer(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := s.Expire(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			s.log.Warn("authorisation expirer run failed", "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
