@@ -151,9 +151,9 @@ func (s *Service) byPaymentLink(r *httpapi.Request) (*httpapi.Response, error) {
 
 // CaptureRequest is the optional body of a capture.
 type CaptureRequest struct {
-	Amount   *int64 `json:"amount"`              // minor units of the transaction's currency; default: all that is capturable
-	Currency string `json:"currency" maxlen:"3"` // optional; must be the transaction's
-	Final    bool   `json:"final"`               // no further capture: the rest of the hold is released
+	Amount   *int64  `json:"amount"`              // minor units of the transaction's currency; default: all that is capturable
+	Currency *string `json:"currency" maxlen:"3"` // optional; must be the transaction's
+	Final    bool    `json:"final"`               // no further capture: the rest of the hold is released
 }
 
 // CancelRequest is the optional body of a cancel.
@@ -163,9 +163,9 @@ type CancelRequest struct {
 
 // RefundRequest is the optional body of a refund.
 type RefundRequest struct {
-	Amount   *int64 `json:"amount"` // default: the whole balance
-	Currency string `json:"currency" maxlen:"3"`
-	Reason   string `json:"reason" maxlen:"500"`
+	Amount   *int64  `json:"amount"`              // default: the whole balance
+	Currency *string `json:"currency" maxlen:"3"` // optional; must be the transaction's
+	Reason   string  `json:"reason" maxlen:"500"`
 }
 
 // opInput decodes the optional body (no body is the same as {}) into v, then
@@ -182,14 +182,17 @@ func opInput(r *httpapi.Request, v any) (OpInput, error) {
 	return in, err
 }
 
-func checkCurrency(c string) error {
-	if c == "" {
-		return nil
+// checkCurrency checks an optional currency: absent is fine, but a sent one
+// ("" included) must be an ISO 4217 code in capitals.
+func checkCurrency(c *string) (string, error) {
+	if c == nil {
+		return "", nil
 	}
-	if len(c) != 3 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' || c[2] < 'A' || c[2] > 'Z' {
-		return apierr.Invalidf("currency", "currency must be an ISO 4217 code in capitals, the transaction's")
+	v := *c
+	if len(v) != 3 || v[0] < 'A' || v[0] > 'Z' || v[1] < 'A' || v[1] > 'Z' || v[2] < 'A' || v[2] > 'Z' {
+		return "", apierr.Invalidf("currency", "currency must be an ISO 4217 code in capitals, the transaction's")
 	}
-	return nil
+	return v, nil
 }
 
 func (s *Service) capture(r *httpapi.Request) (*httpapi.Response, error) {
@@ -198,10 +201,10 @@ func (s *Service) capture(r *httpapi.Request) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCurrency(body.Currency); err != nil {
+	if in.Currency, err = checkCurrency(body.Currency); err != nil {
 		return nil, err
 	}
-	in.Amount, in.Currency, in.Final = body.Amount, body.Currency, body.Final
+	in.Amount, in.Final = body.Amount, body.Final
 	return render(s.Capture(r.HTTP.Context(), in))
 }
 
@@ -221,10 +224,10 @@ func (s *Service) refund(r *httpapi.Request) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCurrency(body.Currency); err != nil {
+	if in.Currency, err = checkCurrency(body.Currency); err != nil {
 		return nil, err
 	}
-	in.Amount, in.Currency, in.Reason = body.Amount, body.Currency, body.Reason
+	in.Amount, in.Reason = body.Amount, body.Reason
 	return render(s.Refund(r.HTTP.Context(), in))
 }
 

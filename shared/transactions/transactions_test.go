@@ -214,6 +214,7 @@ func TestBadInput(t *testing.T) {
 		{"amount as a string", "/v1/transactions/" + charged + "/refund", `{"amount": "10"}`, 400, "amount"},
 		{"amount as money", "/v1/transactions/" + charged + "/refund", map[string]any{"amount": map[string]any{"value": 10, "currency": "EUR"}}, 400, "amount"},
 		{"another currency", "/v1/transactions/" + charged + "/refund", map[string]any{"amount": 10, "currency": "USD"}, 400, "currency"},
+		{"empty currency", "/v1/transactions/" + charged + "/refund", map[string]any{"amount": 10, "currency": ""}, 400, "currency"},
 		{"another currency on capture", "/v1/transactions/" + auth + "/capture", map[string]any{"currency": "KZT"}, 400, "currency"},
 		{"malformed currency", "/v1/transactions/" + auth + "/capture", map[string]any{"currency": "eur"}, 400, "currency"},
 		{"unknown field", "/v1/transactions/" + auth + "/capture", map[string]any{"amount": 5, "off_session": true}, 400, "off_session"},
