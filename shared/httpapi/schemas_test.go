@@ -95,7 +95,7 @@ func (f *fixture) sessionBody() map[string]any {
 		"returnUrl": "https://shop.example.com/return", "countryCode": "NL", "channel": "Web", "merchantAccount": f.merchant,
 		"expiresAt": time.Now().Add(2 * time.Hour).UTC().Format(time.RFC3339), "shopperReference": "shopper-1",
 		"shopperEmail": "j.smith@example.com", "shopperLocale": "nl-NL", "transactionType": "sale", "lineItems": lineItems,
-		"metadata": map[string]any{"order": "42"}}
+		"metadata": map[string]any{"order": "42"}, "additionalData": map[string]any{"manualCapture": "false", "riskdata.basket": "1"}}
 }
 
 func (f *fixture) paymentBody(method map[string]any) map[string]any {
@@ -103,7 +103,7 @@ func (f *fixture) paymentBody(method map[string]any) map[string]any {
 		"returnUrl": "https://shop.example.com/return", "paymentMethod": method, "countryCode": "NL", "channel": "Web",
 		"merchantAccount": f.merchant, "shopperReference": "shopper-1", "shopperEmail": "j.smith@example.com", "shopperLocale": "nl-NL",
 		"shopperIP": "192.0.2.1", "origin": schemaOrigin, "storePaymentMethod": true, "browserInfo": browserInfo,
-		"authenticationData": authenticationData, "additionalData": map[string]any{"riskdata.basket": "1"},
+		"authenticationData": authenticationData, "additionalData": map[string]any{"riskdata.basket": "1", "manualCapture": "true"},
 		"metadata": map[string]any{"order": "43"}, "lineItems": lineItems, "checkoutAttemptId": "attempt-1"}
 }
 
@@ -189,6 +189,8 @@ func clientPayment(method func(t *testing.T, f *fixture) map[string]any) func(t 
 		s := f.ok(t, "/v2/sessions", sb)
 		b := f.paymentBody(m)
 		b["sessionData"], b["reference"], b["shopperReference"] = s["sessionData"], sb["reference"], sb["shopperReference"]
+		// The session's capture mode applies: the shopper's payment cannot name one.
+		b["additionalData"] = map[string]any{"riskdata.basket": "1"}
 		return "/v2/client/sessions/" + s["id"].(string) + "/payments", b
 	}
 }
@@ -366,7 +368,8 @@ func operations() []operation {
 	}
 }
 
-// authorised is a card payment authorised through checkout: a transaction id.
+// authorised is a card payment authorised through checkout for manual
+// capture (paymentBody's additionalData): a transaction id.
 func (f *fixture) authorised(t *testing.T) string {
 	return f.ok(t, "/v2/payments", f.paymentBody(card("4111111111111111")))["pspReference"].(string)
 }

@@ -19,8 +19,28 @@ const ReasonAuthorizationExpired = "authorization_expired"
 type Op struct {
 	Amount    *int64 // nil: all that is left
 	Final     bool   // capture: no further capture, release the rest
-	Reason    string // refund: the merchant's reason
+	Reason    string // refund and cancel: the merchant's reason; capture: replaces the default history reason
 	RequestID string // the API request, for the history
+}
+
+// ReasonAutomaticCapture is the history reason of the capture that follows
+// an authorisation in automatic capture mode.
+const ReasonAutomaticCapture = "automatic capture"
+
+// Authorise records the processor's authorisation. In automatic capture
+// mode the whole amount is captured at once, in the same change (and so in
+// the same store write), with its own history entry and event: the payment
+// ends charged, never left holding funds. A zero amount (a card
+// validation) has nothing to capture and stays authorised. Errors: Conflict
+// payment_state_conflict when the state machine refuses the move.
+func (p *Payment) Authorise(requestID string, now time.Time) error {
+	if err := p.move(Authorized, HistoryEntry{RequestID: requestID}, now); err != nil {
+		return err
+	}
+	if p.CaptureMode != CaptureAutomatic || p.Amount == 0 {
+		return nil
+	}
+	return p.Capture(Op{Reason: ReasonAutomaticCapture, RequestID: requestID}, now)
 }
 
 // Balance is the captured amount not refunded yet: what a refund may take.
@@ -76,6 +96,9 @@ func (p *Payment) Capture(op Op, now time.Time) error {
 		if p.ProcessedAmount < p.Amount {
 			reason = "final capture; the rest of the hold released"
 		}
+	}
+	if op.Reason != "" {
+		reason = op.Reason
 	}
 	if err := p.move(Charged, HistoryEntry{Amount: amount, Reason: reason, RequestID: op.RequestID}, now); err != nil {
 		return err

@@ -81,6 +81,16 @@ func (s Status) Valid() bool {
 	return false
 }
 
+// Succeeded reports whether a payment in s was authorised: held, captured
+// or refunded since (the provider counts authorised as success).
+func (s Status) Succeeded() bool {
+	switch s {
+	case Authorized, Charged, PartiallyRefunded, Refunded:
+		return true
+	}
+	return false
+}
+
 // Final reports whether no transition leaves s.
 func (s Status) Final() bool { return s.Valid() && len(transitions[s]) == 0 }
 
@@ -108,6 +118,23 @@ const (
 	TypeReversal Type = "reversal"
 )
 
+// CaptureMode says what follows an authorisation: automatic (the default
+// of every payment API) captures the whole amount in the same write as the
+// authorisation; manual holds the funds until the merchant captures or
+// cancels, or until the hold expires (AuthorizationTTL).
+type CaptureMode string
+
+const (
+	CaptureAutomatic CaptureMode = "automatic"
+	CaptureManual    CaptureMode = "manual"
+)
+
+// CaptureModes lists the modes.
+var CaptureModes = []CaptureMode{CaptureAutomatic, CaptureManual}
+
+// Valid reports whether m is a known mode.
+func (m CaptureMode) Valid() bool { return m == CaptureAutomatic || m == CaptureManual }
+
 // HistoryEntry is one status change: from From (empty for the first entry)
 // to Status, moving Amount (a capture's or a refund's; 0: the payment's
 // amount) for Reason, in the request RequestID (empty when no API request
@@ -125,24 +152,28 @@ type HistoryEntry struct {
 // the payment (checkout keeps its 3-D Secure stage there); it is stored but
 // never shown (see Public).
 type Payment struct {
-	ID                string     `json:"id"`
-	AccountID         string     `json:"account_id"`
-	Livemode          bool       `json:"livemode"`
-	Type              Type       `json:"type"`
-	Amount            int64      `json:"amount"`
-	Currency          string     `json:"currency"`
-	Status            Status     `json:"status"`
-	PaymentMethod     string     `json:"paymentMethod"` // scheme brand (visa, mc, amex) or wallet (applepay, googlepay)
-	Last4             string     `json:"last4,omitempty"`
-	MerchantReference string     `json:"merchantReference"`
-	Description       string     `json:"description,omitempty"`
-	Secure3D          bool       `json:"secure3d"`
-	PaymentSessionID  string     `json:"paymentSessionId,omitempty"`
-	CustomerID        string     `json:"customerId,omitempty"`
-	RefusalReason     string     `json:"refusalReason,omitempty"`
-	CreatedAt         time.Time  `json:"createdAt"`
-	UpdatedAt         time.Time  `json:"updatedAt"`
-	AuthedAt          *time.Time `json:"authedAt,omitempty"`
+	ID                string `json:"id"`
+	AccountID         string `json:"account_id"`
+	Livemode          bool   `json:"livemode"`
+	Type              Type   `json:"type"`
+	Amount            int64  `json:"amount"`
+	Currency          string `json:"currency"`
+	Status            Status `json:"status"`
+	PaymentMethod     string `json:"paymentMethod"` // scheme brand (visa, mc, amex) or wallet (applepay, googlepay)
+	Last4             string `json:"last4,omitempty"`
+	MerchantReference string `json:"merchantReference"`
+	Description       string `json:"description,omitempty"`
+	Secure3D          bool   `json:"secure3d"`
+	PaymentSessionID  string `json:"paymentSessionId,omitempty"`
+	CustomerID        string `json:"customerId,omitempty"`
+	// CaptureMode is set when the payment is created; a record stored
+	// before modes existed has none and behaves as manual (it stays
+	// authorised until captured, cancelled or expired).
+	CaptureMode   CaptureMode `json:"captureMode,omitempty"`
+	RefusalReason string      `json:"refusalReason,omitempty"`
+	CreatedAt     time.Time   `json:"createdAt"`
+	UpdatedAt     time.Time   `json:"updatedAt"`
+	AuthedAt      *time.Time  `json:"authedAt,omitempty"`
 	// Amounts after authorisation (money.go): ProcessedAmount is what was
 	// captured, RefundedAmount what was refunded of it; CaptureClosed is set
 	// once no further capture may follow (a final capture, the whole amount

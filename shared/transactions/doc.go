@@ -14,6 +14,10 @@
 //     keeps its own field names. The version changes are the payment's
 //     (Kind = payments.Kind): requires_action reads 3d, in the history too
 //     (payments.KindHistory), and metadata is absent before 2024-01-15.
+//   - Capture mode: a payment created in automatic mode (checkout's
+//     default) is captured in the authorisation's write
+//     (payments.Payment.Authorise), so it reaches this group charged;
+//     manual mode leaves it authorised for the routes here.
 //   - Money: a capture adds to processed_amount (partial captures repeat
 //     while capture is open; final or the whole amount closes it, releasing
 //     the rest of the hold); a refund is a new payments.Payment of type

@@ -55,11 +55,12 @@ if challenge.get("resultCode") != "ChallengeShopper":
 # generated captures, cancels, refunds and helper calls reach a real record.
 wallet = call("POST", "/v1/wallet/authorize", {"amount": 100000, "phoneNumber": "+77011234567", "iin": "900101300017",
                                                "orderReference": "schemathesis-seed", "currency": "KZT"})
-# A card payment authorised (no 3-D Secure) and captured in part, so
-# generated captures (of the rest), refunds and reads of /v1/transactions
-# reach a real transaction.
+# A card payment authorised (no 3-D Secure) for manual capture and captured
+# in part, so generated captures (of the rest), refunds and reads of
+# /v1/transactions reach a real transaction.
 tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"}, "reference": "schemathesis-tx",
-                                   "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111")})
+                                   "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                                   "additionalData": {"manualCapture": "true"}})
 call("POST", "/v1/transactions/" + tx["pspReference"] + "/capture", {"amount": 50000})
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
