@@ -62,6 +62,12 @@ tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"
                                    "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                                    "additionalData": {"manualCapture": "true"}})
 call("POST", "/v1/transactions/" + tx["pspReference"] + "/capture", {"amount": 50000})
+# A payment held for manual capture under its own reference, for generated
+# cancels by reference (POST /v2/cancels).
+call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
+                              "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                              "additionalData": {"manualCapture": "true"}})
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
-           "wallet_transaction_id": wallet["walletTransactionId"]}, sys.stdout)
+           "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
+           "cancel_reference": "schemathesis-cancel"}, sys.stdout)
