@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
 )
 
 // AuthorizationTTL is how long an authorisation holds funds: one not
@@ -203,8 +204,8 @@ func (p *Payment) UpdateAmount(amount int64, requestID string, now time.Time) er
 		return apierr.New(apierr.Conflict, "payment_state_conflict",
 			"payment %s is %s and its amount can no longer be updated (only an authorisation with nothing captured can)", p.ID, p.Status)
 	}
-	if amount <= 0 {
-		return apierr.Invalidf("amount", "amount must be a positive integer in minor units")
+	if amount <= 0 || amount > money.MaxMinor {
+		return apierr.Invalidf("amount", "amount must be an integer from 1 to %d in minor units", money.MaxMinor)
 	}
 	old := p.Amount
 	p.Amount = amount

@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 )
 
@@ -186,8 +187,8 @@ func adyenAmount(a *AdyenAmount) (*int64, string, error) {
 	if a == nil {
 		return nil, "", apierr.Missing("amount")
 	}
-	if a.Value <= 0 || a.Value > MaxAmount {
-		return nil, "", apierr.Invalidf("amount.value", "amount.value must be an integer from 1 to 2^53 in minor units of the payment's currency")
+	if a.Value <= 0 || a.Value > money.MaxMinor {
+		return nil, "", apierr.Invalidf("amount.value", "amount.value must be an integer from 1 to %d in minor units of the payment's currency", money.MaxMinor)
 	}
 	c := a.Currency
 	if c == "" {

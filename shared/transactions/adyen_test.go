@@ -269,6 +269,8 @@ func TestAdyenBadInput(t *testing.T) {
 			{"pspReference not a UUID", "/v2/payments/ABC123/captures", map[string]any{"amount": eur(100)}, 400, "paymentPspReference"},
 			{"unknown field", "/v2/payments/" + held + "/captures", map[string]any{"amount": eur(100), "splits": []any{}}, 400, "splits"},
 			{"cancel by reference without one", "/v2/cancels", map[string]any{}, 400, "paymentReference"},
+			{"amount update past the maximum", "/v2/payments/" + held + "/amountUpdates", map[string]any{"amount": eur(1_000_000_000_000_001)}, 400, "amount.value"},
+			{"amount update of a captured payment", "/v2/payments/" + charged + "/amountUpdates", map[string]any{"amount": eur(500)}, 409, ""},
 		}
 		before := e.list(t)
 		for _, c := range cases {
