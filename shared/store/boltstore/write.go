@@ -24,20 +24,33 @@ import (
 // durable. A write that arrives while no commit is running starts one at
 // once (no waiting for company), so a lone writer costs what it did.
 func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
-	if err := ctx.Err(); err != nil {
+	wait, err := s.Submit(ctx, ops...)
+	if err != nil {
 		return err
 	}
+	return wait()
+}
+
+var _ store.Pipeliner = (*Store)(nil)
+
+// Submit hands a write to the writer and returns the wait for its verdict
+// (store.Pipeliner): writes submitted one after another are committed in
+// that order, so a caller serialising writes on one item may release its
+// lock once it has submitted. Once submitted the write may commit: wait
+// gives the verdict whatever the context says, so a caller never reports a
+// failure for a write that happened (a batch takes a few milliseconds).
+func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := store.ValidateOps(ops); err != nil {
-		return err
+		return nil, err
 	}
 	req := &writeReq{ops: ops, now: s.clock(), done: make(chan error, 1)}
 	if err := s.group.submit(req); err != nil {
-		return err
+		return nil, err
 	}
-	// Once submitted the write may commit: wait for the verdict whatever the
-	// context says, so a caller never reports a failure for a write that
-	// happened. A batch takes a few milliseconds.
-	return <-req.done
+	return func() error { return <-req.done }, nil
 }
 
 // writeReq is one Write waiting for its batch.
