@@ -174,7 +174,7 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 			unlock = s.lockBalance(acct, cur)
 		}
 		if err == nil {
-			leased = false // released by the transaction
+			leased = false  // released by the transaction
 			if !pipelined { // else the prediction is cached already, and may be overtaken
 				s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
 			}
