@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ledger"
 )
 
 // Kind is the resource kind of a payment (a Pay API transaction) for
@@ -157,11 +158,16 @@ type Payment struct {
 	History             []HistoryEntry    `json:"history"`
 	Metadata            map[string]string `json:"metadata"`
 	Internal            map[string]string `json:"internal,omitempty"`
+	// Split is the split request dividing the payment (shared/splits),
+	// applied by its captures and reversed by its refunds (ledger.go).
+	Split *ledger.Split `json:"split,omitempty"`
 
 	version    int64      // stored version read; 0 for a new record
 	readStatus Status     // status when read (or last saved): SaveOps keeps the expiry index by it
 	pending    []Event    // events queued by Transition, written by SaveOps
 	extra      []*Payment // new records written with this one (a refund's own record)
+	read       readMoney     // money fields as read: SaveOps posts what moved since (ledger.go)
+	nextSplit  *ledger.Split // the split as SaveOps stores it, adopted by Saved
 }
 
 // New starts a payment in status created.
@@ -231,5 +237,6 @@ func illegal(p *Payment, to Status) error {
 func (p *Payment) Public() Payment {
 	c := *p
 	c.Internal, c.pending, c.extra = nil, nil, nil
+	c.Split, c.nextSplit = nil, nil // a split request is its own resource
 	return c
 }

@@ -1,5 +1,5 @@
-// Package paywire builds the Pay API's functions: the transactions routes
-// and the authorisation expirer.
+// Package paywire builds the Pay API's functions: the transactions routes,
+// the authorisation expirer and the split requests.
 package paywire
 
 import (
@@ -7,19 +7,33 @@ import (
 
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/transactions"
 )
 
-func service(d *app.Deps) *transactions.Service {
-	return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log})
+func service(d *app.Deps) (*transactions.Service, error) {
+	pol, err := ledger.PolicyFromEnv(d.Config.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}), nil
 }
 
 // Transactions builds the TransactionsFunction.
-func Transactions(d *app.Deps) (httpapi.Group, error) { return service(d).Group(), nil }
+func Transactions(d *app.Deps) (httpapi.Group, error) {
+	svc, err := service(d)
+	if err != nil {
+		return httpapi.Group{}, err
+	}
+	return svc.Group(), nil
+}
 
 // AuthorizationExpirer builds the AuthorizationExpirerFunction's task.
 func AuthorizationExpirer(d *app.Deps) (func(context.Context) error, error) {
-	svc := service(d)
+	svc, err := service(d)
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context) error {
 		_, err := svc.Expire(ctx)
 		return err

@@ -1,0 +1,191 @@
+package ledger
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+)
+
+// Split is a split request as the payment it divides carries it: the parts,
+// each resolved to its share of the authorised amount, and how much of each
+// share captures and refunds have moved so far. The payment record holds it
+// (so a capture needs no extra read to apply it), and every write of the
+// payment writes it, conditioned on the payment's version.
+type Split struct {
+	ID        string            `json:"id"`
+	Parts     []SplitPart       `json:"parts"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+	AppliedAt *time.Time        `json:"applied_at,omitempty"` // the first capture
+}
+
+// SplitPart is one partner's part.
+type SplitPart struct {
+	Reference  string `json:"reference"`
+	Amount     *int64 `json:"amount,omitempty"`     // as requested: minor units of the payment's currency
+	Percentage *int64 `json:"percentage,omitempty"` // as requested: whole percent of the payment's amount
+	PaysFees   bool   `json:"pays_fees"`
+	// Share is the part of the authorised amount: Amount, or Percentage of it
+	// rounded down.
+	Share int64 `json:"share"`
+	// Captured is the part's gross share of the captures so far, Fees what
+	// of the processing fee it bore, Reversed what refunds took back.
+	Captured int64 `json:"captured"`
+	Fees     int64 `json:"fees"`
+	Reversed int64 `json:"reversed"`
+}
+
+// Credited is what the part's partner account received.
+func (p SplitPart) Credited() int64 { return p.Captured - p.Fees }
+
+// Applied reports whether a capture has applied the split (it can no longer
+// change).
+func (s *Split) Applied() bool { return s != nil && s.AppliedAt != nil }
+
+// MaxSplitParts bounds the parts of one split: each is a posting of the
+// capture's split entry and of each refund's reversal.
+const MaxSplitParts = 20
+
+// Resolve checks the parts against a payment of amount and sets each Share.
+// Errors are a 400 naming the field (parts[i].amount, ...): a part with both
+// or neither of amount and percentage, an amount not positive or above the
+// payment, a percentage not 1 to 100, a reference that is not a partner
+// reference or appears twice, and parts whose shares sum above the payment
+// (split_exceeds_payment, naming parts).
+func (s *Split) Resolve(amount int64) error {
+	if len(s.Parts) == 0 || len(s.Parts) > MaxSplitParts {
+		return apierr.Invalidf("parts", "parts must hold 1 to %d parts", MaxSplitParts)
+	}
+	seen := map[string]bool{}
+	var sum int64
+	for i := range s.Parts {
+		p := &s.Parts[i]
+		at := func(f string) string { return fmt.Sprintf("parts[%d].%s", i, f) }
+		if !ValidPartnerRef(p.Reference) {
+			return apierr.Invalidf(at("reference"), "reference must be 1 to %d characters: letters, digits, '.', '_' or '-', starting with a letter or digit", MaxPartnerRef)
+		}
+		if seen[p.Reference] {
+			return apierr.Invalidf(at("reference"), "reference %s appears twice; give each partner one part", p.Reference)
+		}
+		seen[p.Reference] = true
+		switch {
+		case p.Amount != nil && p.Percentage != nil:
+			return apierr.Invalidf(at("percentage"), "a part has an amount or a percentage, not both")
+		case p.Amount != nil:
+			if *p.Amount < 1 || *p.Amount > amount {
+				return apierr.Invalidf(at("amount"), "amount must be from 1 to the payment's amount (%d) in minor units", amount)
+			}
+			p.Share = *p.Amount
+		case p.Percentage != nil:
+			if *p.Percentage < 1 || *p.Percentage > 100 {
+				return apierr.Invalidf(at("percentage"), "percentage must be a whole number from 1 to 100")
+			}
+			p.Share = MulDiv(amount, *p.Percentage, 100)
+		default:
+			return apierr.Invalidf(at("amount"), "a part needs an amount or a percentage")
+		}
+		sum += p.Share
+	}
+	if sum > amount {
+		return &apierr.Error{Kind: apierr.Invalid, Code: "split_exceeds_payment", Param: "parts",
+			Message: fmt.Sprintf("the parts sum to %d, more than the payment's amount (%d); the rest, if any, is the merchant's", sum, amount)}
+	}
+	return nil
+}
+
+// shares are one capture's division: each part's gross share and the fee it
+// bears, the merchant's fee, the whole fee.
+type shares struct {
+	gross, fees []int64
+	merchantFee int64
+	fee         int64
+}
+
+// captureShares divides a capture of amount, the authorised amount being
+// authorised and before captured earlier. Each part's cumulative gross is
+// its Share times the captured fraction, rounded down, so the whole amount
+// captured gives each part exactly its Share. The fee goes first to the
+// parts that pay fees (in their order, each up to its gross share), then to
+// the merchant's share, then to the other parts: never more than a share.
+func (s *Split) captureShares(pol Policy, authorised, before, amount int64) shares {
+	sh := shares{fee: pol.Fee(amount)}
+	var parts int64
+	if s != nil {
+		sh.gross, sh.fees = make([]int64, len(s.Parts)), make([]int64, len(s.Parts))
+		for i, p := range s.Parts {
+			sh.gross[i] = MulDiv(p.Share, before+amount, authorised) - MulDiv(p.Share, before, authorised)
+			parts += sh.gross[i]
+		}
+	}
+	left := sh.fee
+	take := func(room int64) int64 {
+		t := min(left, room)
+		left -= t
+		return t
+	}
+	if s != nil {
+		for i, p := range s.Parts {
+			if p.PaysFees {
+				sh.fees[i] = take(sh.gross[i])
+			}
+		}
+	}
+	sh.merchantFee = take(amount - parts)
+	if s != nil {
+		for i, p := range s.Parts {
+			if !p.PaysFees {
+				sh.fees[i] = take(sh.gross[i])
+			}
+		}
+	}
+	return sh
+}
+
+// reversals are what each part gives back for a refund of amount, refunded
+// before earlier, of captured: each part's cumulative reversal is what it
+// was credited times the refunded fraction, rounded down (floor, monotone),
+// so the full refund takes back exactly what it was credited and no refund
+// takes more. The merchant bears the rest of the refund: the parts and the
+// merchant's share sum to the refund exactly.
+func (s *Split) reversals(captured, before, amount int64) []int64 {
+	out := make([]int64, len(s.Parts))
+	for i, p := range s.Parts {
+		c := p.Credited()
+		out[i] = MulDiv(c, before+amount, captured) - MulDiv(c, before, captured)
+	}
+	return out
+}
+
+// Clone is a deep copy (nil for nil): the payment's record keeps the split
+// as read while its save computes the next state on the copy.
+func (s *Split) Clone() *Split {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Parts = make([]SplitPart, len(s.Parts))
+	for i, p := range s.Parts {
+		if p.Amount != nil {
+			v := *p.Amount
+			p.Amount = &v
+		}
+		if p.Percentage != nil {
+			v := *p.Percentage
+			p.Percentage = &v
+		}
+		c.Parts[i] = p
+	}
+	if s.Metadata != nil {
+		c.Metadata = make(map[string]string, len(s.Metadata))
+		for k, v := range s.Metadata {
+			c.Metadata[k] = v
+		}
+	}
+	if s.AppliedAt != nil {
+		t := *s.AppliedAt
+		c.AppliedAt = &t
+	}
+	return &c
+}
