@@ -38,7 +38,9 @@ type Report struct {
 }
 
 // OK reports whether the books are consistent.
-func (r Report) OK() bool { return len(r.Differences) == 0 && len(r.Broken) == 0 && len(r.Negative) == 0 }
+func (r Report) OK() bool {
+	return len(r.Differences) == 0 && len(r.Broken) == 0 && len(r.Negative) == 0
+}
 
 func (r Report) String() string {
 	var b strings.Builder
