@@ -162,12 +162,13 @@ type Payment struct {
 	// applied by its captures and reversed by its refunds (ledger.go).
 	Split *ledger.Split `json:"split,omitempty"`
 
-	version    int64         // stored version read; 0 for a new record
-	readStatus Status        // status when read (or last saved): SaveOps keeps the expiry index by it
-	pending    []Event       // events queued by Transition, written by SaveOps
-	extra      []*Payment    // new records written with this one (a refund's own record)
-	read       readMoney     // money fields as read: SaveOps posts what moved since (ledger.go)
-	nextSplit  *ledger.Split // the split as SaveOps stores it, adopted by Saved
+	version    int64      // stored version read; 0 for a new record
+	readStatus Status     // status when read (or last saved): SaveOps keeps the expiry index by it
+	pending    []Event    // events queued by Transition, written by SaveOps
+	extra      []*Payment // new records written with this one (a refund's own record)
+
+	read      readMoney     // money fields as read: SaveOps posts what moved since (ledger.go)
+	nextSplit *ledger.Split // the split as SaveOps stores it, adopted by Saved
 }
 
 // New starts a payment in status created.
