@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -104,24 +105,36 @@ type shares struct {
 }
 
 // captureShares divides a capture of amount, the authorised amount being
-// authorised and before captured earlier. Each part's cumulative gross is
-// its Share times the captured fraction, rounded down, so the whole amount
-// captured gives each part exactly its Share. The fee goes first to the
-// parts that pay fees (in their order, each up to its gross share), then to
-// the merchant's share, then to the other parts: never more than a share.
+// authorised and before captured earlier. The parts and the merchant (whose
+// share is what the parts leave) divide what has been captured so far by
+// Jefferson's divisor method (D'Hondt), which is house-monotone: no party's
+// cumulative share ever shrinks as more is captured, so each capture gives
+// every party a share of zero or more and the shares sum to the capture
+// exactly; and once all is captured each part holds exactly its Share. The
+// fee goes first to the parts that pay fees (in their order, each up to its
+// share of this capture), then to the merchant's share, then to the other
+// parts: never more than a share.
 func (s *Split) captureShares(pol Policy, authorised, before, amount int64) shares {
 	sh := shares{fee: pol.Fee(amount)}
 	var parts int64
 	if s != nil {
-		sh.gross, sh.fees = make([]int64, len(s.Parts)), make([]int64, len(s.Parts))
+		weights := make([]int64, len(s.Parts)+1)
+		merchant := authorised
 		for i, p := range s.Parts {
-			sh.gross[i] = MulDiv(p.Share, before+amount, authorised) - MulDiv(p.Share, before, authorised)
+			weights[i] = p.Share
+			merchant -= p.Share
+		}
+		weights[len(s.Parts)] = merchant
+		now, was := apportion(weights, authorised, before+amount), apportion(weights, authorised, before)
+		sh.gross, sh.fees = make([]int64, len(s.Parts)), make([]int64, len(s.Parts))
+		for i := range s.Parts {
+			sh.gross[i] = now[i] - was[i]
 			parts += sh.gross[i]
 		}
 	}
 	left := sh.fee
 	take := func(room int64) int64 {
-		t := min(left, room)
+		t := max(0, min(left, room))
 		left -= t
 		return t
 	}
@@ -141,6 +154,45 @@ func (s *Split) captureShares(pol Policy, authorised, before, amount int64) shar
 		}
 	}
 	return sh
+}
+
+// apportion divides seats among parties of the given weights (summing to
+// total, seats <= total) by Jefferson's method: each party first gets its
+// quota rounded down, then the seats left (fewer than the parties) go one
+// by one to the party of the highest weight / (seats + 1), ties to the
+// first. That is the allocation floor(weight / d) for the largest divisor d
+// that gives out every seat, and it never takes a seat back as seats grow.
+func apportion(weights []int64, total, seats int64) []int64 {
+	out := make([]int64, len(weights))
+	if seats <= 0 || total <= 0 {
+		return out
+	}
+	left := seats
+	for i, w := range weights {
+		out[i] = MulDiv(w, seats, total)
+		left -= out[i]
+	}
+	for ; left > 0; left-- {
+		best := -1
+		for i, w := range weights {
+			if w <= 0 {
+				continue
+			}
+			// w_i / (a_i + 1) > w_best / (a_best + 1), on 128 bits.
+			if best < 0 || greater(w, out[best]+1, weights[best], out[i]+1) {
+				best = i
+			}
+		}
+		out[best]++
+	}
+	return out
+}
+
+// greater reports whether a*b > c*d for non-negative int64s.
+func greater(a, b, c, d int64) bool {
+	h1, l1 := bits.Mul64(uint64(a), uint64(b))
+	h2, l2 := bits.Mul64(uint64(c), uint64(d))
+	return h1 > h2 || h1 == h2 && l1 > l2
 }
 
 // reversals are what each part gives back for a refund of amount, refunded
