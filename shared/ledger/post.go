@@ -41,13 +41,13 @@ const (
 func duePK(shard int) string     { return "mdue#" + strconv.Itoa(shard) }
 func accountPK(shard int) string { return "mlacct#" + strconv.Itoa(shard) }
 
-// Prefixes are the partition prefixes the books own on the ledger table
-// (the area declaration registers them).
-var Prefixes = map[string]string{
-	"mbal#":   "merchant ledger balances",
-	"ment#":   "merchant ledger entries",
-	"mdue#":   "captured funds waiting for settlement, by time",
-	"mlacct#": "the accounts that have merchant books",
+// Prefixes are the partition prefixes the books own on the ledger table,
+// with what lives there (the area declaration registers them).
+var Prefixes = [][2]string{
+	{"mbal#", "merchant ledger balances"},
+	{"ment#", "merchant ledger entries"},
+	{"mdue#", "captured funds waiting for settlement, by time"},
+	{"mlacct#", "the accounts that have merchant books"},
 }
 
 func shardOf(s string, n int) int {

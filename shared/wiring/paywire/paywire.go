@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/splits"
 	"github.com/paygate/paygate/shared/transactions"
 )
 
@@ -38,4 +39,9 @@ func AuthorizationExpirer(d *app.Deps) (func(context.Context) error, error) {
 		_, err := svc.Expire(ctx)
 		return err
 	}, nil
+}
+
+// SplitRequests builds the SplitRequestsFunction.
+func SplitRequests(d *app.Deps) (httpapi.Group, error) {
+	return splits.New(splits.Config{Store: d.Store, Clock: d.Clock}).Group(), nil
 }
