@@ -14,8 +14,10 @@ import (
 // charged (Fees) and what is held for its split partners (Partner) never go
 // below zero: the store refuses the write that would take them there. The
 // external accounts (Processor, PaidOut) are the other side of money that
-// enters or leaves the books; they go negative as money comes in, so every
-// entry, and the sum of all balances of a currency, is zero.
+// enters or leaves the books (Processor goes negative by what the captures
+// brought in and refunds did not return, PaidOut positive by what payouts
+// took out), so every entry, and the sum of all balances of a currency, is
+// zero.
 type Account string
 
 const (
