@@ -199,8 +199,8 @@ func Insufficient(err error, ops []store.Op, param string) error {
 	}
 	currency, account, _ := strings.Cut(op.Item.SK, "#")
 	return &apierr.Error{Kind: apierr.InsufficientFunds, Param: param,
-		Message: fmt.Sprintf("the %s %s balance is %s %s; this needs %s", account, currency, format(have, currency),
-			currency, format(-op.Delta, currency)),
+		Message: fmt.Sprintf("the %s %s balance is %s %s; this needs %s %s", account, currency, format(have, currency),
+			currency, format(-op.Delta, currency), currency),
 		Err: err}
 }
 
