@@ -49,18 +49,15 @@ func (s *Split) Applied() bool { return s != nil && s.AppliedAt != nil }
 // capture's split entry and of each refund's reversal.
 const MaxSplitParts = 20
 
-// Resolve checks the parts against a payment of amount and sets each Share.
-// Errors are a 400 naming the field (parts[i].amount, ...): a part with both
-// or neither of amount and percentage, an amount not positive or above the
-// payment, a percentage not 1 to 100, a reference that is not a partner
-// reference or appears twice, and parts whose shares sum above the payment
-// (split_exceeds_payment, naming parts).
-func (s *Split) Resolve(amount int64) error {
+// Check holds the parts to the rules that need no payment: 1 to
+// MaxSplitParts parts, each naming a partner reference once, with an amount
+// of at least 1 or a percentage from 1 to 100 (one of the two). Errors are a
+// 400 naming the field (parts[i].amount, ...).
+func (s *Split) Check() error {
 	if len(s.Parts) == 0 || len(s.Parts) > MaxSplitParts {
 		return apierr.Invalidf("parts", "parts must hold 1 to %d parts", MaxSplitParts)
 	}
 	seen := map[string]bool{}
-	var sum int64
 	for i := range s.Parts {
 		p := &s.Parts[i]
 		at := func(f string) string { return fmt.Sprintf("parts[%d].%s", i, f) }
@@ -75,17 +72,38 @@ func (s *Split) Resolve(amount int64) error {
 		case p.Amount != nil && p.Percentage != nil:
 			return apierr.Invalidf(at("percentage"), "a part has an amount or a percentage, not both")
 		case p.Amount != nil:
-			if *p.Amount < 1 || *p.Amount > amount {
-				return apierr.Invalidf(at("amount"), "amount must be from 1 to the payment's amount (%d) in minor units", amount)
+			if *p.Amount < 1 {
+				return apierr.Invalidf(at("amount"), "amount must be a positive integer in minor units")
 			}
-			p.Share = *p.Amount
 		case p.Percentage != nil:
 			if *p.Percentage < 1 || *p.Percentage > 100 {
 				return apierr.Invalidf(at("percentage"), "percentage must be a whole number from 1 to 100")
 			}
-			p.Share = MulDiv(amount, *p.Percentage, 100)
 		default:
 			return apierr.Invalidf(at("amount"), "a part needs an amount or a percentage")
+		}
+	}
+	return nil
+}
+
+// Resolve checks the parts (Check) against a payment of amount and sets
+// each Share: an amount above the payment is a 400 naming it, and parts
+// whose shares sum above the payment a 400 split_exceeds_payment naming
+// parts.
+func (s *Split) Resolve(amount int64) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	var sum int64
+	for i := range s.Parts {
+		p := &s.Parts[i]
+		if p.Amount != nil {
+			if *p.Amount > amount {
+				return apierr.Invalidf(fmt.Sprintf("parts[%d].amount", i), "amount must be from 1 to the payment's amount (%d) in minor units", amount)
+			}
+			p.Share = *p.Amount
+		} else {
+			p.Share = MulDiv(amount, *p.Percentage, 100)
 		}
 		sum += p.Share
 	}

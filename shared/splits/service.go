@@ -139,6 +139,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*payments.SplitRe
 	if err != nil {
 		return nil, err
 	}
+	if err := (&ledger.Split{Parts: ps}).Check(); err != nil {
+		return nil, err // bad parts are a 400 whatever the payment
+	}
 	if err := checkMetadata(r.Metadata); err != nil {
 		return nil, err
 	}
@@ -326,6 +329,9 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*payments.SplitRe
 	if in.Request.Parts != nil {
 		var err error
 		if ps, err = parts(in.Request.Parts); err != nil {
+			return nil, err
+		}
+		if err := (&ledger.Split{Parts: ps}).Check(); err != nil {
 			return nil, err
 		}
 	}
