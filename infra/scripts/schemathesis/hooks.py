@@ -37,6 +37,12 @@ def _path_ids(path):
         return {"id": SEED["wallet_transaction_id"]}
     if path.startswith("/v1/transactions/{id}"):
         return {"id": SEED["transaction_id"]}
+    if path.startswith("/v1/payouts/cards/{id}"):
+        return {"id": SEED["payout_card_id"]}
+    if path.startswith("/v1/payouts/{id}"):
+        return {"id": SEED["payout_id"]}
+    if path.startswith("/v1/split-requests/{id}"):
+        return {"id": SEED["split_request_id"]}
     if "{orderId}" in path:
         return {"orderId": SEED["order_id"]}
     out = {}
@@ -64,6 +70,10 @@ def map_case(context, case):
             case.body["sessionData"] = SEED["session_data"]
         if path == "/orders" and isinstance(case.body.get("product_id"), int):
             case.body["product_id"] = PRODUCT_IDS[case.body["product_id"] % len(PRODUCT_IDS)]
+        if path == "/v1/payouts" and isinstance(case.body.get("payout_card_id"), str):
+            case.body["payout_card_id"] = SEED["payout_card_id"]
+        if path == "/v1/split-requests" and isinstance(case.body.get("transaction_id"), str):
+            case.body["transaction_id"] = SEED["split_transaction_id"]
     # A valid request with a new body needs a new key: a generated key that
     # comes back with another body is rightly a 422.
     if case.headers and "Idempotency-Key" in case.headers:
