@@ -235,6 +235,22 @@ KNOWN = [
           "transaction's (the seeded one is EUR); the schema allows any ISO 4217 code", param="currency",
           message="currency must be the transaction's.*"),
 
+    known("GET", r"^/v1/(balance/entries|payouts)$", REJECTED, "created_to must not be before created_from",
+          param="created_to", message="created_to is before.*"),
+    known("POST", r"^/v1/payouts$", REJECTED, "a payout takes from the available balance in its currency (seed.py's capture "
+          "makes 490.00 EUR available and generated payouts use it up; other currencies hold nothing)",
+          message=r"the available [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/transactions/\{id\}/refund$", REJECTED, "a refund takes from the available balance, which "
+          "generated payouts may have reserved", message=r"the available [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/payouts/cards$", REJECTED, "a payout card number must pass Luhn and be visa or mc; its expiry must "
+          "be in the future and at most 20 years ahead; a holder name of spaces alone is blank",
+          param=r"number|expiry_year|holder_name"),
+    known("POST", r"^/v1/split-requests(/\{id\})?$", REJECTED, "a split's parts name each partner once, and their shares "
+          "(amounts, or percentages of the payment's amount) sum to the seeded payment's amount or less",
+          param=r"parts|parts\[\d+\]\.(reference|amount)"),
+    known("POST", r"^/v1/split-requests$", REJECTED, "generated order references name no payment (a 404 is fine) or "
+          "one already captured", param="order_reference"),
+
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "
           "every list, as the README's Lists convention says (r.Query returns \"\" for both)",
