@@ -15,7 +15,9 @@
 //     Repo.SaveOps turns the record and its queued events into store ops
 //     conditioned on the version the caller read, so the change, its history
 //     and its event commit in one transaction with whatever else the caller
-//     writes (a checkout session, an idempotency record).
+//     writes (a checkout session, an idempotency record). The money the
+//     change moved (a capture, a refund, a split applied) is posted to the
+//     merchant's books in those same ops (ledger.go).
 //   - Storage: table payments, PK "pay#<account>", SK "<payment id>" (UUIDv7,
 //     so one partition lists an account's payments in time order). Events go
 //     to table events, PK "evt#<account>", SK "<event id>", with the
