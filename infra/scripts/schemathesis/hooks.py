@@ -248,8 +248,6 @@ KNOWN = [
     known("POST", r"^/v1/split-requests(/\{id\})?$", REJECTED, "a split's parts name each partner once, and their shares "
           "(amounts, or percentages of the payment's amount) sum to the seeded payment's amount or less",
           param=r"parts|parts\[\d+\]\.(reference|amount)"),
-    known("POST", r"^/v1/split-requests$", REJECTED, "generated order references name no payment (a 404 is fine) or "
-          "one already captured", param="order_reference"),
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "
