@@ -62,6 +62,6 @@ func ledgerRows(ctx context.Context, n int) ([]row, error) {
 	}
 	ok := r.OK() && r.Entries == written && took < ledgerCheckTarget
 	return []row{{name: fmt.Sprintf("ledger check over %d entries (one account, embedded store)", r.Entries),
-		value: fmt.Sprintf("%s (%.1f µs per entry), no difference: %t", took.Round(time.Millisecond), float64(took.Microseconds())/float64(r.Entries), r.OK()),
+		value:  fmt.Sprintf("%s (%.1f µs per entry), no difference: %t", took.Round(time.Millisecond), float64(took.Microseconds())/float64(r.Entries), r.OK()),
 		target: "< " + ledgerCheckTarget.String(), ok: verdict(ok)}}, nil
 }
