@@ -78,8 +78,6 @@ func (e *env) payment(account string, amount int64, ref string, status payments.
 	return p.ID
 }
 
-func amt(v int64) map[string]any { return map[string]any{"reference": "", "amount": v} }
-
 func part(ref string, kv ...any) map[string]any {
 	m := map[string]any{"reference": ref}
 	for i := 0; i < len(kv); i += 2 {
