@@ -36,8 +36,6 @@ var projected = []registry.Group{
 		"GET /v1/payment-links/by-order-reference/{order_reference}", "GET /v1/payment-links/statistics",
 		"POST /v1/payment-links/{id}/cancel", "POST /v1/payment-links/{id}/expiration"),
 	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
-	group("CheckoutModificationsFunction", "POST /v2/payments/{pspReference}/captures", "POST /v2/payments/{pspReference}/refunds",
-		"POST /v2/payments/{pspReference}/cancels", "POST /v2/payments/{pspReference}/reversals", "POST /v2/cancels"),
 	group("RecurringFunction", "POST /v1/payments/recurring"),
 	group("DirectPaymentsFunction", "GET /v1/payments/direct/keys", "POST /v1/payments/direct"),
 	group("CustomersFunction", "POST /v1/customers", "GET /v1/customers", "GET /v1/customers/{id}",
@@ -167,7 +165,7 @@ func withDelivery(p projection) projection {
 
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
-var projectedMoneyPaths = []string{"PaymentLinksFunction", "CheckoutModificationsFunction",
+var projectedMoneyPaths = []string{"PaymentLinksFunction",
 	"RecurringFunction", "DirectPaymentsFunction", "BeneficiariesFunction", "DistributionsFunction"}
 
 type stackCount struct {

@@ -79,7 +79,7 @@ func txDynamoRows(ctx context.Context) ([]row, error) {
 		_, pay, err := post("/v2/payments", "bench-tx-pay-"+name+run, map[string]any{"amount": map[string]any{"value": 10000, "currency": "EUR"},
 			"reference": "bench-tx", "returnUrl": "https://shop.example.com/return", "paymentMethod": map[string]any{"type": "scheme",
 				"encryptedCardNumber": "test_4111111111111111", "encryptedExpiryMonth": "test_03", "encryptedExpiryYear": "test_2030",
-				"encryptedSecurityCode": "test_737"}})
+				"encryptedSecurityCode": "test_737"}, "additionalData": map[string]any{"manualCapture": "true"}})
 		id, _ := pay["pspReference"].(string)
 		return id, err
 	}

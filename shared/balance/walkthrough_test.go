@@ -14,13 +14,18 @@ import (
 )
 
 // authorise pays with a sandbox card through checkout and returns the
-// transaction id.
-func (e *env) authorise(value int64, ref string) string {
+// transaction id: captured at once (checkout's automatic capture), or held
+// for capture with manual.
+func (e *env) authorise(value int64, ref string, manual bool) string {
 	e.T.Helper()
-	r := e.post("/v2/payments", map[string]any{"amount": map[string]any{"value": value, "currency": "EUR"}, "reference": ref,
+	body := map[string]any{"amount": map[string]any{"value": value, "currency": "EUR"}, "reference": ref,
 		"returnUrl": "https://shop.example.com/return", "paymentMethod": map[string]any{"type": "scheme",
 			"encryptedCardNumber": "test_4111111111111111", "encryptedExpiryMonth": "test_03", "encryptedExpiryYear": "test_2030",
-			"encryptedSecurityCode": "test_737"}})
+			"encryptedSecurityCode": "test_737"}}
+	if manual {
+		body["additionalData"] = map[string]any{"manualCapture": "true"}
+	}
+	r := e.post("/v2/payments", body)
 	require.Equal(e.T, 200, r.Status, string(r.Body))
 	require.Equal(e.T, "Authorised", r.Map(e.T)["resultCode"])
 	return r.Map(e.T)["pspReference"].(string)
@@ -32,15 +37,16 @@ type entryList struct {
 	NextCursor string  `json:"next_cursor"`
 }
 
-// TestWalkThrough is the README's walk-through on both stores: authorise in
-// checkout and capture, read the balance, save a payout card and pay out,
-// split another payment at capture and refund it.
+// TestWalkThrough is the README's walk-through on both stores: a payment
+// captured at authorisation (checkout's automatic capture: the books hear of
+// it with no code of checkout's own), the balance, a payout card and a
+// payout, another payment held for manual capture and split at its capture,
+// and its refund.
 func TestWalkThrough(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b, options{more: []apitest.Builder{checkoutwire.CheckoutPayments}})
-		// 1. A captured payment is available at once in the sandbox.
-		tx := e.authorise(10000, "order-50")
-		require.Equal(t, 200, e.post("/v1/transactions/"+tx+"/capture", nil).Status)
+		// 1. A payment captured at authorisation is available at once in the sandbox.
+		tx := e.authorise(10000, "order-50", false)
 		bal := e.balances()["EUR"]
 		assert.Equal(t, CurrencyBalance{Currency: "EUR", Available: 10000}, CurrencyBalance{Currency: bal.Currency, Available: bal.Available, Pending: bal.Pending, Reserved: bal.Reserved})
 		var entries entryList
@@ -61,8 +67,9 @@ func TestWalkThrough(t *testing.T) {
 		assert.Equal(t, "paid", e.getPayout(po)["status"])
 		assert.Equal(t, int64(7000), e.balances()["EUR"].Available)
 
-		// 4. Split the next order: 20% to a marketplace, 1500 to a courier.
-		tx2 := e.authorise(10000, "order-51")
+		// 4. Split the next order, held for manual capture: 20% to a
+		// marketplace, 1500 to a courier.
+		tx2 := e.authorise(10000, "order-51", true)
 		r := e.post("/v1/split-requests", map[string]any{"order_reference": "order-51",
 			"parts": []any{map[string]any{"reference": "marketplace", "percentage": 20}, map[string]any{"reference": "courier-7", "amount": 1500}}})
 		require.Equal(t, 201, r.Status, string(r.Body))

@@ -68,7 +68,7 @@ func TestSessionFlowEndToEnd(t *testing.T) {
 	r = clientDo(e, ck, base+"/payments", map[string]any{"sessionData": s.SessionData, "paymentMethod": card("4111111111111111")})
 	assert.Equal(t, 409, r.Status)
 	assert.Equal(t, "session_completed", r.Err(t)["code"])
-	assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+	assert.Equal(t, 1, countAuthorised(storedPayments(t, e, e.Account.ID)))
 }
 
 func TestSessionRefusedAfterAttemptLimit(t *testing.T) {
@@ -147,7 +147,7 @@ func TestSessionAbuse(t *testing.T) {
 	assert.Equal(t, 409, r.Status)
 	assert.Equal(t, "session_expired", r.Err(t)["code"])
 
-	assert.Equal(t, 0, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized), "no abuse authorised a payment")
+	assert.Equal(t, 0, countAuthorised(storedPayments(t, e, e.Account.ID)), "no abuse authorised a payment")
 }
 
 func TestConcurrentPaymentsOnOneSession(t *testing.T) {
@@ -175,7 +175,7 @@ func TestConcurrentPaymentsOnOneSession(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, ok, 1)
-	assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized), "at most one payment is authorised")
+	assert.Equal(t, 1, countAuthorised(storedPayments(t, e, e.Account.ID)), "at most one payment is authorised")
 	assert.Equal(t, "completed", sessionResult(t, e, s.ID)["status"])
 }
 
@@ -231,7 +231,7 @@ func TestSessionExpiresDuringChallenge(t *testing.T) {
 		assert.Equal(t, payments.Rejected, ps[0].Status, "the waiting payment ends refused")
 		assert.Equal(t, "3D Not Authenticated", ps[0].RefusalReason)
 		assert.Contains(t, ps[0].History[len(ps[0].History)-1].Reason, "session expired")
-		assert.Equal(t, 0, countStatus(ps, payments.Authorized))
+		assert.Equal(t, 0, countAuthorised(ps))
 		res = sessionResult(t, e, s.ID)
 		assert.Equal(t, "expired", res["status"])
 		assert.Empty(t, res["payments"])
@@ -260,6 +260,6 @@ func TestSessionExpiresBeforeFingerprint(t *testing.T) {
 	assert.Equal(t, "Refused", first.Map(t)["resultCode"])
 	again := e.Do("POST", "/v2/payments/details", body, "Idempotency-Key", "after-expiry")
 	assert.Equal(t, string(first.Body), string(again.Body))
-	assert.Equal(t, 0, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+	assert.Equal(t, 0, countAuthorised(storedPayments(t, e, e.Account.ID)))
 	assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Rejected))
 }

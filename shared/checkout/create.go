@@ -47,6 +47,9 @@ type CreateSessionRequest struct {
 	ShopperEmail     string            `json:"shopperEmail"`
 	LineItems        []LineItem        `json:"lineItems"`
 	Metadata         map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
+	// AdditionalData: only manualCapture has a meaning here (capture.go);
+	// other entries are accepted and ignored, as on payments.
+	AdditionalData map[string]string `json:"additionalData"`
 }
 
 var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)
@@ -220,12 +223,19 @@ func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
 	if err := checkMetadata(in.Metadata); err != nil {
 		return nil, err
 	}
+	if err := checkCount("additionalData", len(in.AdditionalData)); err != nil {
+		return nil, err
+	}
+	mode, err := captureModeOf(in.AdditionalData)
+	if err != nil {
+		return nil, err
+	}
 	return &Session{
 		ID: "CS" + strings.ToUpper(strings.ReplaceAll(ids.New(), "-", "")), AccountID: c.AccountID, MerchantAccount: ma,
 		Livemode: !c.TestMode, Amount: *in.Amount, CountryCode: in.CountryCode, Reference: in.Reference,
 		ReturnURL: in.ReturnURL, ShopperReference: in.ShopperReference, ShopperEmail: in.ShopperEmail,
 		ShopperLocale: locale, Channel: in.Channel, TransactionType: tt, LineItems: in.LineItems,
-		Metadata: in.Metadata, CreatedAt: now, ExpiresAt: exp, Status: StatusActive,
+		Metadata: in.Metadata, CaptureMode: mode, CreatedAt: now, ExpiresAt: exp, Status: StatusActive,
 	}, nil
 }
 

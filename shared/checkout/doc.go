@@ -72,6 +72,11 @@
 //     status and payments.
 //   - Payments: each attempt is a payments.Payment (status machine, history
 //     and events in the same transaction). pspReference is the payment id.
+//   - Capture mode (capture.go): Adyen's additionalData.manualCapture on
+//     /v2/payments or /v2/sessions ("true": manual; "false" or absent:
+//     automatic, the whole amount captured by payments.Payment.Authorise in
+//     the authorisation's own write). A session's payments take the
+//     session's mode; a shopper's payment that names one is a 400.
 //   - Answers are built from the payment record alone (Service.response): a
 //     waiting payment keeps its stage's paymentData in Internal, a refused
 //     one its refusalReasonCode. So /payments/details sent twice answers the

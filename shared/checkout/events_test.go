@@ -150,7 +150,7 @@ func TestSessionCompletedOnceUnderRace(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 1, won)
-		assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+		assert.Equal(t, 1, countAuthorised(storedPayments(t, e, e.Account.ID)))
 		evs := sessionEvents(t, e, e.Account.ID)[s.ID]
 		require.Len(t, evs, 1)
 		assert.Equal(t, checkout.EventSessionCompleted, evs[0].Type)
@@ -345,7 +345,7 @@ func TestCompletionRacesExpirer(t *testing.T) {
 				assert.Equal(t, "expired", status)
 			}
 		}
-		assert.Equal(t, completed, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+		assert.Equal(t, completed, countAuthorised(storedPayments(t, e, e.Account.ID)))
 		assert.Zero(t, expiryEntries(t, e))
 		t.Logf("%d of %d sessions completed before expiry", completed, n)
 		assert.GreaterOrEqual(t, completed, n/2)

@@ -51,7 +51,7 @@ func TestDetailsTwiceAnswersTheSame(t *testing.T) {
 		challenge := map[string]any{"details": map[string]any{"threeDSResult": threeDS("Y", ch.Action.AuthorisationToken)}}
 		r = twice(t, details(challenge), nil, []string{"Idempotency-Key", "second-only"})
 		assert.Equal(t, "Authorised", r.Map(t)["resultCode"])
-		assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+		assert.Equal(t, 1, countAuthorised(storedPayments(t, e, e.Account.ID)))
 
 		// Refused challenge: the refusal and its code, twice.
 		p = pay(t, e, "/v2/payments", paymentBody("twice-2", card("5454545454545454")), "PaymentResponse")
@@ -140,7 +140,7 @@ func TestConcurrentDetailsAnswerTheSame(t *testing.T) {
 		cbody := map[string]any{"sessionData": s.SessionData, "details": map[string]any{"threeDSResult": threeDS("", p.Action.AuthorisationToken)}}
 		race(func() *apitest.Resp { return clientDo(e, ck, base+"/payments/details", cbody) })
 
-		assert.Equal(t, 2, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+		assert.Equal(t, 2, countAuthorised(storedPayments(t, e, e.Account.ID)))
 		assert.Equal(t, 2, countEvents(t, e, e.Account.ID, "payment.authorised"), "each payment is authorised once")
 		assert.Equal(t, 1, countEvents(t, e, e.Account.ID, checkout.EventSessionCompleted), "the session is completed once")
 		assert.Equal(t, "completed", sessionResult(t, e, s.ID)["status"])
@@ -295,7 +295,7 @@ func TestTokensRevealNoIds(t *testing.T) {
 	assert.Equal(t, 400, r.Status)
 	r = clientDo(e, ck, base+"/setup", map[string]any{"sessionData": p.Action.PaymentData})
 	assert.Equal(t, 400, r.Status)
-	assert.Equal(t, 0, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+	assert.Equal(t, 0, countAuthorised(storedPayments(t, e, e.Account.ID)))
 }
 
 // TestWaitingPaymentFromBeforeStoredTokens: a payment that entered its stage

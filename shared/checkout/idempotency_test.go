@@ -9,7 +9,6 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/checkout"
-	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
@@ -64,7 +63,7 @@ func TestClientAndSecretKeysAreSeparateIdempotencyNamespaces(t *testing.T) {
 		r := clientDo(e, ck, "/v2/client/sessions/"+s2.ID+"/payments",
 			map[string]any{"sessionData": s2.SessionData, "paymentMethod": card("4111111111111111")}, "Idempotency-Key", "merchant-first")
 		require.Equal(t, 200, r.Status, "not 422: the client key has its own namespace: %s", r.Body)
-		assert.Equal(t, 3, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized), "three payments, each once")
+		assert.Equal(t, 3, countAuthorised(storedPayments(t, e, e.Account.ID)), "three payments, each once")
 	})
 }
 
@@ -117,6 +116,6 @@ func TestDetailsKeyedInline(t *testing.T) {
 		other := map[string]any{"details": map[string]any{"threeDSResult": threeDS("Y", p.Action.AuthorisationToken)}}
 		r := e.Do("POST", "/v2/payments/details", other, "Idempotency-Key", "det-key")
 		require.Equal(t, 422, r.Status, "%s", r.Body)
-		assert.Equal(t, 1, countStatus(storedPayments(t, e, e.Account.ID), payments.Authorized))
+		assert.Equal(t, 1, countAuthorised(storedPayments(t, e, e.Account.ID)))
 	})
 }

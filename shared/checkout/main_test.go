@@ -134,3 +134,15 @@ func countStatus(ps []*payments.Payment, s payments.Status) int {
 	}
 	return n
 }
+
+// countAuthorised counts the payments that were authorised (held, or
+// captured with the authorisation in automatic capture mode).
+func countAuthorised(ps []*payments.Payment) int {
+	n := 0
+	for _, p := range ps {
+		if p.Status.Succeeded() {
+			n++
+		}
+	}
+	return n
+}

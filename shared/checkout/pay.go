@@ -301,7 +301,7 @@ func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome
 	var err error
 	switch out.Result {
 	case processor.Authorised:
-		err = p.Transition(payments.Authorized, "", now)
+		err = p.Authorise("", now) // and captures it, in automatic capture mode
 	case processor.Refused:
 		err = p.Transition(payments.Rejected, out.RefusalReason, now)
 	case processor.Error:
@@ -365,19 +365,19 @@ func (s *Session) record(p *payments.Payment, resp PaymentResponse, now time.Tim
 		// p supersedes the attempt that was waiting: it is no longer pending.
 		s.dropPayment(s.PendingPaymentID)
 	}
-	switch p.Status {
-	case payments.Authorized:
+	switch {
+	case p.Status.Succeeded():
 		entry.ResultCode = "Authorised"
 		s.Payments = append(s.Payments, entry)
 		if s.Status != StatusCompleted {
 			s.events = append(s.events, pendingEvent{EventSessionCompleted, now})
 		}
 		s.Status, s.PendingPaymentID = StatusCompleted, ""
-	case payments.RequiresAction:
+	case p.Status == payments.RequiresAction:
 		entry.ResultCode = "Pending"
 		s.Payments = append(s.Payments, entry)
 		s.Status, s.PendingPaymentID = StatusPaymentPending, p.ID
-	case payments.Cancelled:
+	case p.Status == payments.Cancelled:
 		s.Status, s.PendingPaymentID = StatusCanceled, ""
 	default: // rejected, failed
 		s.Refusals++
@@ -474,6 +474,16 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if err := checkReturnURL(in.ReturnURL, in.ShopperEmail); err != nil {
 		return nil, err
 	}
+	var mode payments.CaptureMode
+	var err error
+	if s != nil {
+		mode, err = sessionCaptureMode(s, in)
+	} else {
+		mode, err = captureModeOf(in.AdditionalData)
+	}
+	if err != nil {
+		return nil, err
+	}
 	att, err := svc.run(ctx, c, in.PaymentMethod, shopperRef)
 	if err != nil {
 		return nil, err
@@ -481,7 +491,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	p := payments.New(payments.Payment{
 		ID: ids.New(), AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
 		Currency: in.Amount.Currency, PaymentMethod: att.method, Last4: att.out.Last4,
-		MerchantReference: in.Reference, Metadata: in.Metadata,
+		MerchantReference: in.Reference, Metadata: in.Metadata, CaptureMode: mode,
 		Internal: map[string]string{"returnUrl": in.ReturnURL},
 	}, c.Now)
 	if s != nil {
@@ -495,7 +505,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if err != nil {
 		return nil, err
 	}
-	if in.StorePaymentMethod && shopperRef != "" && att.card != nil && !att.card.Stored && p.Status == payments.Authorized {
+	if in.StorePaymentMethod && shopperRef != "" && att.card != nil && !att.card.Stored && p.Status.Succeeded() {
 		sc := svc.storedCard(c.AccountID, shopperRef, att.out, att.card)
 		data, _ := json.Marshal(sc)
 		// The id is the card's fingerprint: storing the same card again, even

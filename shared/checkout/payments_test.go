@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apitest"
-	"github.com/paygate/paygate/shared/payments"
 )
 
 type payResp struct {
@@ -92,7 +91,7 @@ func TestAdvancedFlowOutcomes(t *testing.T) {
 
 	ps := storedPayments(t, e, e.Account.ID)
 	assert.Len(t, ps, 10)
-	assert.Equal(t, 6, countStatus(ps, payments.Authorized))
+	assert.Equal(t, 6, countAuthorised(ps))
 }
 
 func TestAdvancedFlowBadInput(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -45,12 +46,14 @@ type Session struct {
 	TransactionType  string            `json:"transaction_type"`
 	LineItems        []LineItem        `json:"line_items,omitempty"`
 	Metadata         map[string]string `json:"metadata,omitempty"`
-	CreatedAt        time.Time         `json:"created_at"`
-	ExpiresAt        time.Time         `json:"expires_at"`
-	Status           string            `json:"status"`
-	Refusals         int               `json:"refusals"`
-	PendingPaymentID string            `json:"pending_payment_id,omitempty"`
-	Payments         []ResultPayment   `json:"payments,omitempty"`
+	// CaptureMode applies to every payment of the session (capture.go).
+	CaptureMode      payments.CaptureMode `json:"capture_mode,omitempty"`
+	CreatedAt        time.Time            `json:"created_at"`
+	ExpiresAt        time.Time            `json:"expires_at"`
+	Status           string               `json:"status"`
+	Refusals         int                  `json:"refusals"`
+	PendingPaymentID string               `json:"pending_payment_id,omitempty"`
+	Payments         []ResultPayment      `json:"payments,omitempty"`
 	version          int64
 	events           []pendingEvent // written by the next updateOps
 }

@@ -95,7 +95,7 @@ func (f *fixture) sessionBody() map[string]any {
 		"returnUrl": "https://shop.example.com/return", "countryCode": "NL", "channel": "Web", "merchantAccount": f.merchant,
 		"expiresAt": time.Now().Add(2 * time.Hour).UTC().Format(time.RFC3339), "shopperReference": "shopper-1",
 		"shopperEmail": "j.smith@example.com", "shopperLocale": "nl-NL", "transactionType": "sale", "lineItems": lineItems,
-		"metadata": map[string]any{"order": "42"}}
+		"metadata": map[string]any{"order": "42"}, "additionalData": map[string]any{"manualCapture": "false", "riskdata.basket": "1"}}
 }
 
 func (f *fixture) paymentBody(method map[string]any) map[string]any {
@@ -103,7 +103,7 @@ func (f *fixture) paymentBody(method map[string]any) map[string]any {
 		"returnUrl": "https://shop.example.com/return", "paymentMethod": method, "countryCode": "NL", "channel": "Web",
 		"merchantAccount": f.merchant, "shopperReference": "shopper-1", "shopperEmail": "j.smith@example.com", "shopperLocale": "nl-NL",
 		"shopperIP": "192.0.2.1", "origin": schemaOrigin, "storePaymentMethod": true, "browserInfo": browserInfo,
-		"authenticationData": authenticationData, "additionalData": map[string]any{"riskdata.basket": "1"},
+		"authenticationData": authenticationData, "additionalData": map[string]any{"riskdata.basket": "1", "manualCapture": "true"},
 		"metadata": map[string]any{"order": "43"}, "lineItems": lineItems, "checkoutAttemptId": "attempt-1"}
 }
 
@@ -189,6 +189,8 @@ func clientPayment(method func(t *testing.T, f *fixture) map[string]any) func(t 
 		s := f.ok(t, "/v2/sessions", sb)
 		b := f.paymentBody(m)
 		b["sessionData"], b["reference"], b["shopperReference"] = s["sessionData"], sb["reference"], sb["shopperReference"]
+		// The session's capture mode applies: the shopper's payment cannot name one.
+		b["additionalData"] = map[string]any{"riskdata.basket": "1"}
 		return "/v2/client/sessions/" + s["id"].(string) + "/payments", b
 	}
 }
@@ -197,7 +199,7 @@ func operations() []operation {
 	v := func(fn func(t *testing.T, f *fixture) (string, map[string]any)) []func(t *testing.T, f *fixture) (string, map[string]any) {
 		return []func(t *testing.T, f *fixture) (string, map[string]any){fn}
 	}
-	return []operation{
+	return append([]operation{
 		{path: "/v2/sessions", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v2/sessions", f.sessionBody()
 		})},
@@ -387,6 +389,56 @@ func operations() []operation {
 			id := f.ok(t, "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts()})["id"]
 			return "/v1/split-requests/" + id.(string), map[string]any{"parts": splitParts(), "metadata": map[string]any{"order": "45"}}
 		})},
+	}, modifications()...)
+}
+
+// adyenApplicationInfo is Adyen's ApplicationInfo as its libraries send it,
+// every field set.
+var adyenApplicationInfo = map[string]any{
+	"adyenLibrary": map[string]any{"name": "adyen-java-api-library", "version": "31.0.0"}, "adyenPaymentSource": map[string]any{"name": "web", "version": "6"},
+	"externalPlatform":    map[string]any{"integrator": "acme", "name": "shopware", "version": "6.5"},
+	"merchantApplication": map[string]any{"name": "shop", "version": "1.2"}, "merchantDevice": map[string]any{"os": "linux", "osVersion": "6.1", "reference": "pos-1"},
+	"shopperInteractionDevice": map[string]any{"locale": "nl-NL", "os": "iOS", "osVersion": "17"},
+}
+
+// modification is a valid Adyen modification body of a payment of f.
+func (f *fixture) modification(extra map[string]any) map[string]any {
+	b := map[string]any{"merchantAccount": f.merchant, "reference": "mod-" + uuid.NewString()[:8], "applicationInfo": adyenApplicationInfo}
+	for k, v := range extra {
+		b[k] = v
+	}
+	return b
+}
+
+// modifications are the valid bodies of the Adyen face's operations.
+func modifications() []operation {
+	v := func(fn func(t *testing.T, f *fixture) (string, map[string]any)) []func(t *testing.T, f *fixture) (string, map[string]any) {
+		return []func(t *testing.T, f *fixture) (string, map[string]any){fn}
+	}
+	eur := func(n int) map[string]any { return map[string]any{"value": n, "currency": "EUR"} }
+	return []operation{
+		{path: "/v2/payments/{paymentPspReference}/captures", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/captures", f.modification(map[string]any{"amount": eur(400)})
+		})},
+		{path: "/v2/payments/{paymentPspReference}/refunds", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			id := f.authorised(t)
+			f.ok(t, "/v1/transactions/"+id+"/capture", map[string]any{})
+			return "/v2/payments/" + id + "/refunds", f.modification(map[string]any{"amount": eur(250), "merchantRefundReason": "RETURN"})
+		})},
+		{path: "/v2/payments/{paymentPspReference}/cancels", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/cancels", f.modification(nil)
+		})},
+		{path: "/v2/payments/{paymentPspReference}/reversals", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/reversals", f.modification(nil)
+		})},
+		{path: "/v2/payments/{paymentPspReference}/amountUpdates", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/amountUpdates", f.modification(map[string]any{"amount": eur(1200), "industryUsage": "delayedCharge"})
+		})},
+		{path: "/v2/cancels", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			body := f.paymentBody(card("4111111111111111"))
+			f.ok(t, "/v2/payments", body)
+			return "/v2/cancels", f.modification(map[string]any{"paymentReference": body["reference"]})
+		})},
 	}
 }
 
@@ -403,7 +455,8 @@ func splitParts() []any {
 		map[string]any{"reference": "partner-2", "percentage": 10}}
 }
 
-// authorised is a card payment authorised through checkout: a transaction id.
+// authorised is a card payment authorised through checkout for manual
+// capture (paymentBody's additionalData): a transaction id.
 func (f *fixture) authorised(t *testing.T) string {
 	return f.ok(t, "/v2/payments", f.paymentBody(card("4111111111111111")))["pspReference"].(string)
 }

@@ -89,6 +89,23 @@ type SplitPartView struct {
 	ReversedAmount int64  `json:"reversed_amount"` // taken back by refunds
 }
 
+// resplit resolves the payment's split request, if any, against a new
+// authorised amount (an amount update: percentages follow it, amounts stay),
+// refusing an amount its parts would exceed. Errors: Invalid
+// split_exceeds_payment naming amount.
+func (p *Payment) resplit(amount int64) error {
+	if p.Split == nil {
+		return nil
+	}
+	next := p.Split.Clone()
+	if err := next.Resolve(amount); err != nil {
+		return &apierr.Error{Kind: apierr.Invalid, Code: "split_exceeds_payment", Param: "amount",
+			Message: "split request " + p.Split.ID + " divides more than this amount; change or delete it first"}
+	}
+	p.Split = next
+	return nil
+}
+
 // SplitView is the split request p carries, as the API shows it.
 func SplitView(p *Payment) SplitRequest { return splitView(p, p.Split) }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
@@ -60,4 +61,23 @@ func TestCaptureWithSplitItems(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, r.OK(), r.String())
 	assert.LessOrEqual(t, 11+ledger.MaxSplitParts+1+1, store.MaxTransactOps, "the most parts, a fee and the key's record still fit")
+}
+
+// TestAmountUpdateResolvesTheSplitAgain: an amount update of a split
+// payment resolves its parts against the new amount (a percentage follows
+// it, an amount stays), and refuses an amount the parts would exceed.
+func TestAmountUpdateResolvesTheSplitAgain(t *testing.T) {
+	now := time.Now()
+	pct, amt := int64(10), int64(300)
+	p := New(Payment{ID: "pay1", AccountID: "acct1", Amount: 1000, Currency: "EUR", CaptureMode: CaptureManual}, now)
+	require.NoError(t, p.Authorise("", now))
+	p.Split = &ledger.Split{ID: "spl1", Parts: []ledger.SplitPart{{Reference: "a", Percentage: &pct}, {Reference: "b", Amount: &amt}}}
+	require.NoError(t, p.Split.Resolve(p.Amount))
+	require.NoError(t, p.UpdateAmount(2000, "", now))
+	assert.EqualValues(t, 200, p.Split.Parts[0].Share)
+	assert.EqualValues(t, 300, p.Split.Parts[1].Share)
+	err := p.UpdateAmount(310, "", now)
+	require.Error(t, err)
+	assert.Equal(t, "split_exceeds_payment", apierr.As(err).Code)
+	assert.EqualValues(t, 2000, p.Amount, "nothing changed")
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
 )
 
 // AuthorizationTTL is how long an authorisation holds funds: one not
@@ -19,8 +20,28 @@ const ReasonAuthorizationExpired = "authorization_expired"
 type Op struct {
 	Amount    *int64 // nil: all that is left
 	Final     bool   // capture: no further capture, release the rest
-	Reason    string // refund: the merchant's reason
+	Reason    string // refund and cancel: the merchant's reason; capture: replaces the default history reason
 	RequestID string // the API request, for the history
+}
+
+// ReasonAutomaticCapture is the history reason of the capture that follows
+// an authorisation in automatic capture mode.
+const ReasonAutomaticCapture = "automatic capture"
+
+// Authorise records the processor's authorisation. In automatic capture
+// mode the whole amount is captured at once, in the same change (and so in
+// the same store write), with its own history entry and event: the payment
+// ends charged, never left holding funds. A zero amount (a card
+// validation) has nothing to capture and stays authorised. Errors: Conflict
+// payment_state_conflict when the state machine refuses the move.
+func (p *Payment) Authorise(requestID string, now time.Time) error {
+	if err := p.move(Authorized, HistoryEntry{RequestID: requestID}, now); err != nil {
+		return err
+	}
+	if p.CaptureMode != CaptureAutomatic || p.Amount == 0 {
+		return nil
+	}
+	return p.Capture(Op{Reason: ReasonAutomaticCapture, RequestID: requestID}, now)
 }
 
 // Balance is the captured amount not refunded yet: what a refund may take.
@@ -76,6 +97,9 @@ func (p *Payment) Capture(op Op, now time.Time) error {
 		if p.ProcessedAmount < p.Amount {
 			reason = "final capture; the rest of the hold released"
 		}
+	}
+	if op.Reason != "" {
+		reason = op.Reason
 	}
 	if err := p.move(Charged, HistoryEntry{Amount: amount, Reason: reason, RequestID: op.RequestID}, now); err != nil {
 		return err
@@ -163,4 +187,31 @@ func (p *Payment) Refund(op Op, refundID string, now time.Time) (*Payment, error
 	}
 	p.extra = append(p.extra, r)
 	return r, nil
+}
+
+// EventAmountUpdated is the event of an amount update (UpdateAmount).
+const EventAmountUpdated = "payment.amount_updated"
+
+// UpdateAmount changes the authorised amount of a payment held for manual
+// capture before anything is captured (Adyen's authorisation adjustment: a
+// longer hotel stay, a smaller basket). The sandbox issuer approves every
+// adjustment; the hold's expiry does not restart. The status stays
+// authorized; the history entry's amount is the new amount and its reason
+// names the old one. Errors: Conflict payment_state_conflict (not
+// authorised, or already captured in part), Invalid amount (not positive).
+func (p *Payment) UpdateAmount(amount int64, requestID string, now time.Time) error {
+	if p.Type != TypePayment || p.Status != Authorized || p.ProcessedAmount > 0 || p.CaptureClosed {
+		return apierr.New(apierr.Conflict, "payment_state_conflict",
+			"payment %s is %s and its amount can no longer be updated (only an authorisation with nothing captured can)", p.ID, p.Status)
+	}
+	if amount <= 0 || amount > money.MaxMinor {
+		return apierr.Invalidf("amount", "amount must be an integer from 1 to %d in minor units", money.MaxMinor)
+	}
+	if err := p.resplit(amount); err != nil {
+		return err
+	}
+	old := p.Amount
+	p.Amount = amount
+	reason := "amount updated from " + strconv.FormatInt(old, 10)
+	return p.moveAs(Authorized, EventAmountUpdated, HistoryEntry{Amount: amount, Reason: reason, RequestID: requestID}, now)
 }

@@ -66,11 +66,12 @@ const LegacyRequiresAction = "3d"
 // (rejected, failed, cancelled, refunded) have no entry. Charged -> Charged
 // is a further partial capture, PartiallyRefunded -> PartiallyRefunded a
 // further partial refund: each is a change with its history entry and event.
-// Authorized -> Cancelled is a void (cancel, or the 7-day expiry).
+// Authorized -> Cancelled is a void (cancel, or the 7-day expiry);
+// Authorized -> Authorized an amount update of the hold (UpdateAmount).
 var transitions = map[Status][]Status{
 	Created:           {RequiresAction, Authorized, Rejected, Failed, Cancelled},
 	RequiresAction:    {Authorized, Rejected, Failed, Cancelled},
-	Authorized:        {Charged, Cancelled},
+	Authorized:        {Authorized, Charged, Cancelled},
 	Charged:           {Charged, PartiallyRefunded, Refunded},
 	PartiallyRefunded: {PartiallyRefunded, Refunded},
 }
@@ -79,6 +80,16 @@ var transitions = map[Status][]Status{
 func (s Status) Valid() bool {
 	switch s {
 	case Created, RequiresAction, Authorized, Rejected, Failed, Charged, Cancelled, PartiallyRefunded, Refunded:
+		return true
+	}
+	return false
+}
+
+// Succeeded reports whether a payment in s was authorised: held, captured
+// or refunded since (the provider counts authorised as success).
+func (s Status) Succeeded() bool {
+	switch s {
+	case Authorized, Charged, PartiallyRefunded, Refunded:
 		return true
 	}
 	return false
@@ -102,6 +113,20 @@ func EventType(s Status) string {
 	}
 }
 
+// EventTypes lists every event type a payment's changes write: one per
+// status a transition enters, and the amount update's own.
+func EventTypes() []string {
+	var out []string
+	for _, from := range Statuses {
+		for _, to := range transitions[from] {
+			if t := EventType(to); !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return append(out, EventAmountUpdated)
+}
+
 // Type separates payments from the records that move money back.
 type Type string
 
@@ -110,6 +135,23 @@ const (
 	TypeRefund   Type = "refund"
 	TypeReversal Type = "reversal"
 )
+
+// CaptureMode says what follows an authorisation: automatic (the default
+// of every payment API) captures the whole amount in the same write as the
+// authorisation; manual holds the funds until the merchant captures or
+// cancels, or until the hold expires (AuthorizationTTL).
+type CaptureMode string
+
+const (
+	CaptureAutomatic CaptureMode = "automatic"
+	CaptureManual    CaptureMode = "manual"
+)
+
+// CaptureModes lists the modes.
+var CaptureModes = []CaptureMode{CaptureAutomatic, CaptureManual}
+
+// Valid reports whether m is a known mode.
+func (m CaptureMode) Valid() bool { return m == CaptureAutomatic || m == CaptureManual }
 
 // HistoryEntry is one status change: from From (empty for the first entry)
 // to Status, moving Amount (a capture's or a refund's; 0: the payment's
@@ -128,24 +170,28 @@ type HistoryEntry struct {
 // the payment (checkout keeps its 3-D Secure stage there); it is stored but
 // never shown (see Public).
 type Payment struct {
-	ID                string     `json:"id"`
-	AccountID         string     `json:"account_id"`
-	Livemode          bool       `json:"livemode"`
-	Type              Type       `json:"type"`
-	Amount            int64      `json:"amount"`
-	Currency          string     `json:"currency"`
-	Status            Status     `json:"status"`
-	PaymentMethod     string     `json:"paymentMethod"` // scheme brand (visa, mc, amex) or wallet (applepay, googlepay)
-	Last4             string     `json:"last4,omitempty"`
-	MerchantReference string     `json:"merchantReference"`
-	Description       string     `json:"description,omitempty"`
-	Secure3D          bool       `json:"secure3d"`
-	PaymentSessionID  string     `json:"paymentSessionId,omitempty"`
-	CustomerID        string     `json:"customerId,omitempty"`
-	RefusalReason     string     `json:"refusalReason,omitempty"`
-	CreatedAt         time.Time  `json:"createdAt"`
-	UpdatedAt         time.Time  `json:"updatedAt"`
-	AuthedAt          *time.Time `json:"authedAt,omitempty"`
+	ID                string `json:"id"`
+	AccountID         string `json:"account_id"`
+	Livemode          bool   `json:"livemode"`
+	Type              Type   `json:"type"`
+	Amount            int64  `json:"amount"`
+	Currency          string `json:"currency"`
+	Status            Status `json:"status"`
+	PaymentMethod     string `json:"paymentMethod"` // scheme brand (visa, mc, amex) or wallet (applepay, googlepay)
+	Last4             string `json:"last4,omitempty"`
+	MerchantReference string `json:"merchantReference"`
+	Description       string `json:"description,omitempty"`
+	Secure3D          bool   `json:"secure3d"`
+	PaymentSessionID  string `json:"paymentSessionId,omitempty"`
+	CustomerID        string `json:"customerId,omitempty"`
+	// CaptureMode is set when the payment is created; a record stored
+	// before modes existed has none and behaves as manual (it stays
+	// authorised until captured, cancelled or expired).
+	CaptureMode   CaptureMode `json:"captureMode,omitempty"`
+	RefusalReason string      `json:"refusalReason,omitempty"`
+	CreatedAt     time.Time   `json:"createdAt"`
+	UpdatedAt     time.Time   `json:"updatedAt"`
+	AuthedAt      *time.Time  `json:"authedAt,omitempty"`
 	// Amounts after authorisation (money.go): ProcessedAmount is what was
 	// captured, RefundedAmount what was refunded of it; CaptureClosed is set
 	// once no further capture may follow (a final capture, the whole amount
@@ -215,17 +261,25 @@ func (p *Payment) TransitionBecause(to Status, reason, why string, now time.Time
 // appends the history entry e (its Status, From and At filled in here) and
 // queues the event.
 func (p *Payment) move(to Status, e HistoryEntry, now time.Time) error {
+	return p.moveAs(to, EventType(to), e, now)
+}
+
+// moveAs is move with an event type of its own, for a change that keeps the
+// status (an amount update is not a second authorisation).
+func (p *Payment) moveAs(to Status, eventType string, e HistoryEntry, now time.Time) error {
 	if !CanTransition(p.Status, to) {
 		return illegal(p, to)
 	}
 	now = now.UTC()
-	e.From, e.Status, e.At = p.Status, to, now
-	p.Status, p.UpdatedAt = to, now
-	if to == Authorized {
+	if to == Authorized && p.Status != Authorized {
+		// The first authorisation starts the hold's clock; an amount
+		// update keeps it (and so the expiry index entry's key).
 		p.AuthedAt = &now
 	}
+	e.From, e.Status, e.At = p.Status, to, now
+	p.Status, p.UpdatedAt = to, now
 	p.History = append(p.History, e)
-	p.pending = append(p.pending, Event{Type: EventType(to), Account: p.AccountID, Created: now.Unix()})
+	p.pending = append(p.pending, Event{Type: eventType, Account: p.AccountID, Created: now.Unix()})
 	return nil
 }
 

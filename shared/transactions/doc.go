@@ -9,11 +9,22 @@
 //     /by-payment-link/{payment_link_id}; POST /{id}/capture, /cancel,
 //     /refund) and AuthorizationExpirerFunction (every 5 minutes; make run
 //     runs it as a periodic task).
+//   - CheckoutModificationsFunction (adyen.go): Adyen Checkout v71's
+//     captures, refunds, cancels, reversals, amount updates and cancel by
+//     reference under /v2, over the same service methods (Reverse,
+//     UpdateAmount and CancelByReference exist for it): a second face with
+//     no logic of its own. The change is made before the 201 "received";
+//     OpInput.Answer records Adyen's answer for the key, and the key is
+//     optional there (OpInput.KeyOptional), as at Adyen.
 //   - Representation: Transaction, the provider's transaction fields in
 //     snake_case, built from payments.Payment (View); the stored record
 //     keeps its own field names. The version changes are the payment's
 //     (Kind = payments.Kind): requires_action reads 3d, in the history too
 //     (payments.KindHistory), and metadata is absent before 2024-01-15.
+//   - Capture mode: a payment created in automatic mode (checkout's
+//     default) is captured in the authorisation's write
+//     (payments.Payment.Authorise), so it reaches this group charged;
+//     manual mode leaves it authorised for the routes here.
 //   - Money: a capture adds to processed_amount (partial captures repeat
 //     while capture is open; final or the whole amount closes it, releasing
 //     the rest of the hold); a refund is a new payments.Payment of type
@@ -34,7 +45,9 @@
 //     amount, with nothing changed. A lost race re-reads
 //     and decides again against the winner's state (up to 40 attempts with
 //     jittered backoff), so concurrent refunds each get a success or a 400
-//     naming amount, never a double refund.
+//     naming amount, never a double refund. A change refused against the
+//     state it read first asks the key (idempotency.Call.Settled): a copy
+//     of a call that just won replays the winner's answer.
 //   - Errors: an illegal move is a 409 payment_state_conflict whose message
 //     names the current status; an amount out of range is a 400 naming
 //     amount (amount_exceeds_capturable, refund_exceeds_balance); another

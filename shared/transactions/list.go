@@ -100,7 +100,7 @@ func (s *Service) ByPaymentLink(ctx context.Context, accountID, linkID string) (
 		if p.Type != payments.TypePayment {
 			continue
 		}
-		if succeeded(p.Status) {
+		if p.Status.Succeeded() {
 			t := View(p)
 			return &t, nil
 		}
@@ -113,14 +113,6 @@ func (s *Service) ByPaymentLink(ctx context.Context, accountID, linkID string) (
 	}
 	t := View(latest)
 	return &t, nil
-}
-
-func succeeded(s payments.Status) bool {
-	switch s {
-	case payments.Authorized, payments.Charged, payments.PartiallyRefunded, payments.Refunded:
-		return true
-	}
-	return false
 }
 
 // idBound is the smallest (or largest) UUIDv7 string of a millisecond.

@@ -28,6 +28,7 @@ type Transaction struct {
 	MerchantReference   string            `json:"merchant_reference"` // the order reference
 	Description         string            `json:"description,omitempty"`
 	Secure3D            bool              `json:"secure3d"`
+	CaptureMode         string            `json:"capture_mode,omitempty"` // payments: automatic or manual
 	ParentTransactionID string            `json:"parent_transaction_id,omitempty"`
 	CustomerID          string            `json:"customer_id,omitempty"`
 	CardTokenID         string            `json:"card_token_id,omitempty"`
@@ -51,7 +52,7 @@ func View(p *payments.Payment) Transaction {
 		Last4: p.Last4, MerchantReference: p.MerchantReference, Description: p.Description, Secure3D: p.Secure3D,
 		ParentTransactionID: p.ParentTransactionID, CustomerID: p.CustomerID, CardTokenID: p.CardTokenID,
 		PaymentSessionID: p.PaymentSessionID, PaymentLinkID: p.PaymentLinkID, RefusalReason: p.RefusalReason,
-		Livemode: p.Livemode, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, AuthedAt: p.AuthedAt,
+		CaptureMode: string(p.CaptureMode), Livemode: p.Livemode, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, AuthedAt: p.AuthedAt,
 		CapturedAt: p.CapturedAt, Metadata: p.Metadata,
 	}
 	if p.Type == payments.TypePayment && (p.Status == payments.Authorized || p.Status == payments.Charged) {

@@ -10,19 +10,21 @@ import (
 )
 
 // TestWalkThrough is the README's walk-through on both stores: authorise a
-// card in checkout, capture half, refund a quarter twice, read the history.
+// card in checkout for manual capture, capture half, refund a quarter twice,
+// read the history.
 func TestWalkThrough(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b, checkoutwire.CheckoutPayments)
 		r := e.post("/v2/payments", map[string]any{"amount": map[string]any{"value": 10000, "currency": "EUR"}, "reference": "order-44",
 			"returnUrl": "https://shop.example.com/return", "paymentMethod": map[string]any{"type": "scheme",
 				"encryptedCardNumber": "test_4111111111111111", "encryptedExpiryMonth": "test_03", "encryptedExpiryYear": "test_2030",
-				"encryptedSecurityCode": "test_737"}})
+				"encryptedSecurityCode": "test_737"}, "additionalData": map[string]any{"manualCapture": "true"}})
 		require.Equal(t, 200, r.Status, string(r.Body))
 		require.Equal(t, "Authorised", r.Map(t)["resultCode"])
 		id := r.Map(t)["pspReference"].(string)
 		tx := e.get(id)
 		assert.Equal(t, "authorized", tx["status"])
+		assert.Equal(t, "manual", tx["capture_mode"])
 		assert.Equal(t, "order-44", tx["merchant_reference"])
 		assert.Equal(t, "1111", tx["last4"])
 		assert.EqualValues(t, 10000, tx["capturable_amount"])

@@ -176,13 +176,20 @@ var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 128 * time.Mill
 func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call, mutate func(next *record) error) (_ *record, changed bool, _ error) {
 	for attempt := 0; ; attempt++ {
 		next := *cur
-		if err := mutate(&next); errors.Is(err, errNoChange) {
+		err := mutate(&next)
+		if errors.Is(err, errNoChange) {
 			return cur, false, nil
-		} else if err != nil {
-			return nil, false, err
 		}
-		if !CanTransition(cur.Status, next.Status) {
-			return nil, false, illegal(cur.Status, next.Status)
+		if err == nil && !CanTransition(cur.Status, next.Status) {
+			err = illegal(cur.Status, next.Status)
+		}
+		if err != nil {
+			// A duplicate of a call that just won (same key) replays the
+			// winner's answer rather than failing against its state.
+			if settled := idem.Settled(ctx); settled != nil {
+				return nil, false, settled
+			}
+			return nil, false, err
 		}
 		now := s.clock().UTC()
 		next.UpdatedAt = now

@@ -57,11 +57,12 @@ if challenge.get("resultCode") != "ChallengeShopper":
 # generated captures, cancels, refunds and helper calls reach a real record.
 wallet = call("POST", "/v1/wallet/authorize", {"amount": 100000, "phoneNumber": "+77011234567", "iin": "900101300017",
                                                "orderReference": "schemathesis-seed", "currency": "KZT"})
-# A card payment authorised (no 3-D Secure) and captured in part, so
-# generated captures (of the rest), refunds and reads of /v1/transactions
-# reach a real transaction.
+# A card payment authorised (no 3-D Secure) for manual capture and captured
+# in part, so generated captures (of the rest), refunds and reads of
+# /v1/transactions reach a real transaction.
 tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"}, "reference": "schemathesis-tx",
-                                   "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111")})
+                                   "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                                   "additionalData": {"manualCapture": "true"}})
 call("POST", "/v1/transactions/" + tx["pspReference"] + "/capture", {"amount": 50000})
 # The capture made 500.00 EUR available: a sandbox payout card that is paid,
 # and a payout of 10.00 to it, so payout reads and new payouts reach them.
@@ -72,10 +73,17 @@ payout = call("POST", "/v1/payouts", {"amount": {"value": 1000, "currency": "EUR
 # A payment authorised and not captured, divided by a split request that
 # generated updates can change (until a generated delete removes it).
 split_tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"}, "reference": "schemathesis-split",
-                                         "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111")})
+                                         "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                                         "additionalData": {"manualCapture": "true"}})
 split = call("POST", "/v1/split-requests", {"transaction_id": split_tx["pspReference"],
                                             "parts": [{"reference": "seed-partner", "percentage": 10}]})
+# A payment held for manual capture under its own reference, for generated
+# cancels by reference (POST /v2/cancels).
+call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
+                              "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                              "additionalData": {"manualCapture": "true"}})
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
-           "wallet_transaction_id": wallet["walletTransactionId"], "payout_card_id": payout_card["id"],
-           "payout_id": payout["id"], "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"]}, sys.stdout)
+           "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
+           "cancel_reference": "schemathesis-cancel", "payout_card_id": payout_card["id"], "payout_id": payout["id"],
+           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"]}, sys.stdout)

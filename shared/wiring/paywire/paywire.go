@@ -1,5 +1,6 @@
 // Package paywire builds the Pay API's functions: the transactions routes,
-// the authorisation expirer and the split requests.
+// their Adyen face (checkout modifications), the authorisation expirer and
+// the split requests.
 package paywire
 
 import (
@@ -27,6 +28,16 @@ func Transactions(d *app.Deps) (httpapi.Group, error) {
 		return httpapi.Group{}, err
 	}
 	return svc.Group(), nil
+}
+
+// CheckoutModifications builds the CheckoutModificationsFunction: the Adyen
+// face of the same service.
+func CheckoutModifications(d *app.Deps) (httpapi.Group, error) {
+	svc, err := service(d)
+	if err != nil {
+		return httpapi.Group{}, err
+	}
+	return svc.ModificationsGroup(), nil
 }
 
 // AuthorizationExpirer builds the AuthorizationExpirerFunction's task.

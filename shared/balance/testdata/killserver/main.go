@@ -1,6 +1,6 @@
 // Command killserver is the payouts crash test's server: checkout payments
-// (to authorise a card), the transactions routes (to capture it), the
-// balance and payout routes and the payouts consumer, in one process over
+// (a card captured at authorisation funds the balance), the transactions
+// routes, the balance and payout routes and the payouts consumer, in one process over
 // the embedded store and queue in $DATA_DIR with the sandbox key
 // $SANDBOX_API_KEY (shared/apitest/crashtest), as make run serves them.
 // With CRASH_AFTER_PAY=1 the process sends itself SIGKILL right after the
