@@ -249,8 +249,9 @@ KNOWN = [
     known("POST", r"^/v1/payouts$", REJECTED, "a payout takes from the available balance in its currency (seed.py's capture "
           "makes 490.00 EUR available and generated payouts use it up; other currencies hold nothing)",
           message=r"the available [A-Z]{3} balance is .*"),
-    known("POST", r"^/v1/transactions/\{id\}/refund$", REJECTED, "a refund takes from the available balance, which "
-          "generated payouts may have reserved", message=r"the available [A-Z]{3} balance is .*"),
+    known("POST", r"^/(v1/transactions/\{id\}/refund|v2/payments/\{paymentPspReference\}/(refunds|reversals))$", REJECTED,
+          "a refund (or a reversal of a captured payment) takes from the available balance, which the seeded payout "
+          "and generated payouts reserved part of", message=r"the available [A-Z]{3} balance is .*"),
     known("POST", r"^/v1/payouts/cards$", REJECTED, "a payout card number must pass Luhn and be visa or mc; its expiry must "
           "be in the future and at most 20 years ahead; a holder name of spaces alone is blank",
           param=r"number|expiry_year|holder_name"),
