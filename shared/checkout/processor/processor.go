@@ -79,8 +79,6 @@ const ChallengePassword = "password"
 // Card is unencrypted card data (test mode only).
 type Card struct {
 	Number, ExpiryMonth, ExpiryYear, CVC, HolderName string
-	// Stored cards were checked when saved and carry no CVC.
-	Stored bool
 }
 
 // Outcome is the processor's answer.
@@ -226,14 +224,12 @@ func Validate(c Card, now time.Time) (string, error) {
 	if err := CheckExpiry(c.ExpiryMonth, c.ExpiryYear, now); err != nil {
 		return "", err
 	}
-	if !c.Stored {
-		want := 3
-		if brand == "amex" {
-			want = 4
-		}
-		if len(c.CVC) != want || strings.Trim(c.CVC, "0123456789") != "" {
-			return "", cardError("cvc", "invalid_cvc", "the security code must have %d digits for %s", want, brand)
-		}
+	want := 3
+	if brand == "amex" {
+		want = 4
+	}
+	if len(c.CVC) != want || strings.Trim(c.CVC, "0123456789") != "" {
+		return "", cardError("cvc", "invalid_cvc", "the security code must have %d digits for %s", want, brand)
 	}
 	return brand, nil
 }

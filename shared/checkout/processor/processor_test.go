@@ -90,11 +90,12 @@ func TestChecks(t *testing.T) {
 	c.ExpiryMonth, c.ExpiryYear = "03", "24"
 	_, err := AuthoriseCard(c, now)
 	assert.NoError(t, err)
-	// Stored cards need no CVC.
+	// A card entered now needs its CVC (a saved one is charged through
+	// AuthoriseStored, without).
 	c = card("4111111111111111")
-	c.CVC, c.Stored = "", true
+	c.CVC = ""
 	_, err = AuthoriseCard(c, now)
-	assert.NoError(t, err)
+	assert.Equal(t, "invalid_cvc", apierr.As(err).Code)
 }
 
 func TestWalletsAnd3DS(t *testing.T) {
