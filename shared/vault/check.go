@@ -15,10 +15,12 @@ const MaxEmail = 254
 // display name, no angle brackets), at most MaxEmail characters. Errors:
 // Invalid naming param.
 func CheckEmail(param, email string) error {
+	if utf8.RuneCountInString(email) > MaxEmail {
+		return apierr.Invalidf(param, "%s must be at most %d characters", param, MaxEmail)
+	}
 	a, err := mail.ParseAddress(email)
-	if err != nil || a.Address != email || a.Name != "" || utf8.RuneCountInString(email) > MaxEmail ||
-		!strings.Contains(email[strings.LastIndexByte(email, '@')+1:], ".") {
-		return apierr.Invalidf(param, "%s must be an e-mail address such as shopper@example.com (at most %d characters)", param, MaxEmail)
+	if err != nil || a.Address != email || a.Name != "" || !strings.Contains(email[strings.LastIndexByte(email, '@')+1:], ".") {
+		return apierr.Invalidf(param, "%s must be an e-mail address such as shopper@example.com", param)
 	}
 	return nil
 }

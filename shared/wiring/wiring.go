@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/customers"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -23,6 +24,7 @@ import (
 	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
@@ -32,7 +34,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, customers.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -61,6 +63,7 @@ var builders = map[string]any{
 	wallet.ExpirerGroup.Function:       TaskBuilder(walletwire.WalletExpirer),
 	pay.TransactionsGroup.Function:     app.HTTPBuilder(paywire.Transactions),
 	pay.ExpirerGroup.Function:          TaskBuilder(paywire.AuthorizationExpirer),
+	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
 }
 
 // TaskBuilder builds a scheduled function's task.
