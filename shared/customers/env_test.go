@@ -160,3 +160,5 @@ func (e *env) partition(pk string) []store.Item {
 	require.NoError(e.T, err)
 	return page.Items
 }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
