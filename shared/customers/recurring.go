@@ -78,7 +78,7 @@ func (in *RecurringInput) check() error {
 	}
 	if in.ReturnURL != "" {
 		u, err := url.Parse(in.ReturnURL)
-		if err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "") || chars(in.ReturnURL) > MaxReturnURL {
+		if err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "" && u.Path == "") || chars(in.ReturnURL) > MaxReturnURL {
 			return apierr.Invalidf("return_url", "return_url must be an absolute URL of at most %d characters", MaxReturnURL)
 		}
 	}
