@@ -38,10 +38,7 @@ var projected = []registry.Group{
 	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
 	group("CheckoutModificationsFunction", "POST /v2/payments/{pspReference}/captures", "POST /v2/payments/{pspReference}/refunds",
 		"POST /v2/payments/{pspReference}/cancels", "POST /v2/payments/{pspReference}/reversals", "POST /v2/cancels"),
-	group("RecurringFunction", "POST /v1/payments/recurring"),
 	group("DirectPaymentsFunction", "GET /v1/payments/direct/keys", "POST /v1/payments/direct"),
-	group("CustomersFunction", "POST /v1/customers", "GET /v1/customers", "GET /v1/customers/{id}",
-		"GET /v1/customers/{id}/card-tokens", "DELETE /v1/customers/{id}/card-tokens/{token_id}", "GET /v1/customers/{id}/transactions"),
 	group("WalletFunction", "POST /v1/wallet/authorize", "POST /v1/wallet/{id}/capture", "POST /v1/wallet/{id}/refund",
 		"POST /v1/wallet/{id}/cancel", "GET /v1/wallet/transaction/{id}", "GET /v1/wallet/transactions",
 		"POST /test-helpers/wallet/{id}/confirm", "POST /test-helpers/wallet/{id}/decline"),
@@ -115,7 +112,9 @@ type projection struct {
 // fullSpec is every group of the spec with the route keys keys gives, and
 // the other resources its issues add: the webhook publisher (events stream)
 // and sender (webhooks queue), a payouts queue and consumer, expiry
-// schedules for links and invoices, settlement, and a table per new area.
+// schedules for links and invoices, settlement, and a table per new area
+// (customers and card tokens live in the payments table: no table of
+// their own).
 func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 	all := specGroups()
 	p := projection{
@@ -123,7 +122,7 @@ func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue",
 			"PayoutsSenderFunction": "PayoutsQueue"},
 		Schedules: []string{"PaymentLinkExpiryFunction", "InvoiceExpiryFunction", "SettlementFunction"},
-		Tables:    []string{"links", "customers", "webhooks", "entries", "invoices", "disputes"},
+		Tables:    []string{"links", "webhooks", "entries", "invoices", "disputes"},
 		Queues:    []string{"payouts"},
 	}
 	for fn, k := range keys(all) {
@@ -173,7 +172,7 @@ func withDelivery(p projection) projection {
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
 var projectedMoneyPaths = []string{"PaymentLinksFunction", "CheckoutModificationsFunction",
-	"RecurringFunction", "DirectPaymentsFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
+	"DirectPaymentsFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
 	"DistributionsFunction"}
 
 type stackCount struct {
