@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/checkout"
-	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/transactions"
 	"github.com/paygate/paygate/shared/vault"
 )
@@ -126,6 +125,3 @@ func nextAction(a *checkout.Action) *NextAction {
 	return &NextAction{Type: a.Type, Subtype: a.Subtype, Token: a.Token, PaymentData: a.PaymentData,
 		PaymentMethodType: a.PaymentMethodType, URL: a.URL, Method: a.Method}
 }
-
-// captureModes are the capture values: payments.CaptureMode's.
-var captureModes = payments.CaptureModes
