@@ -36,8 +36,6 @@ var projected = []registry.Group{
 		"GET /v1/payment-links/by-order-reference/{order_reference}", "GET /v1/payment-links/statistics",
 		"POST /v1/payment-links/{id}/cancel", "POST /v1/payment-links/{id}/expiration"),
 	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
-	group("CheckoutModificationsFunction", "POST /v2/payments/{pspReference}/captures", "POST /v2/payments/{pspReference}/refunds",
-		"POST /v2/payments/{pspReference}/cancels", "POST /v2/payments/{pspReference}/reversals", "POST /v2/cancels"),
 	group("DirectPaymentsFunction", "GET /v1/payments/direct/keys", "POST /v1/payments/direct"),
 	group("WalletFunction", "POST /v1/wallet/authorize", "POST /v1/wallet/{id}/capture", "POST /v1/wallet/{id}/refund",
 		"POST /v1/wallet/{id}/cancel", "GET /v1/wallet/transaction/{id}", "GET /v1/wallet/transactions",
@@ -171,7 +169,7 @@ func withDelivery(p projection) projection {
 
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
-var projectedMoneyPaths = []string{"PaymentLinksFunction", "CheckoutModificationsFunction",
+var projectedMoneyPaths = []string{"PaymentLinksFunction",
 	"DirectPaymentsFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
 	"DistributionsFunction"}
 

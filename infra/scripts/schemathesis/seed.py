@@ -63,6 +63,11 @@ tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"
                                    "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                                    "additionalData": {"manualCapture": "true"}})
 call("POST", "/v1/transactions/" + tx["pspReference"] + "/capture", {"amount": 50000})
+# A payment held for manual capture under its own reference, for generated
+# cancels by reference (POST /v2/cancels).
+call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
+                              "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                              "additionalData": {"manualCapture": "true"}})
 # A customer with two card tokens, saved by checkout payments: recurring
 # payments charge the first; deleting a card token takes the second, so the
 # first keeps paying whatever order the cases run in.
@@ -77,5 +82,6 @@ if saved[1]["customer_id"] != customer or saved[0]["card_token_id"] == saved[1][
     sys.exit(f"seed: expected one customer with two card tokens, got {saved}")
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
-           "wallet_transaction_id": wallet["walletTransactionId"], "customer_id": customer,
+           "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
+           "cancel_reference": "schemathesis-cancel", "customer_id": customer,
            "card_token_id": saved[0]["card_token_id"], "spare_card_token_id": saved[1]["card_token_id"]}, sys.stdout)
