@@ -240,9 +240,11 @@ KNOWN = [
     known("POST", r"^/v1/payments/recurring$", REJECTED, "a recurring payment needs card_token_id or customer_id (the "
           "schema cannot say one of two); card_on_file is on-session, so off_session true is refused with it",
           param=r"card_token_id|off_session", message=r"(card_token_id is required .*|a card_on_file payment is made by .*)"),
-    known("POST", r"^/v1/payments/recurring$", REJECTED, "customer_id charges the customer's default card token; "
-          "the stateful phase deletes the seeded customer's tokens (DELETE .../card-tokens/{token_id} with the ids its "
-          "list answered), after which the customer has none to charge", code="no_card_token", param="customer_id"),
+    known("POST", r"^/v1/payments/recurring$", REJECTED, "customer_id charges the customer's default card token: the "
+          "stateful phase links the id of a customer it just created (POST /v1/customers; only checkout saves cards) or "
+          "one whose tokens it deleted, and such a customer has none to charge (no_card_token; matched by message, as "
+          "the legacy error body of 2023-06-01 has no code)", param="customer_id",
+          message=r"customer [0-9a-f-]+ has no card token that can be charged .*"),
     known("POST", r"^/v1/payments/recurring$", REJECTED, "off_session exists from version 2023-09-01: a request "
           "pinned to 2023-06-01 (Service-Version, which the fuzzer sets) does not have it, so it is an unknown field; one "
           "document serves every version", param="off_session",
