@@ -157,6 +157,17 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 			return svc.abandon(ctx, c, p, s, err)
 		}
 	}
+	hold, err := linkHold(c, s)
+	if err != nil {
+		return nil, err
+	}
+	if hold != nil {
+		if err := hold.Admit(s, c.Now); err != nil {
+			// The link was paid in another tab, cancelled or expired, or
+			// took another session: this payment ends without authorisation.
+			return svc.abandon(ctx, c, p, s, err)
+		}
+	}
 	if stage != p.Internal["stage"] {
 		// A token of an earlier stage (details sent twice): the payment
 		// moved on, and answers with its current action.
@@ -170,7 +181,10 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 	if err != nil {
 		return nil, err
 	}
-	err = svc.commitWithSession(ctx, c, body, ops, s)
+	if ops, err = withLinkOps(ops, hold, p, c.Now); err != nil {
+		return nil, err
+	}
+	err = svc.commitWithSession(ctx, c, body, ops, s, hold)
 	if apierr.Is(err, apierr.Conflict) {
 		// Lost a race. A twin of this request that decided or advanced the
 		// payment gave the answer this one owes; a session that expired

@@ -40,6 +40,9 @@ var Catalogue = []EventTypeInfo{
 	{"wallet.captured", "A wallet transaction was captured (CAPTURED)."},
 	{"wallet.cancelled", "A wallet transaction was cancelled before capture (CANCELLED)."},
 	{"wallet.refunded", "Part or all of a captured wallet transaction was refunded (PARTIALLY_REFUNDED or REFUNDED)."},
+	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
+	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
+	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},
 }
 
 // KnownEventType reports whether t is in the catalogue.

@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/openapi"
 	"github.com/paygate/paygate/shared/payments"
@@ -158,6 +159,7 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	// Checkout sessions and Gate deposits write these (each package's own
 	// constants, the ones their writers use).
 	emitted = append(emitted, checkout.EventSessionCompleted, checkout.EventSessionExpired, ledger.EventDepositPosted)
+	emitted = append(emitted, links.EventTypes...)
 	for _, typ := range emitted {
 		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
 	pay "github.com/paygate/paygate/shared/transactions"
@@ -24,6 +25,7 @@ import (
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
@@ -32,7 +34,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, links.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -61,6 +63,9 @@ var builders = map[string]any{
 	wallet.ExpirerGroup.Function:       TaskBuilder(walletwire.WalletExpirer),
 	pay.TransactionsGroup.Function:     app.HTTPBuilder(paywire.Transactions),
 	pay.ExpirerGroup.Function:          TaskBuilder(paywire.AuthorizationExpirer),
+	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.
