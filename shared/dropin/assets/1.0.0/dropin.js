@@ -292,7 +292,7 @@
     this.errorBox = el('p', { className: 'pg-alert', role: 'alert', hidden: true });
     var ul = el('ul', { className: 'pg-methods' });
     var methods = this.methods();
-    methods.forEach(function (m, i) {
+    methods.forEach(function (m) {
       var bodyID = nextID('method');
       var li = el('li', { className: 'pg-method' });
       var body = el('div', { className: 'pg-method__body', id: bodyID });
@@ -309,10 +309,10 @@
       li._body = body;
       li._header = header;
       ul.appendChild(li);
-      if (i === 0) self.open(li, true);
     });
     this.root.appendChild(this.errorBox);
     this.root.appendChild(ul);
+    this.open(ul.firstChild, true);
   };
 
   Dropin.prototype.open = function (li, quiet) {
@@ -354,7 +354,7 @@
     var self = this, t = this.t;
     var number = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-number', spellcheck: 'false', maxlength: '23', required: true });
     var brandOut = el('span', { className: 'pg-brand', 'aria-live': 'polite' });
-    var expiry = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', maxlength: '7', placeholder: t('expiryHint'), required: true });
+    var expiry = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', maxlength: '5', required: true });
     var cvc = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-csc', maxlength: '4', required: true });
     var holder = el('input', { type: 'text', autocomplete: 'cc-name', maxlength: '100' });
     var pay = el('button', { type: 'submit', className: 'pg-pay', text: this.payLabel() });
