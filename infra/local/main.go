@@ -168,7 +168,12 @@ func run(ctx context.Context, o options) error {
 	startPeriodic(wctx, &wg, periodics)
 
 	addr := ln.Addr().String()
-	printBanner(o.Stdout, "http://"+addr, cfg.DataDir, sb)
+	link, err := ensureSampleLink(ctx, d, sb.AccountID, "http://"+addr)
+	if err != nil {
+		_ = hs.Close()
+		return fmt.Errorf("sample payment link: %w", err)
+	}
+	printBanner(o.Stdout, "http://"+addr, cfg.DataDir, sb, link)
 	d.Log.Info("local gateway listening", "addr", addr, "data_dir", cfg.DataDir,
 		"routes", len(srv.Routes()), "workers", len(pollers), "stream_consumers", len(feeds))
 	if o.Ready != nil {
