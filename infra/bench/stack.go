@@ -32,10 +32,6 @@ const stackTarget = 400
 // projected are the spec's groups that are not built yet, with the routes
 // their issues name (service-interface.md section 1.1 and 4.5, issues 9-16).
 var projected = []registry.Group{
-	group("PaymentLinksFunction", "POST /v1/payment-links", "GET /v1/payment-links", "GET /v1/payment-links/{id}",
-		"GET /v1/payment-links/by-order-reference/{order_reference}", "GET /v1/payment-links/statistics",
-		"POST /v1/payment-links/{id}/cancel", "POST /v1/payment-links/{id}/expiration"),
-	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
 	group("CheckoutModificationsFunction", "POST /v2/payments/{pspReference}/captures", "POST /v2/payments/{pspReference}/refunds",
 		"POST /v2/payments/{pspReference}/cancels", "POST /v2/payments/{pspReference}/reversals", "POST /v2/cancels"),
 	group("RecurringFunction", "POST /v1/payments/recurring"),
@@ -115,15 +111,16 @@ type projection struct {
 // fullSpec is every group of the spec with the route keys keys gives, and
 // the other resources its issues add: the webhook publisher (events stream)
 // and sender (webhooks queue), a payouts queue and consumer, expiry
-// schedules for links and invoices, settlement, and a table per new area.
+// schedules for invoices, settlement, and a table per new area (payment
+// links, built, live in the payments table and have their own expirer).
 func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 	all := specGroups()
 	p := projection{
 		Like: "MerchantsFunction", Functions: map[string][]string{},
 		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue",
 			"PayoutsSenderFunction": "PayoutsQueue"},
-		Schedules: []string{"PaymentLinkExpiryFunction", "InvoiceExpiryFunction", "SettlementFunction"},
-		Tables:    []string{"links", "customers", "webhooks", "entries", "invoices", "disputes"},
+		Schedules: []string{"InvoiceExpiryFunction", "SettlementFunction"},
+		Tables:    []string{"customers", "webhooks", "entries", "invoices", "disputes"},
 		Queues:    []string{"payouts"},
 	}
 	for fn, k := range keys(all) {
@@ -172,7 +169,7 @@ func withDelivery(p projection) projection {
 
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
-var projectedMoneyPaths = []string{"PaymentLinksFunction", "CheckoutModificationsFunction",
+var projectedMoneyPaths = []string{"CheckoutModificationsFunction",
 	"RecurringFunction", "DirectPaymentsFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
 	"DistributionsFunction"}
 
