@@ -37,7 +37,7 @@ func ensureSampleLink(ctx context.Context, d *app.Deps, accountID, baseURL strin
 	now := d.Clock()
 	l, err := svc.Create(ctx, links.Caller{AccountID: accountID, MerchantAccount: a.MerchantAccount, TestMode: true, Now: now, BaseURL: baseURL},
 		links.CreateRequest{Amount: &links.Amount{Value: 2500, Currency: "USD"}, Description: "Sample order: a gift card (make run)",
-			OrderReference: sampleLinkRef, ExpiresAt: now.Add(sampleLinkExpiry).UTC().Format(time.RFC3339)})
+			OrderReference: links.Str(sampleLinkRef), ExpiresAt: links.Str(now.Add(sampleLinkExpiry).UTC().Format(time.RFC3339))})
 	if err != nil {
 		return "", err
 	}

@@ -25,8 +25,27 @@ import (
 // Access-Control-Allow-Origin only once their key allowed the origin
 // (httpapi's cors.go).
 
+// maxSessionID is the longest session id a path may hold (the document's
+// maxLength).
+const maxSessionID = 64
+
+// preflightHeaders are the headers a preflight reads, with their maxima
+// (the OpenAPI document's).
+var preflightHeaders = []struct {
+	name string
+	max  int
+}{{"Origin", 256}, {"Access-Control-Request-Method", 16}, {"Access-Control-Request-Headers", 256}}
+
 // preflight serves OPTIONS on every client path.
 func (svc *Service) preflight(r *httpapi.Request) (*httpapi.Response, error) {
+	for _, h := range preflightHeaders {
+		if v := r.HTTP.Header.Get(h.name); len(v) > h.max {
+			return nil, apierr.Invalidf(h.name, "%s must be at most %d characters", h.name, h.max)
+		}
+	}
+	if len(r.PathValue("id")) > maxSessionID {
+		return nil, apierr.NotFoundf("no such session: %s", r.PathValue("id"))
+	}
 	p, ok := r.Preflight()
 	if !ok {
 		return httpapi.Options(http.MethodPost), nil
@@ -49,7 +68,7 @@ func (svc *Service) preflight(r *httpapi.Request) (*httpapi.Response, error) {
 // sessionID's account allows origin (false for a missing session). Errors:
 // Unavailable, Internal.
 func (svc *Service) PreflightAllowed(ctx context.Context, sessionID, origin string) (bool, error) {
-	if sessionID == "" || len(sessionID) > 64 {
+	if sessionID == "" || len(sessionID) > maxSessionID {
 		return false, nil
 	}
 	it, err := svc.st.Get(ctx, sessionKey(sessionID))

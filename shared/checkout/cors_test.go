@@ -2,6 +2,7 @@ package checkout_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,4 +115,18 @@ func TestCORSOnCalls(t *testing.T) {
 	r = e.Do("GET", "/v2/sessions/"+s.ID, nil, "Origin", origin)
 	require.Equal(t, 200, r.Status)
 	assert.Empty(t, r.Header.Get("Access-Control-Allow-Origin"), "server-key routes are not for browsers")
+}
+
+// TestCORSPreflightHeadersOverTheirMaximum: a preflight header longer than
+// documented is a 400 naming it.
+func TestCORSPreflightHeadersOverTheirMaximum(t *testing.T) {
+	e := newEnv(t)
+	s := createSession(t, e, nil)
+	path := "/v2/client/sessions/" + s.ID + "/setup"
+	r := preflight(e, path, origin, "POST", strings.Repeat("a", 257))
+	require.Equal(t, 400, r.Status, "%s", r.Body)
+	assert.Equal(t, "Access-Control-Request-Headers", r.Err(t)["param"])
+	r = preflight(e, path, "https://"+strings.Repeat("a", 250)+".com", "POST", "")
+	require.Equal(t, 400, r.Status, "%s", r.Body)
+	assert.Equal(t, "Origin", r.Err(t)["param"])
 }

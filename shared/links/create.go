@@ -29,20 +29,33 @@ const (
 	MaxURL            = 1024
 )
 
-// CreateRequest is the body of POST /v1/payment-links.
+// CreateRequest is the body of POST /v1/payment-links. The optional
+// strings are pointers: a field sent empty is refused (its schema allows no
+// ""), one left out takes its default.
 type CreateRequest struct {
 	Amount         *Amount           `json:"amount"`
 	Description    string            `json:"description" maxlen:"500"`
-	OrderReference string            `json:"order_reference" maxlen:"80"`
-	ExpiresAt      string            `json:"expires_at" maxlen:"64"`
-	CustomerID     string            `json:"customer_id" maxlen:"36"`
-	Capture        string            `json:"capture" maxlen:"9"`
-	SuccessURL     string            `json:"success_url" maxlen:"1024"`
-	FailureURL     string            `json:"failure_url" maxlen:"1024"`
-	CancelURL      string            `json:"cancel_url" maxlen:"1024"`
-	ShopperLocale  string            `json:"shopper_locale" maxlen:"16"`
-	CountryCode    string            `json:"country_code"`
+	OrderReference *string           `json:"order_reference" maxlen:"80"`
+	ExpiresAt      *string           `json:"expires_at" maxlen:"64"`
+	CustomerID     *string           `json:"customer_id" maxlen:"36"`
+	Capture        *string           `json:"capture" maxlen:"9"`
+	SuccessURL     *string           `json:"success_url" maxlen:"1024"`
+	FailureURL     *string           `json:"failure_url" maxlen:"1024"`
+	CancelURL      *string           `json:"cancel_url" maxlen:"1024"`
+	ShopperLocale  *string           `json:"shopper_locale" maxlen:"16"`
+	CountryCode    *string           `json:"country_code"`
 	Metadata       map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
+}
+
+// Str is a pointer to s, for the optional fields of a request built in code.
+func Str(s string) *string { return &s }
+
+// val is an optional field's value: "" when it was left out.
+func val(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 var localeRE = regexp.MustCompile(`^[a-z]{2,3}([-_][A-Z]{2})?$`)
@@ -69,11 +82,13 @@ func ParseExpiry(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// checkURL holds a redirect URL to an absolute http(s) URL with a host.
-func checkURL(field, u string) error {
-	if u == "" {
+// checkURL holds a redirect URL, when sent, to an absolute http(s) URL with
+// a host.
+func checkURL(field string, sent *string) error {
+	if sent == nil {
 		return nil
 	}
+	u := *sent
 	if chars(u) > MaxURL {
 		return apierr.Invalidf(field, "%s must be at most %d characters", field, MaxURL)
 	}
@@ -84,10 +99,11 @@ func checkURL(field, u string) error {
 	return nil
 }
 
-func checkCountry(c string) error {
-	if c == "" {
+func checkCountry(sent *string) error {
+	if sent == nil {
 		return nil
 	}
+	c := *sent
 	reg, err := language.ParseRegion(c)
 	if len(c) != 2 || strings.ToUpper(c) != c || err != nil || !reg.IsCountry() || reg.String() != c {
 		return apierr.Invalidf("country_code", "country_code must be an ISO 3166-1 alpha-2 country code such as KZ")
@@ -125,13 +141,13 @@ func (in *CreateRequest) validate(c Caller) (*record, error) {
 	if chars(in.Description) > MaxDescription {
 		return nil, apierr.Invalidf("description", "description must be at most %d characters", MaxDescription)
 	}
-	if in.OrderReference != "" && (chars(in.OrderReference) < MinOrderReference || chars(in.OrderReference) > MaxOrderReference) {
+	if ref := in.OrderReference; ref != nil && (chars(*ref) < MinOrderReference || chars(*ref) > MaxOrderReference) {
 		return nil, apierr.Invalidf("order_reference", "order_reference must have %d to %d characters", MinOrderReference, MaxOrderReference)
 	}
 	now := c.Now.UTC()
 	exp := now.Add(DefaultExpiry)
-	if in.ExpiresAt != "" {
-		t, err := ParseExpiry(in.ExpiresAt)
+	if in.ExpiresAt != nil {
+		t, err := ParseExpiry(*in.ExpiresAt)
 		if err != nil {
 			return nil, err
 		}
@@ -140,24 +156,27 @@ func (in *CreateRequest) validate(c Caller) (*record, error) {
 		}
 		exp = t
 	}
-	if in.CustomerID != "" {
-		if _, err := ids.ParseField("customer_id", in.CustomerID); err != nil {
+	if in.CustomerID != nil {
+		if _, err := ids.ParseField("customer_id", *in.CustomerID); err != nil {
 			return nil, err
 		}
 	}
 	mode := payments.CaptureAutomatic
-	if in.Capture != "" {
-		mode = payments.CaptureMode(in.Capture)
+	if in.Capture != nil {
+		mode = payments.CaptureMode(*in.Capture)
 		if !slices.Contains(captureModes, mode) {
 			return nil, apierr.Invalidf("capture", "capture must be automatic or manual")
 		}
 	}
-	for _, f := range []struct{ name, v string }{{"success_url", in.SuccessURL}, {"failure_url", in.FailureURL}, {"cancel_url", in.CancelURL}} {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"success_url", in.SuccessURL}, {"failure_url", in.FailureURL}, {"cancel_url", in.CancelURL}} {
 		if err := checkURL(f.name, f.v); err != nil {
 			return nil, err
 		}
 	}
-	if in.ShopperLocale != "" && !localeRE.MatchString(in.ShopperLocale) {
+	if in.ShopperLocale != nil && !localeRE.MatchString(*in.ShopperLocale) {
 		return nil, apierr.Invalidf("shopper_locale", "shopper_locale must be a language and country code such as ru-KZ")
 	}
 	if err := checkCountry(in.CountryCode); err != nil {
@@ -170,8 +189,8 @@ func (in *CreateRequest) validate(c Caller) (*record, error) {
 	return &record{
 		ID: id, AccountID: c.AccountID, MerchantAccount: c.MerchantAccount, Livemode: !c.TestMode, Status: StatusActive,
 		URL: strings.TrimRight(c.BaseURL, "/") + PagePath(id), Amount: *a, Description: in.Description,
-		OrderReference: in.OrderReference, CustomerID: in.CustomerID, Capture: mode, SuccessURL: in.SuccessURL,
-		FailureURL: in.FailureURL, CancelURL: in.CancelURL, ShopperLocale: in.ShopperLocale, CountryCode: in.CountryCode,
+		OrderReference: val(in.OrderReference), CustomerID: val(in.CustomerID), Capture: mode, SuccessURL: val(in.SuccessURL),
+		FailureURL: val(in.FailureURL), CancelURL: val(in.CancelURL), ShopperLocale: val(in.ShopperLocale), CountryCode: val(in.CountryCode),
 		Metadata: in.Metadata, ExpiresAt: exp, CreatedAt: now, UpdatedAt: now,
 	}, nil
 }

@@ -1,6 +1,7 @@
-"""Seeds the local gateway for schemathesis: an order, a checkout session and
-a payment waiting for its 3-D Secure challenge, so generated requests reach
-real records, not only 404s. Prints the ids as JSON (read by hooks.py).
+"""Seeds the local gateway for schemathesis: an order, a checkout session, a
+payment waiting for its 3-D Secure challenge, payment links and a link's page
+session, so generated requests reach real records, not only 404s. Prints the
+ids as JSON (read by hooks.py).
 
 Environment: PG_BASE_URL, SANDBOX_API_KEY.
 """
@@ -62,6 +63,18 @@ tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"
                                    "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                                    "additionalData": {"manualCapture": "true"}})
 call("POST", "/v1/transactions/" + tx["pspReference"] + "/capture", {"amount": 50000})
+# Two payment links: one for the links API (which may cancel it), one whose
+# hosted page has its session open, for the page's calls.
+link_api = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "order_reference": "schemathesis-link"})
+link_page = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "description": "schemathesis page"})
+link_session = call("POST", "/pay/" + link_page["id"] + "/session", {})
+# A third link, paid on its page, for /v1/transactions/by-payment-link.
+link_paid = call("POST", "/v1/payment-links", {"amount": {"value": 700, "currency": "USD"}})
+paid_session = call("POST", "/pay/" + link_paid["id"] + "/session", {})
+call("POST", "/pay/" + link_paid["id"] + "/sessions/" + paid_session["id"] + "/payments",
+     {"sessionData": paid_session["sessionData"], "paymentMethod": card("4111111111111111")})
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
-           "wallet_transaction_id": wallet["walletTransactionId"]}, sys.stdout)
+           "wallet_transaction_id": wallet["walletTransactionId"], "link_id": link_api["id"], "page_link_id": link_page["id"],
+           "link_session_id": link_session["id"], "link_session_data": link_session["sessionData"],
+           "paid_link_id": link_paid["id"]}, sys.stdout)
