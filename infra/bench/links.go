@@ -18,8 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/apitest/browser"
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/dropin"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/queue/boltqueue"

@@ -32,8 +32,6 @@ const stackTarget = 400
 // projected are the spec's groups that are not built yet, with the routes
 // their issues name (service-interface.md section 1.1 and 4.5, issues 9-16).
 var projected = []registry.Group{
-	group("CheckoutModificationsFunction", "POST /v2/payments/{pspReference}/captures", "POST /v2/payments/{pspReference}/refunds",
-		"POST /v2/payments/{pspReference}/cancels", "POST /v2/payments/{pspReference}/reversals", "POST /v2/cancels"),
 	group("RecurringFunction", "POST /v1/payments/recurring"),
 	group("DirectPaymentsFunction", "GET /v1/payments/direct/keys", "POST /v1/payments/direct"),
 	group("CustomersFunction", "POST /v1/customers", "GET /v1/customers", "GET /v1/customers/{id}",
@@ -169,7 +167,7 @@ func withDelivery(p projection) projection {
 
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
-var projectedMoneyPaths = []string{"CheckoutModificationsFunction",
+var projectedMoneyPaths = []string{
 	"RecurringFunction", "DirectPaymentsFunction", "PayoutsFunction", "SplitRequestsFunction", "BeneficiariesFunction",
 	"DistributionsFunction"}
 

@@ -199,7 +199,7 @@ func operations() []operation {
 	v := func(fn func(t *testing.T, f *fixture) (string, map[string]any)) []func(t *testing.T, f *fixture) (string, map[string]any) {
 		return []func(t *testing.T, f *fixture) (string, map[string]any){fn}
 	}
-	return []operation{
+	return append([]operation{
 		{path: "/v2/sessions", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v2/sessions", f.sessionBody()
 		})},
@@ -421,6 +421,56 @@ func operations() []operation {
 			id := f.authorised(t)
 			f.ok(t, "/v1/transactions/"+id+"/capture", map[string]any{})
 			return "/v1/transactions/" + id + "/refund", map[string]any{"amount": 250, "currency": "EUR", "reason": "damaged"}
+		})},
+	}, modifications()...)
+}
+
+// adyenApplicationInfo is Adyen's ApplicationInfo as its libraries send it,
+// every field set.
+var adyenApplicationInfo = map[string]any{
+	"adyenLibrary": map[string]any{"name": "adyen-java-api-library", "version": "31.0.0"}, "adyenPaymentSource": map[string]any{"name": "web", "version": "6"},
+	"externalPlatform":    map[string]any{"integrator": "acme", "name": "shopware", "version": "6.5"},
+	"merchantApplication": map[string]any{"name": "shop", "version": "1.2"}, "merchantDevice": map[string]any{"os": "linux", "osVersion": "6.1", "reference": "pos-1"},
+	"shopperInteractionDevice": map[string]any{"locale": "nl-NL", "os": "iOS", "osVersion": "17"},
+}
+
+// modification is a valid Adyen modification body of a payment of f.
+func (f *fixture) modification(extra map[string]any) map[string]any {
+	b := map[string]any{"merchantAccount": f.merchant, "reference": "mod-" + uuid.NewString()[:8], "applicationInfo": adyenApplicationInfo}
+	for k, v := range extra {
+		b[k] = v
+	}
+	return b
+}
+
+// modifications are the valid bodies of the Adyen face's operations.
+func modifications() []operation {
+	v := func(fn func(t *testing.T, f *fixture) (string, map[string]any)) []func(t *testing.T, f *fixture) (string, map[string]any) {
+		return []func(t *testing.T, f *fixture) (string, map[string]any){fn}
+	}
+	eur := func(n int) map[string]any { return map[string]any{"value": n, "currency": "EUR"} }
+	return []operation{
+		{path: "/v2/payments/{paymentPspReference}/captures", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/captures", f.modification(map[string]any{"amount": eur(400)})
+		})},
+		{path: "/v2/payments/{paymentPspReference}/refunds", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			id := f.authorised(t)
+			f.ok(t, "/v1/transactions/"+id+"/capture", map[string]any{})
+			return "/v2/payments/" + id + "/refunds", f.modification(map[string]any{"amount": eur(250), "merchantRefundReason": "RETURN"})
+		})},
+		{path: "/v2/payments/{paymentPspReference}/cancels", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/cancels", f.modification(nil)
+		})},
+		{path: "/v2/payments/{paymentPspReference}/reversals", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/reversals", f.modification(nil)
+		})},
+		{path: "/v2/payments/{paymentPspReference}/amountUpdates", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v2/payments/" + f.authorised(t) + "/amountUpdates", f.modification(map[string]any{"amount": eur(1200), "industryUsage": "delayedCharge"})
+		})},
+		{path: "/v2/cancels", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			body := f.paymentBody(card("4111111111111111"))
+			f.ok(t, "/v2/payments", body)
+			return "/v2/cancels", f.modification(map[string]any{"paymentReference": body["reference"]})
 		})},
 	}
 }

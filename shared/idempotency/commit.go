@@ -79,6 +79,27 @@ func (c *Call) Recorded() (Result, bool) {
 	return *c.recorded, true
 }
 
+// Settled reads the key's record again, for a retry loop about to answer an
+// error about the state it found. When a concurrent duplicate of this very
+// call (same key, same request) won the race and moved that state, the
+// duplicate must replay the winner's answer, not fail against the state the
+// winner left: Settled then returns the *Replayed (or the key's other
+// verdict). It returns nil when the call is unkeyed, the key is still free,
+// or the record cannot be read (the caller's own error stands).
+func (c *Call) Settled(ctx context.Context) error {
+	if !c.Keyed() {
+		return nil
+	}
+	prev, err := c.idem.Lookup(ctx, c.req)
+	switch {
+	case prev != nil:
+		return &Replayed{Result: *prev}
+	case err != nil && FromKey(err):
+		return err
+	}
+	return nil
+}
+
 // Replayed is the answer when the key already holds this request's result:
 // not a failure, the stored bytes to send again. Commit and Begin return it
 // as an error so no service can mistake it for its own fresh result; the

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
 )
 
 // AuthorizationTTL is how long an authorisation holds funds: one not
@@ -186,4 +187,28 @@ func (p *Payment) Refund(op Op, refundID string, now time.Time) (*Payment, error
 	}
 	p.extra = append(p.extra, r)
 	return r, nil
+}
+
+// EventAmountUpdated is the event of an amount update (UpdateAmount).
+const EventAmountUpdated = "payment.amount_updated"
+
+// UpdateAmount changes the authorised amount of a payment held for manual
+// capture before anything is captured (Adyen's authorisation adjustment: a
+// longer hotel stay, a smaller basket). The sandbox issuer approves every
+// adjustment; the hold's expiry does not restart. The status stays
+// authorized; the history entry's amount is the new amount and its reason
+// names the old one. Errors: Conflict payment_state_conflict (not
+// authorised, or already captured in part), Invalid amount (not positive).
+func (p *Payment) UpdateAmount(amount int64, requestID string, now time.Time) error {
+	if p.Type != TypePayment || p.Status != Authorized || p.ProcessedAmount > 0 || p.CaptureClosed {
+		return apierr.New(apierr.Conflict, "payment_state_conflict",
+			"payment %s is %s and its amount can no longer be updated (only an authorisation with nothing captured can)", p.ID, p.Status)
+	}
+	if amount <= 0 || amount > money.MaxMinor {
+		return apierr.Invalidf("amount", "amount must be an integer from 1 to %d in minor units", money.MaxMinor)
+	}
+	old := p.Amount
+	p.Amount = amount
+	reason := "amount updated from " + strconv.FormatInt(old, 10)
+	return p.moveAs(Authorized, EventAmountUpdated, HistoryEntry{Amount: amount, Reason: reason, RequestID: requestID}, now)
 }

@@ -63,11 +63,12 @@ const LegacyRequiresAction = "3d"
 // (rejected, failed, cancelled, refunded) have no entry. Charged -> Charged
 // is a further partial capture, PartiallyRefunded -> PartiallyRefunded a
 // further partial refund: each is a change with its history entry and event.
-// Authorized -> Cancelled is a void (cancel, or the 7-day expiry).
+// Authorized -> Cancelled is a void (cancel, or the 7-day expiry);
+// Authorized -> Authorized an amount update of the hold (UpdateAmount).
 var transitions = map[Status][]Status{
 	Created:           {RequiresAction, Authorized, Rejected, Failed, Cancelled},
 	RequiresAction:    {Authorized, Rejected, Failed, Cancelled},
-	Authorized:        {Charged, Cancelled},
+	Authorized:        {Authorized, Charged, Cancelled},
 	Charged:           {Charged, PartiallyRefunded, Refunded},
 	PartiallyRefunded: {PartiallyRefunded, Refunded},
 }
@@ -107,6 +108,20 @@ func EventType(s Status) string {
 	default:
 		return "payment." + string(s)
 	}
+}
+
+// EventTypes lists every event type a payment's changes write: one per
+// status a transition enters, and the amount update's own.
+func EventTypes() []string {
+	var out []string
+	for _, from := range Statuses {
+		for _, to := range transitions[from] {
+			if t := EventType(to); !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return append(out, EventAmountUpdated)
 }
 
 // Type separates payments from the records that move money back.
@@ -237,17 +252,25 @@ func (p *Payment) TransitionBecause(to Status, reason, why string, now time.Time
 // appends the history entry e (its Status, From and At filled in here) and
 // queues the event.
 func (p *Payment) move(to Status, e HistoryEntry, now time.Time) error {
+	return p.moveAs(to, EventType(to), e, now)
+}
+
+// moveAs is move with an event type of its own, for a change that keeps the
+// status (an amount update is not a second authorisation).
+func (p *Payment) moveAs(to Status, eventType string, e HistoryEntry, now time.Time) error {
 	if !CanTransition(p.Status, to) {
 		return illegal(p, to)
 	}
 	now = now.UTC()
-	e.From, e.Status, e.At = p.Status, to, now
-	p.Status, p.UpdatedAt = to, now
-	if to == Authorized {
+	if to == Authorized && p.Status != Authorized {
+		// The first authorisation starts the hold's clock; an amount
+		// update keeps it (and so the expiry index entry's key).
 		p.AuthedAt = &now
 	}
+	e.From, e.Status, e.At = p.Status, to, now
+	p.Status, p.UpdatedAt = to, now
 	p.History = append(p.History, e)
-	p.pending = append(p.pending, Event{Type: EventType(to), Account: p.AccountID, Created: now.Unix()})
+	p.pending = append(p.pending, Event{Type: eventType, Account: p.AccountID, Created: now.Unix()})
 	return nil
 }
 

@@ -9,6 +9,13 @@
 //     /by-payment-link/{payment_link_id}; POST /{id}/capture, /cancel,
 //     /refund) and AuthorizationExpirerFunction (every 5 minutes; make run
 //     runs it as a periodic task).
+//   - CheckoutModificationsFunction (adyen.go): Adyen Checkout v71's
+//     captures, refunds, cancels, reversals, amount updates and cancel by
+//     reference under /v2, over the same service methods (Reverse,
+//     UpdateAmount and CancelByReference exist for it): a second face with
+//     no logic of its own. The change is made before the 201 "received";
+//     OpInput.Answer records Adyen's answer for the key, and the key is
+//     optional there (OpInput.KeyOptional), as at Adyen.
 //   - Representation: Transaction, the provider's transaction fields in
 //     snake_case, built from payments.Payment (View); the stored record
 //     keeps its own field names. The version changes are the payment's
@@ -32,7 +39,9 @@
 //     (idempotency.Commit; the routes are IdemInline). A lost race re-reads
 //     and decides again against the winner's state (up to 40 attempts with
 //     jittered backoff), so concurrent refunds each get a success or a 400
-//     naming amount, never a double refund.
+//     naming amount, never a double refund. A change refused against the
+//     state it read first asks the key (idempotency.Call.Settled): a copy
+//     of a call that just won replays the winner's answer.
 //   - Errors: an illegal move is a 409 payment_state_conflict whose message
 //     names the current status; an amount out of range is a 400 naming
 //     amount (amount_exceeds_capturable, refund_exceeds_balance); another

@@ -35,6 +35,24 @@ var TransactionsGroup = registry.Group{
 	},
 }
 
+// ModificationsGroup is the CheckoutModificationsFunction: Adyen Checkout
+// v71's modifications of a payment (adyen.go), a second face of the same
+// services as TransactionsGroup's capture, cancel and refund. The
+// Idempotency-Key is optional there, as at Adyen, and recorded in the
+// change's own transaction when sent.
+var ModificationsGroup = registry.Group{
+	Function: "CheckoutModificationsFunction", Dir: "checkout-modifications", OpenAPI: "paths-modifications.json", MoneyPath: true,
+	Routes: []registry.Route{
+		{Method: "POST", Path: "/v2/payments/{paymentPspReference}/captures", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "POST", Path: "/v2/payments/{paymentPspReference}/refunds", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "POST", Path: "/v2/payments/{paymentPspReference}/cancels", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "POST", Path: "/v2/payments/{paymentPspReference}/reversals", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "POST", Path: "/v2/payments/{paymentPspReference}/amountUpdates", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "POST", Path: "/v2/cancels", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+	},
+	Tables: TransactionsGroup.Tables,
+}
+
 // ExpirerGroup is the AuthorizationExpirerFunction: every ExpireInterval it
 // voids the authorisations not captured within payments.AuthorizationTTL.
 var ExpirerGroup = registry.Group{
@@ -51,7 +69,7 @@ var ExpirerGroup = registry.Group{
 // (payments.SaveOps).
 var Area = registry.Area{
 	Name:   "transactions",
-	Groups: []registry.Group{TransactionsGroup, ExpirerGroup},
+	Groups: []registry.Group{TransactionsGroup, ModificationsGroup, ExpirerGroup},
 	Keys: []registry.Key{
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.RefPK("", ""), "#"), What: "transactions by order reference"},
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.LinkPK("", ""), "#"), What: "transactions by payment link"},

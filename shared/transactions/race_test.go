@@ -193,3 +193,25 @@ func TestAuthorizationExpiry(t *testing.T) {
 		assert.Len(t, filter(e.events(old), "payment.cancelled"), 1)
 	})
 }
+
+// TestConcurrentDuplicatesReplay: 20 copies of one refund sent at once with
+// one Idempotency-Key make one refund, and every copy answers it (200 with
+// the same body): a copy that loses the race to its twin replays the
+// twin's answer instead of failing against the state the twin left (a 400
+// "nothing left to refund"); on both stores.
+func TestConcurrentDuplicatesReplay(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		id := e.seed(seed{status: payments.Charged, amount: 10000})
+		key := e.key()
+		resps := burst(20, func(int) *apitest.Resp {
+			return e.Do("POST", "/v1/transactions/"+id+"/refund", map[string]any{"amount": 10000}, "Idempotency-Key", key)
+		})
+		for _, r := range resps {
+			require.Equal(t, 200, r.Status, string(r.Body))
+			assert.JSONEq(t, string(resps[0].Body), string(r.Body))
+		}
+		assert.Len(t, e.refundsOf(id), 1)
+		assert.EqualValues(t, 10000, e.get(id)["refunded_amount"])
+	})
+}

@@ -82,7 +82,16 @@ type OpInput struct {
 	Final     bool   // capture: release the rest of the hold
 	Reason    string // refund (and cancel): the merchant's reason
 	RequestID string
-	Idem      *idempotency.Call // required: IdemInline
+	Idem      *idempotency.Call // required, unless KeyOptional
+	// KeyOptional lets a change run without an Idempotency-Key: the Adyen
+	// face (adyen.go), where Adyen's libraries send the key only when the
+	// merchant sets one. The Pay API routes require it.
+	KeyOptional bool
+	// Answer is the outcome recorded for the Idempotency-Key, so a retry
+	// replays exactly what the first call answered (nil: 200 with the
+	// transaction, the Pay API's answer). The Adyen face answers its own
+	// modification shape.
+	Answer func(Transaction) idempotency.Outcome
 }
 
 // MaxAmount is 2^53, the documented maximum of an amount: larger integers
@@ -105,7 +114,7 @@ var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Milli
 // read again and apply decides anew against the winner's state (20 refunds
 // of 10%: the eleventh finds nothing left and is a 400).
 func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments.Payment, now time.Time) (*payments.Payment, error)) (*Transaction, error) {
-	if !in.Idem.Keyed() {
+	if !in.Idem.Keyed() && !in.KeyOptional {
 		return nil, idempotency.ValidateKey("")
 	}
 	if in.Amount != nil && (*in.Amount <= 0 || *in.Amount > MaxAmount) {
@@ -122,6 +131,11 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 		}
 		ans, err := apply(p, s.clock().UTC())
 		if err != nil {
+			// A duplicate of a call that just won (same key) replays the
+			// winner's answer rather than failing against its state.
+			if settled := in.Idem.Settled(ctx); settled != nil {
+				return nil, settled
+			}
 			return nil, err
 		}
 		ops, err := s.repo.SaveOps(p)
@@ -129,7 +143,11 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 			return nil, err
 		}
 		view := View(ans)
-		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view}, ops...)
+		out := idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view}
+		if in.Answer != nil {
+			out = in.Answer(view)
+		}
+		err = idempotency.Commit(ctx, s.st, in.Idem, out, ops...)
 		if err == nil {
 			return &view, nil
 		}
@@ -176,6 +194,79 @@ func (s *Service) Refund(ctx context.Context, in OpInput) (*Transaction, error) 
 	return s.change(ctx, in, func(p *payments.Payment, now time.Time) (*payments.Payment, error) {
 		return p.Refund(payments.Op{Amount: in.Amount, Reason: in.Reason, RequestID: in.RequestID}, ids.New(), now)
 	})
+}
+
+// Reverse undoes a payment whatever its state, as Adyen's reversal does:
+// an authorisation with nothing captured is cancelled (the answer is the
+// payment), a captured one is refunded in full, the rest of any open hold
+// released (the answer is the refund). The choice is made against the state
+// the change commits on, so a reversal racing a capture refunds what the
+// capture took. Errors: as Capture and Refund (a payment already refunded
+// in full, refused or cancelled is a 409 naming its status).
+func (s *Service) Reverse(ctx context.Context, in OpInput) (*Transaction, error) {
+	return s.change(ctx, in, func(p *payments.Payment, now time.Time) (*payments.Payment, error) {
+		reason := in.Reason
+		if reason == "" {
+			reason = "reversal"
+		}
+		op := payments.Op{Reason: reason, RequestID: in.RequestID}
+		if p.Status == payments.Authorized {
+			return p, p.Cancel(op, now)
+		}
+		return p.Refund(op, ids.New(), now)
+	})
+}
+
+// UpdateAmount sets the authorised amount of a payment held for manual
+// capture with nothing captured yet (payments.Payment.UpdateAmount).
+// Answers the payment. Errors: Invalid (amount missing or out of range,
+// currency), NotFound, Conflict (payment_state_conflict naming the status),
+// IdempotencyMismatch, Unavailable.
+func (s *Service) UpdateAmount(ctx context.Context, in OpInput) (*Transaction, error) {
+	if in.Amount == nil {
+		return nil, apierr.Missing("amount")
+	}
+	return s.change(ctx, in, func(p *payments.Payment, now time.Time) (*payments.Payment, error) {
+		return p, p.UpdateAmount(*in.Amount, in.RequestID, now)
+	})
+}
+
+// CancelByReference cancels the authorisation of an order reference (the
+// payment's merchant reference), for a merchant that has no pspReference
+// (its call timed out): the newest payment of the reference still
+// authorised is cancelled. Answers the payment. Errors: NotFound (no payment
+// of the reference), Conflict (none of them is authorised: the message names
+// the newest one's status), and as Cancel.
+func (s *Service) CancelByReference(ctx context.Context, in OpInput, reference string) (*Transaction, error) {
+	page, err := s.st.Query(ctx, store.Query{Table: store.TablePayments, PK: payments.RefPK(in.AccountID, reference), Desc: true, Limit: maxLinkTransactions})
+	if err != nil {
+		return nil, apierr.Wrap("transactions.CancelByReference", apierr.Unavailable, err)
+	}
+	var newest *payments.Payment
+	for _, it := range page.Items {
+		p, err := s.repo.Get(ctx, in.AccountID, it.SK)
+		if apierr.Is(err, apierr.NotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p.Type != payments.TypePayment {
+			continue
+		}
+		if newest == nil {
+			newest = p
+		}
+		if p.Status == payments.Authorized {
+			in.ID = p.ID
+			return s.Cancel(ctx, in)
+		}
+	}
+	if newest == nil {
+		return nil, apierr.NotFoundf("no payment with reference %s", reference)
+	}
+	return nil, apierr.New(apierr.Conflict, "payment_state_conflict",
+		"no payment with reference %s is authorised: the newest, %s, is %s", reference, newest.ID, newest.Status)
 }
 
 // Expire voids the authorisations whose hold lapsed (payments.AuthorizationTTL

@@ -170,13 +170,20 @@ var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 128 * time.Mill
 func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call, mutate func(next *record) error) (_ *record, changed bool, _ error) {
 	for attempt := 0; ; attempt++ {
 		next := *cur
-		if err := mutate(&next); errors.Is(err, errNoChange) {
+		err := mutate(&next)
+		if errors.Is(err, errNoChange) {
 			return cur, false, nil
-		} else if err != nil {
-			return nil, false, err
 		}
-		if !CanTransition(cur.Status, next.Status) {
-			return nil, false, illegal(cur.Status, next.Status)
+		if err == nil && !CanTransition(cur.Status, next.Status) {
+			err = illegal(cur.Status, next.Status)
+		}
+		if err != nil {
+			// A duplicate of a call that just won (same key) replays the
+			// winner's answer rather than failing against its state.
+			if settled := idem.Settled(ctx); settled != nil {
+				return nil, false, settled
+			}
+			return nil, false, err
 		}
 		now := s.clock().UTC()
 		next.UpdatedAt = now
@@ -184,7 +191,7 @@ func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call,
 		if cur.Status.Open() && !next.Status.Open() {
 			ops = append(ops, store.Delete(openKey(cur), store.Always))
 		}
-		err := idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
+		err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
 		if err == nil {
 			next.version = cur.version + 1
 			return &next, true, nil

@@ -1,6 +1,8 @@
 package wallet
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -373,4 +375,31 @@ func TestLiveKeysGetNoSandbox(t *testing.T) {
 	m["currency"] = "EUR"
 	assert.Equal(t, 200, e.DoKey(key, "POST", "/v1/wallet/authorize", m, "Idempotency-Key", e.key()).Status,
 		"live keys are not held to the sandbox wallet's currencies")
+}
+
+// TestConcurrentDuplicatesReplay: 20 copies of one capture sent at once with
+// one Idempotency-Key capture once, and every copy answers that capture: a
+// copy that loses the race replays its twin's answer rather than a 409
+// "already CAPTURED"; on both stores.
+func TestConcurrentDuplicatesReplay(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		id := e.succeeded(1000)
+		key := e.key()
+		bodies := make([]string, 20)
+		var wg sync.WaitGroup
+		for i := range bodies {
+			wg.Go(func() {
+				r := e.Do("POST", "/v1/wallet/"+id+"/capture", map[string]any{"amount": 700}, "Idempotency-Key", key)
+				bodies[i] = fmt.Sprint(r.Status, " ", string(r.Body))
+			})
+		}
+		wg.Wait()
+		for _, body := range bodies {
+			assert.Equal(t, bodies[0], body)
+		}
+		assert.True(t, strings.HasPrefix(bodies[0], "200 "), bodies[0])
+		assert.EqualValues(t, 700, e.get(id)["capturedAmount"])
+		assert.Equal(t, []string{EventCreated, EventSucceeded, EventCaptured}, e.events(e.Account.ID, id))
+	})
 }

@@ -27,6 +27,7 @@ var Catalogue = []EventTypeInfo{
 	{"payment.refused", "A payment was refused by the issuer or the processor's rules."},
 	{"payment.failed", "A payment failed technically, or its flow ended without an answer."},
 	{"payment.charged", "An authorised payment was captured, in full or in part (each capture)."},
+	{"payment.amount_updated", "The authorised amount of a payment held for manual capture was changed (an Adyen amountUpdates); data.amount is the new amount."},
 	{"payment.cancelled", "A payment was voided before capture (cancel, or 7 days without capture: reason authorization_expired), or abandoned."},
 	{"payment.partially_refunded", "Part of a captured payment was refunded (each partial refund); the refund is its own transaction of type refund."},
 	{"payment.refunded", "A captured payment was refunded in full (the last refund); the refund is its own transaction of type refund."},

@@ -62,6 +62,7 @@ var builders = map[string]any{
 	wallet.ConfirmationsGroup.Function: app.SQSBuilder(walletwire.WalletConfirmations),
 	wallet.ExpirerGroup.Function:       TaskBuilder(walletwire.WalletExpirer),
 	pay.TransactionsGroup.Function:     app.HTTPBuilder(paywire.Transactions),
+	pay.ModificationsGroup.Function:    app.HTTPBuilder(paywire.CheckoutModifications),
 	pay.ExpirerGroup.Function:          TaskBuilder(paywire.AuthorizationExpirer),
 	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
 	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),

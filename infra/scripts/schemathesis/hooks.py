@@ -48,6 +48,8 @@ def _path_ids(path):
         return {"id": SEED["wallet_transaction_id"]}
     if path.startswith("/v1/transactions/{id}"):
         return {"id": SEED["transaction_id"]}
+    if "{paymentPspReference}" in path:
+        return {"paymentPspReference": SEED["transaction_id"]}
     if "{orderId}" in path:
         return {"orderId": SEED["order_id"]}
     out = {}
@@ -75,6 +77,13 @@ def map_case(context, case):
     if isinstance(case.body, dict):
         if isinstance(case.body.get("sessionData"), str):
             case.body["sessionData"] = SEED["link_session_data"] if path.startswith("/pay/") else SEED["session_data"]
+        # Adyen's modifications require merchantAccount, and it must be the
+        # key's own: give valid cases the seeded account's, so they reach
+        # the payment (the refusal of another one is tested in Go).
+        if path.startswith("/v2/") and isinstance(case.body.get("merchantAccount"), str):
+            case.body["merchantAccount"] = SEED["merchant_account"]
+        if path == "/v2/cancels" and isinstance(case.body.get("paymentReference"), str):
+            case.body["paymentReference"] = SEED["cancel_reference"]
         if path == "/orders" and isinstance(case.body.get("product_id"), int):
             case.body["product_id"] = PRODUCT_IDS[case.body["product_id"] % len(PRODUCT_IDS)]
     # A valid request with a new body needs a new key: a generated key that
@@ -246,6 +255,14 @@ KNOWN = [
     known("POST", r"^/v1/transactions/\{id\}/(capture|refund)$", REJECTED, "currency, when sent, must be the "
           "transaction's (the seeded one is EUR); the schema allows any ISO 4217 code", param="currency",
           message="currency must be the transaction's.*"),
+
+    known("POST", r"^/v2/payments/\{paymentPspReference\}/(captures|refunds|amountUpdates)$", REJECTED,
+          "a capture is at most what is still capturable, a refund at most the balance, each in the payment's "
+          "currency (the seeded one is EUR); both shrink as earlier cases capture and refund the seeded transaction",
+          param=r"amount\.value|amount\.currency", message=r"(amount is more than|currency must be the transaction's).*"),
+    known("POST", r"^/v2/(payments/\{paymentPspReference\}/[a-zA-Z]+|cancels)$", REJECTED, "the seeded transaction "
+          "(and the seeded cancel reference's payment) was captured, refunded, reversed or cancelled by an earlier "
+          "case: a modification its status does not allow is a 409 naming the status", status=409),
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "

@@ -63,6 +63,11 @@ tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"
                                    "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                                    "additionalData": {"manualCapture": "true"}})
 call("POST", "/v1/transactions/" + tx["pspReference"] + "/capture", {"amount": 50000})
+# A payment held for manual capture under its own reference, for generated
+# cancels by reference (POST /v2/cancels).
+call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
+                              "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                              "additionalData": {"manualCapture": "true"}})
 # Two payment links: one for the links API (which may cancel it), one whose
 # hosted page has its session open, for the page's calls.
 link_api = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "order_reference": "schemathesis-link"})
@@ -75,6 +80,7 @@ call("POST", "/pay/" + link_paid["id"] + "/sessions/" + paid_session["id"] + "/p
      {"sessionData": paid_session["sessionData"], "paymentMethod": card("4111111111111111")})
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
-           "wallet_transaction_id": wallet["walletTransactionId"], "link_id": link_api["id"], "page_link_id": link_page["id"],
+           "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
+           "cancel_reference": "schemathesis-cancel", "link_id": link_api["id"], "page_link_id": link_page["id"],
            "link_session_id": link_session["id"], "link_session_data": link_session["sessionData"],
            "paid_link_id": link_paid["id"]}, sys.stdout)

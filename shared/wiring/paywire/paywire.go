@@ -1,5 +1,5 @@
-// Package paywire builds the Pay API's functions: the transactions routes
-// and the authorisation expirer.
+// Package paywire builds the Pay API's functions: the transactions routes,
+// their Adyen face (checkout modifications) and the authorisation expirer.
 package paywire
 
 import (
@@ -16,6 +16,12 @@ func service(d *app.Deps) *transactions.Service {
 
 // Transactions builds the TransactionsFunction.
 func Transactions(d *app.Deps) (httpapi.Group, error) { return service(d).Group(), nil }
+
+// CheckoutModifications builds the CheckoutModificationsFunction: the Adyen
+// face of the same service.
+func CheckoutModifications(d *app.Deps) (httpapi.Group, error) {
+	return service(d).ModificationsGroup(), nil
+}
 
 // AuthorizationExpirer builds the AuthorizationExpirerFunction's task.
 func AuthorizationExpirer(d *app.Deps) (func(context.Context) error, error) {
