@@ -424,6 +424,43 @@ PaygateCheckout({ clientKey: cfg.clientKey, session: cfg.session, locale: 'en-US
 
 var shopTmpl = template.Must(template.New("shop").Parse(shopPage))
 
+// advancedJS is the merchant's page in the advanced flow: its server lists
+// the methods, makes the payment and sends the details; the Drop-in only
+// collects the card and runs the actions.
+const advancedJS = `const el = document.getElementById('dropin');
+const cfg = JSON.parse(el.dataset.config);
+const show = (s) => { document.getElementById('result').textContent = s; };
+const post = (path, body) => fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  .then((r) => r.json());
+el.addEventListener('paygate:event', (e) => {
+  const li = document.createElement('li');
+  li.textContent = e.detail.type + (e.detail.resultCode ? ':' + e.detail.resultCode : '');
+  document.getElementById('events').appendChild(li);
+});
+PaygateCheckout({ paymentMethodsResponse: cfg.methods, amount: cfg.amount, locale: 'en-US',
+  onSubmit: (state, component) => post('/api/payments', state.data).then((r) => component.handleResponse(r)),
+  onAdditionalDetails: (state, component) => post('/api/details', state.data).then((r) => component.handleResponse(r)),
+  onPaymentCompleted: (r) => show(r.resultCode + ' ' + r.pspReference), onPaymentFailed: (r) => show(r.resultCode),
+  onError: (e) => show('error:' + e.code) })
+  .then((checkout) => checkout.create('dropin').mount('#dropin'));`
+
+// api calls the API with the merchant's secret key, from the merchant's
+// server.
+func (w *web) api(path string, body any) (map[string]any, error) {
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", w.URL+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", w.Key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	err = json.NewDecoder(res.Body).Decode(&out)
+	return out, err
+}
+
 // serveShop is the merchant's site: / is the checkout page of a new session
 // (?key= names the client key to use), /shop.js its script.
 func (w *web) serveShop(rw http.ResponseWriter, r *http.Request) {
@@ -431,6 +468,40 @@ func (w *web) serveShop(rw http.ResponseWriter, r *http.Request) {
 	case "/shop.js":
 		rw.Header().Set("Content-Type", "text/javascript")
 		_, _ = io.WriteString(rw, shopJS)
+	case "/advanced.js":
+		rw.Header().Set("Content-Type", "text/javascript")
+		_, _ = io.WriteString(rw, advancedJS)
+	case "/advanced":
+		amount := map[string]any{"value": 4200, "currency": "EUR"}
+		methods, err := w.api("/v2/paymentMethods", map[string]any{"amount": amount, "countryCode": "NL", "channel": "Web"})
+		if err != nil {
+			http.Error(rw, err.Error(), 500)
+			return
+		}
+		cfg, _ := json.Marshal(map[string]any{"methods": methods, "amount": amount})
+		page := strings.Replace(strings.Replace(shopPage, "/shop.js", "/advanced.js", 1), "Sample shop: checkout", "Sample shop: advanced flow", 1)
+		rw.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self' "+w.URL+"; style-src "+w.URL+" 'nonce-n0nce'; connect-src 'self'; frame-src "+w.URL)
+		_ = template.Must(template.New("advanced").Parse(page)).Execute(rw, map[string]string{"API": w.URL, "Version": dropin.Version, "Config": string(cfg), "Nonce": "n0nce"})
+	case "/api/payments", "/api/details":
+		var in map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(rw, err.Error(), 400)
+			return
+		}
+		path := "/v2/payments/details"
+		if r.URL.Path == "/api/payments" {
+			path = "/v2/payments"
+			in["amount"] = map[string]any{"value": 4200, "currency": "EUR"}
+			in["reference"] = "shop-advanced-1"
+			in["returnUrl"] = w.shopURL + "/advanced"
+		}
+		out, err := w.api(path, in)
+		if err != nil {
+			http.Error(rw, err.Error(), 502)
+			return
+		}
+		rw.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(rw).Encode(out)
 	case "/":
 		body, _ := json.Marshal(map[string]any{"amount": map[string]any{"value": 2500, "currency": "EUR"}, "reference": "shop-order-1",
 			"returnUrl": w.shopURL + "/return", "countryCode": "NL", "channel": "Web"})
@@ -513,4 +584,27 @@ func TestBrowserDropinFromAnOriginTheKeyDoesNotAllow(t *testing.T) {
 	res := w.Do("GET", "/v2/sessions/"+w.lastSession(), nil).Map(t)
 	assert.Equal(t, "active", res["status"])
 	assert.Empty(t, res["payments"])
+}
+
+// TestBrowserDropinAdvancedFlow: the Drop-in with callbacks (the advanced
+// flow): the merchant's server lists the methods, makes the payment with
+// the 3-D Secure challenge card and sends each action's details; the
+// Drop-in runs the fingerprint and the issuer's challenge. Server: the
+// transaction charged, with 3-D Secure.
+func TestBrowserDropinAdvancedFlow(t *testing.T) {
+	w := newWeb(t)
+	tab := w.tab(t)
+	do(t, tab, chromedp.Navigate(w.shopURL+"/advanced"), chromedp.WaitVisible(numberField))
+	assert.Equal(t, "Pay €42.00", text(t, tab, ".pg-card button.pg-pay"))
+	pay(t, tab, "5454545454545454")
+	challenge(t, tab, "password")
+	do(t, tab, chromedp.WaitVisible(chromedp.CSS(".pg-result--success")))
+	res := text(t, tab, "#result")
+	require.True(t, strings.HasPrefix(res, "Authorised "), res)
+	assert.Equal(t, "Update\nAction\nAction\nFinished:authorised", text(t, tab, "#events"))
+	w.shot(t, tab, "dropin-advanced-challenge-authorised")
+	tx := w.Do("GET", "/v1/transactions/"+strings.TrimPrefix(res, "Authorised "), nil).Map(t)
+	assert.Equal(t, "charged", tx["status"])
+	assert.Equal(t, true, tx["secure3d"])
+	assert.Equal(t, "shop-advanced-1", tx["merchant_reference"])
 }

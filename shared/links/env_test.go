@@ -50,8 +50,9 @@ type env struct {
 	n     atomic.Int64
 }
 
-// newEnv serves the links API, the hosted page, checkout (sessions and the
-// drop-in's client endpoints) and the transactions, as deployed.
+// newEnv serves the links API, the hosted page, checkout (sessions, the
+// advanced flow and the drop-in's client endpoints) and the transactions,
+// as deployed.
 func newEnv(t testing.TB, b backend) *env {
 	t.Helper()
 	e := &env{}
@@ -61,7 +62,7 @@ func newEnv(t testing.TB, b backend) *env {
 		return e.links.APIGroup(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock), Clock: clock}, keep, linkwire.HostedPage,
-		checkoutwire.CheckoutSessions, checkoutwire.CheckoutClient, paywire.Transactions)
+		checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments, checkoutwire.CheckoutClient, paywire.Transactions)
 	return e
 }
 
