@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -202,5 +201,3 @@ func errCode(t testing.TB, r *apitest.Resp) (code, param string) {
 }
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-var _ = strings.Contains

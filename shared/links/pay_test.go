@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/links"
-	"github.com/paygate/paygate/shared/payments"
 )
 
 // TestPayOnThePage: the page's session takes the card; the link is paid by
@@ -373,4 +372,30 @@ func TestStatistics(t *testing.T) {
 	})
 }
 
-var _ = payments.Charged
+// TestTabsOpeningAtOnceShareOneSession: tabs that open a new link's page at
+// the same moment all get the one session that committed first.
+func TestTabsOpeningAtOnceShareOneSession(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		id := e.create(nil)["id"].(string)
+		const tabs = 12
+		got := make([]string, tabs)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range tabs {
+			wg.Go(func() {
+				<-start
+				r := e.page("POST", "/pay/"+id+"/session", nil)
+				if assert.Equal(t, 200, r.Status, "%s", r.Body) {
+					got[i] = r.Map(t)["id"].(string)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		for _, s := range got {
+			assert.Equal(t, got[0], s, "one session for every tab")
+		}
+		assert.Equal(t, got[0], e.open(id).ID)
+	})
+}
