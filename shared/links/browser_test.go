@@ -475,7 +475,7 @@ func (w *web) serveShop(rw http.ResponseWriter, r *http.Request) {
 		amount := map[string]any{"value": 4200, "currency": "EUR"}
 		methods, err := w.api("/v2/paymentMethods", map[string]any{"amount": amount, "countryCode": "NL", "channel": "Web"})
 		if err != nil {
-			http.Error(rw, err.Error(), 500)
+			http.Error(rw, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		cfg, _ := json.Marshal(map[string]any{"methods": methods, "amount": amount})
@@ -485,7 +485,7 @@ func (w *web) serveShop(rw http.ResponseWriter, r *http.Request) {
 	case "/api/payments", "/api/details":
 		var in map[string]any
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			http.Error(rw, err.Error(), 400)
+			http.Error(rw, err.Error(), http.StatusBadRequest)
 			return
 		}
 		path := "/v2/payments/details"
@@ -497,7 +497,7 @@ func (w *web) serveShop(rw http.ResponseWriter, r *http.Request) {
 		}
 		out, err := w.api(path, in)
 		if err != nil {
-			http.Error(rw, err.Error(), 502)
+			http.Error(rw, err.Error(), http.StatusBadGateway)
 			return
 		}
 		rw.Header().Set("Content-Type", "application/json")
@@ -510,7 +510,7 @@ func (w *web) serveShop(rw http.ResponseWriter, r *http.Request) {
 		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
-			http.Error(rw, err.Error(), 500)
+			http.Error(rw, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		defer res.Body.Close()
