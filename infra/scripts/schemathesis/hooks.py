@@ -207,6 +207,10 @@ KNOWN = [
           "a finished session takes no more payments",
           param=r"amount|reference|shopperReference|merchantAccount", message=r".*(session's|session).*"),
     known("POST", r"^/v2/client/sessions/\{id\}/", REJECTED, "the seeded session was finished by an earlier case", status=409),
+    known("POST", r"^/(v2/client/sessions/\{id\}|pay/\{id\}/sessions/\{session_id\})/", REJECTED,
+          "in the stateful phase the session id comes from another answer (a payment link's session from POST "
+          "/pay/{id}/session, or a merchant's from POST /v2/sessions) while the body's sessionData is the seeded "
+          "session's; sessionData must be the session's own", code="session_data_mismatch"),
     known("POST", r"^/(v2/payments/details|v2/client/sessions/\{id\}/payments/details|pay/\{id\}/sessions/\{session_id\}/payments/details)$", REJECTED,
           "details carry a token only the service issues (paymentData, or the authorisationToken inside "
           "threeDSResult, which is base64 of JSON)", param=r"paymentData|details.*"),
