@@ -42,6 +42,7 @@ func loadSteps(ctx context.Context, o options, root string, step func(string, fu
 		}
 		return rows, err
 	})
+	step("group commit on the embedded store", func() ([]row, error) { return groupCommitRows(ctx, o) })
 }
 
 func openTarget(ctx context.Context, kind, root string) (target, func() error, error) {
@@ -64,34 +65,41 @@ func openTarget(ctx context.Context, kind, root string) (target, func() error, e
 // socket, with what the gateway seeds: a test account (the sample one)
 // holding the demo catalog. The tests use it; the gateway is the real thing.
 func inProcessTarget(ctx context.Context) (target, func() error, error) {
+	t, _, stop, err := inProcessServer(ctx)
+	return t, stop, err
+}
+
+// inProcessServer is inProcessTarget with its dependencies, for rows that
+// read the store's own counters.
+func inProcessServer(ctx context.Context) (target, *app.Deps, func() error, error) {
 	dir, err := os.MkdirTemp("", "paygate-bench-load-")
 	if err != nil {
-		return target{}, nil, err
+		return target{}, nil, nil, err
 	}
 	env := map[string]string{"STORE": "embedded", "DATA_DIR": dir}
 	cfg, err := app.ConfigFromEnv(func(k string) string { return env[k] })
 	if err != nil {
 		os.RemoveAll(dir)
-		return target{}, nil, err
+		return target{}, nil, nil, err
 	}
 	d, err := app.Open(ctx, cfg, app.WithQueue(nil))
 	if err != nil {
 		os.RemoveAll(dir)
-		return target{}, nil, err
+		return target{}, nil, nil, err
 	}
 	d.Log = slog.New(slog.DiscardHandler)
 	cleanup := func() error { d.Close(); return os.RemoveAll(dir) }
 	if err := seedDemo(ctx, d); err != nil {
 		cleanup()
-		return target{}, nil, err
+		return target{}, nil, nil, err
 	}
 	h, err := d.ServeAll(wiring.HTTP()...)
 	if err != nil {
 		cleanup()
-		return target{}, nil, err
+		return target{}, nil, nil, err
 	}
 	srv := httptest.NewServer(h)
-	return target{name: "in-process server", url: srv.URL, key: sample.Key},
+	return target{name: "in-process server", url: srv.URL, key: sample.Key}, d,
 		func() error { srv.Close(); return cleanup() }, nil
 }
 

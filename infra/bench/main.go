@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -36,6 +37,7 @@ type options struct {
 	concurrency  int
 	loadTarget   string
 	strict       bool
+	steps        *regexp.Regexp // the steps to run (all by default)
 }
 
 func main() {
@@ -48,7 +50,13 @@ func main() {
 	flag.StringVar(&o.loadTarget, "load-target", targetGateway,
 		"server of the load rows: "+targetGateway+" (build and start ./infra/local) or "+targetInProcess)
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
+	steps := flag.String("steps", "", "run only the steps whose name matches this regular expression (e.g. 'load|orders')")
 	flag.Parse()
+	var err error
+	if o.steps, err = regexp.Compile(*steps); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -steps:", err)
+		os.Exit(2)
+	}
 	if o.loadFor <= 0 || o.loadRequests <= 0 || o.concurrency <= 0 {
 		fmt.Fprintln(os.Stderr, "bench: -load-duration, -load-requests and -concurrency must be positive")
 		os.Exit(2)
@@ -84,6 +92,9 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	var rows []row
 	var failed []string
 	step := func(name string, f func() ([]row, error)) {
+		if o.steps != nil && !o.steps.MatchString(name) {
+			return
+		}
 		fmt.Fprintf(progress, "bench: %s...\n", name)
 		r, err := f()
 		if err != nil {
@@ -105,6 +116,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB calls per capture and refund", func() ([]row, error) { return txDynamoRows(ctx) })
 	step("DynamoDB calls per payment link and page", func() ([]row, error) { return linkDynamoRows(ctx) })
 	step("hosted payment page first load", func() ([]row, error) { return hostedPageRows(ctx) })
+	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })
 	loadSteps(ctx, o, root, step)
 	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
 	if len(failed) > 0 {

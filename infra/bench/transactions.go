@@ -17,9 +17,11 @@ import (
 	"github.com/paygate/paygate/shared/wiring/paywire"
 )
 
-// txDynamoRows reports the DynamoDB calls of a capture, a refund and a
-// replayed refund of a card payment on DynamoDB Local
-// (shared/transactions/calls_test.go asserts the same counts).
+// txDynamoRows reports the DynamoDB calls of a capture (with and without a
+// split request), a refund and a replayed refund of a card payment on
+// DynamoDB Local (shared/transactions/calls_test.go and
+// shared/splits' TestCallsPerCaptureWithAndWithoutSplit assert the same
+// counts).
 func txDynamoRows(ctx context.Context) ([]row, error) {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
 	if endpoint == "" {
@@ -42,7 +44,11 @@ func txDynamoRows(ctx context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := httptest.NewServer(d.Server(pays, txs))
+	spl, err := paywire.SplitRequests(d)
+	if err != nil {
+		return nil, err
+	}
+	srv := httptest.NewServer(d.Server(pays, txs, spl))
 	defer srv.Close()
 	post := func(path, idem string, body any) (map[string]int, map[string]any, error) {
 		b, _ := json.Marshal(body)
@@ -61,7 +67,7 @@ func txDynamoRows(ctx context.Context) ([]row, error) {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
 		counts := counter.Counts()
-		if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
 			return nil, nil, fmt.Errorf("POST %s answered %d: %s", path, resp.StatusCode, strings.TrimSpace(string(raw)))
 		}
 		var m map[string]any
@@ -69,15 +75,31 @@ func txDynamoRows(ctx context.Context) ([]row, error) {
 		return counts, m, nil
 	}
 	run := fmt.Sprint(os.Getpid())
-	_, pay, err := post("/v2/payments", "bench-tx-pay-"+run, map[string]any{"amount": map[string]any{"value": 10000, "currency": "EUR"},
-		"reference": "bench-tx", "returnUrl": "https://shop.example.com/return", "paymentMethod": map[string]any{"type": "scheme",
-			"encryptedCardNumber": "test_4111111111111111", "encryptedExpiryMonth": "test_03", "encryptedExpiryYear": "test_2030",
-			"encryptedSecurityCode": "test_737"}, "additionalData": map[string]any{"manualCapture": "true"}})
+	authorise := func(name string) (string, error) {
+		_, pay, err := post("/v2/payments", "bench-tx-pay-"+name+run, map[string]any{"amount": map[string]any{"value": 10000, "currency": "EUR"},
+			"reference": "bench-tx", "returnUrl": "https://shop.example.com/return", "paymentMethod": map[string]any{"type": "scheme",
+				"encryptedCardNumber": "test_4111111111111111", "encryptedExpiryMonth": "test_03", "encryptedExpiryYear": "test_2030",
+				"encryptedSecurityCode": "test_737"}, "additionalData": map[string]any{"manualCapture": "true"}})
+		id, _ := pay["pspReference"].(string)
+		return id, err
+	}
+	id, err := authorise("")
 	if err != nil {
 		return nil, err
 	}
-	id, _ := pay["pspReference"].(string)
+	splitID, err := authorise("split-")
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := post("/v1/split-requests", "bench-tx-split-"+run, map[string]any{"transaction_id": splitID, "parts": []any{
+		map[string]any{"reference": "marketplace", "percentage": 20}, map[string]any{"reference": "courier", "amount": 1500}}}); err != nil {
+		return nil, err
+	}
 	capture, _, err := post("/v1/transactions/"+id+"/capture", "bench-tx-capture-"+run, map[string]any{"amount": 6000})
+	if err != nil {
+		return nil, err
+	}
+	captureSplit, _, err := post("/v1/transactions/"+splitID+"/capture", "bench-tx-capture-split-"+run, map[string]any{})
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +120,8 @@ func txDynamoRows(ctx context.Context) ([]row, error) {
 	const target = "key reads (API key, Idempotency-Key) + the payment's GetItem + one write call, no Scan"
 	return []row{
 		{name: "calls: POST /v1/transactions/{id}/capture", value: formatCounts(capture), target: target, ok: one(capture)},
+		{name: "calls: POST /v1/transactions/{id}/capture, the payment split in two parts", value: formatCounts(captureSplit),
+			target: target + " (the split rides on the payment)", ok: one(captureSplit)},
 		{name: "calls: POST /v1/transactions/{id}/refund", value: formatCounts(refund), target: target, ok: one(refund)},
 		{name: "calls: POST /v1/transactions/{id}/refund, replayed", value: formatCounts(replay),
 			target: "the two key reads, no write", ok: verdict(writeCalls(replay) == 0 && reads(replay) == 2 && total(replay) == 2)},

@@ -14,7 +14,7 @@ func TestTransactionDynamoRows(t *testing.T) {
 	dynamotest.Endpoint(t)
 	rows, err := txDynamoRows(context.Background())
 	require.NoError(t, err)
-	require.Len(t, rows, 3)
+	require.Len(t, rows, 4)
 	for _, r := range rows {
 		assert.Equal(t, "ok", r.ok, "%s: %s", r.name, r.value)
 		t.Logf("%s | %s | %s | %s", r.name, r.value, r.target, r.ok)

@@ -85,9 +85,19 @@ func TestKill9BetweenCommitAndDelivery(t *testing.T) {
 	mu.Lock()
 	require.Equal(t, ids[0], ids[1], "the same event, redelivered")
 	mu.Unlock()
+	// The sender records an attempt after the receiver answered it: wait
+	// for that record, then hold it to exactly one.
+	var as []any
+	require.Eventually(t, func() bool {
+		status, list := p.gw.get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", key)
+		require.Equal(t, 200, status)
+		as = list["data"].([]any)
+		return len(as) > 0
+	}, 10*time.Second, 20*time.Millisecond, "the attempt after the restart was never recorded")
+	time.Sleep(200 * time.Millisecond) // room for a wrongly recorded second attempt to show
 	status, list := p.gw.get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", key)
 	require.Equal(t, 200, status)
-	as := list["data"].([]any)
+	as = list["data"].([]any)
 	require.Len(t, as, 1, "the killed attempt was never recorded; the one after the restart was")
 	require.Equal(t, "succeeded", as[0].(map[string]any)["status"])
 }

@@ -92,9 +92,14 @@ func TestOrderOutcomeReachesTheReceiver(t *testing.T) {
 	require.Equal(t, ev.ID, env.ID)
 	require.Equal(t, id, env.Data.ID)
 
-	status, list := g.get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", key)
-	require.Equal(t, 200, status)
-	as := list["data"].([]any)
+	// The sender records the attempt after the receiver answered it.
+	var as []any
+	require.Eventually(t, func() bool {
+		status, list := g.get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", key)
+		require.Equal(t, 200, status)
+		as = list["data"].([]any)
+		return len(as) > 0
+	}, 10*time.Second, 20*time.Millisecond, "the attempt was never recorded")
 	require.Len(t, as, 1)
 	require.Equal(t, "succeeded", as[0].(map[string]any)["status"])
 }

@@ -260,7 +260,7 @@ func TestFunctionEnvNamesEveryTableAndQueue(t *testing.T) {
 	for _, logical := range store.AllTables {
 		want[dynamostore.EnvVar(logical)] = "!Ref " + tableID(logical)
 	}
-	for _, q := range []string{queue.Fulfilment, queue.Webhooks, queue.WalletConfirmations} {
+	for _, q := range queue.Names {
 		want[sqsqueue.EnvName(q)] = "!Ref " + queueID(q)
 	}
 	for _, f := range tpl.Functions() {
@@ -322,7 +322,7 @@ func TestQueuesDeadLetterWithAlarm(t *testing.T) {
 			streams++ // its own DLQ, checked by TestStreamConsumersReadTheirStream
 		}
 	}
-	names := []string{queue.Fulfilment, queue.Webhooks, queue.WalletConfirmations}
+	names := queue.Names
 	if len(queues) != 2*len(names)+streams {
 		t.Errorf("%d queues, want %v with a DLQ each, and a DLQ per stream consumer (%d)", len(queues), names, streams)
 	}

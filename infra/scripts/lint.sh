@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # Tracked files must be sources. Outside any testdata/ directory it fails on
-# a tracked file that is an executable binary (ELF, Mach-O, PE), that has the
+# a tracked file that is an executable binary (ELF, Mach-O, PE) or Python
+# bytecode (a .pyc, anything under __pycache__/), that has the
 # executable bit without being a script (#!), or that is over 1 MB: build
 # outputs and blobs belong in .gitignore, not in history.
 max_bytes=$((1 << 20))
@@ -21,6 +22,9 @@ check_tracked_files() {
     meta=${entries[i]%%$'\t'*} path=${entries[i]#*$'\t'} size=${sizes[i]}
     read -r mode object _ <<<"$meta"
     [[ /$path/ == */testdata/* || $mode == 160000 ]] && continue # (160000: a submodule, no blob)
+    case $path in
+      *.pyc|*/__pycache__/*) bad+=("$path: Python bytecode (a build output)"); continue ;;
+    esac
     # (|| true: git gets SIGPIPE once head has its 4 bytes)
     magic=$({ git cat-file blob "$object" || true; } | head -c 4 | od -An -tx1 | tr -d ' \n')
     case $magic in

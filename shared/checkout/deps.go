@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/checkout/sessiondata"
 	"github.com/paygate/paygate/shared/checkout/sessiondata/ssmkeys"
+	"github.com/paygate/paygate/shared/ledger"
 )
 
 // FromDeps builds the service for a function group. Deployed functions read
@@ -29,7 +30,7 @@ func FromDeps(d *app.Deps) (*Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session signing keys: %w", err)
 		}
-		return New(d.Store, signer), nil
+		return withLedgerPolicy(New(d.Store, signer), getenv)
 	}
 	allowGenerated := d.Config.Store != "dynamodb" || d.Config.Environment == "local"
 	keys, err := sessiondata.LoadKeys(ctx, d.Store, getenv, allowGenerated)
@@ -40,5 +41,17 @@ func FromDeps(d *app.Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(d.Store, signer), nil
+	return withLedgerPolicy(New(d.Store, signer), getenv)
+}
+
+// withLedgerPolicy makes the payments the service captures (automatic
+// capture at authorisation) post to the merchant's books by the same
+// policy (settlement delay, fee) as every other capture path.
+func withLedgerPolicy(s *Service, getenv func(string) string) (*Service, error) {
+	pol, err := ledger.PolicyFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	s.pays = s.pays.WithPolicy(pol)
+	return s, nil
 }

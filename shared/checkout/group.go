@@ -45,6 +45,9 @@ var paymentTables = []registry.Table{
 	{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
 	{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query"}},
 	{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+	// An authorisation in automatic capture mode is also the capture: its
+	// ledger entries and balances (shared/ledger) join its transaction.
+	{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
 }
 
 // PaymentsGroup is the CheckoutPaymentsFunction: the advanced flow.
@@ -82,6 +85,7 @@ var ClientGroup = registry.Group{
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
 		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
 	},
 	Grants: signingKeys,
 }
@@ -97,6 +101,8 @@ var TestHelpersGroup = registry.Group{
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
 		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		// A challenge passed authorises, and in automatic mode captures.
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
 	},
 	Grants: signingKeys,
 }

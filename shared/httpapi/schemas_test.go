@@ -422,6 +422,30 @@ func operations() []operation {
 			f.ok(t, "/v1/transactions/"+id+"/capture", map[string]any{})
 			return "/v1/transactions/" + id + "/refund", map[string]any{"amount": 250, "currency": "EUR", "reason": "damaged"}
 		})},
+		{path: "/v1/payouts/cards", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/payouts/cards", payoutCardBody()
+		})},
+		{path: "/v1/payouts", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			f.ok(t, "/v1/transactions/"+f.authorised(t)+"/capture", map[string]any{}) // 1000 EUR available
+			card := f.ok(t, "/v1/payouts/cards", payoutCardBody())["id"]
+			return "/v1/payouts", map[string]any{"amount": map[string]any{"value": 100, "currency": "EUR"}, "payout_card_id": card,
+				"reference": "payout-" + uuid.NewString()[:8], "metadata": map[string]any{"batch": "7"}}
+		})},
+		{path: "/v1/split-requests", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				return "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts(),
+					"metadata": map[string]any{"order": "44"}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				b := f.paymentBody(card("4111111111111111"))
+				f.ok(t, "/v2/payments", b)
+				return "/v1/split-requests", map[string]any{"order_reference": b["reference"], "parts": splitParts()}
+			},
+		}},
+		{path: "/v1/split-requests/{id}", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			id := f.ok(t, "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts()})["id"]
+			return "/v1/split-requests/" + id.(string), map[string]any{"parts": splitParts(), "metadata": map[string]any{"order": "45"}}
+		})},
 	}, modifications()...)
 }
 
@@ -486,6 +510,19 @@ func (f *fixture) linkSession(t *testing.T) (string, string, string) {
 	link := f.link(t)
 	s := f.ok(t, "/pay/"+link+"/session", map[string]any{})
 	return link, s["id"].(string), s["sessionData"].(string)
+}
+
+// payoutCardBody is a sandbox payout card that is paid.
+func payoutCardBody() map[string]any {
+	return map[string]any{"number": "4000056655665556", "expiry_month": 3, "expiry_year": 2030, "holder_name": "J. Smith",
+		"metadata": map[string]any{"owner": "treasury"}}
+}
+
+// splitParts divide a 1000 EUR payment: 300 to one partner, who pays the
+// fees, 10% to another.
+func splitParts() []any {
+	return []any{map[string]any{"reference": "partner-1", "amount": 300, "pays_fees": true},
+		map[string]any{"reference": "partner-2", "percentage": 10}}
 }
 
 // authorised is a card payment authorised through checkout for manual

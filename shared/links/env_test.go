@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
@@ -50,8 +51,8 @@ type env struct {
 }
 
 // newEnv serves the links API, the hosted page, checkout (sessions, the
-// advanced flow and the drop-in's client endpoints) and the transactions,
-// as deployed.
+// advanced flow and the drop-in's client endpoints), the transactions and
+// the merchant balance, as deployed.
 func newEnv(t testing.TB, b backend) *env {
 	t.Helper()
 	e := &env{}
@@ -61,7 +62,8 @@ func newEnv(t testing.TB, b backend) *env {
 		return e.links.APIGroup(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock), Clock: clock}, keep, linkwire.HostedPage,
-		checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments, checkoutwire.CheckoutClient, paywire.Transactions)
+		checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments, checkoutwire.CheckoutClient, paywire.Transactions,
+		balancewire.MerchantBalance)
 	return e
 }
 

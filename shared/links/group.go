@@ -57,6 +57,9 @@ var PageGroup = registry.Group{
 		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}},
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		// A payment authorised in automatic capture mode is also captured:
+		// its ledger entries and balances (shared/ledger) join its write.
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
 	},
 	// The session-signing keys (checkout's SessionSigningSecretReadPolicy).
 	Grants: []registry.Grant{{Policy: "!Ref SessionSigningSecretReadPolicy"}},

@@ -50,6 +50,12 @@ func TestPayOnThePage(t *testing.T) {
 		assert.Equal(t, customer, txm["customer_id"])
 		assert.Equal(t, "order-42", txm["merchant_reference"])
 		assert.Equal(t, "automatic", txm["capture_mode"])
+		// Captured with the authorisation, it is on the merchant's books.
+		entries := e.Do("GET", "/v1/balance/entries?type=capture", nil).Map(t)["data"].([]any)
+		require.Len(t, entries, 1)
+		entry := entries[0].(map[string]any)
+		assert.Equal(t, 1000.0, entry["amount"])
+		assert.Equal(t, psp, entry["source"].(map[string]any)["id"])
 
 		// A second payment, in this tab or a new one: refused before any
 		// attempt, nothing recorded.

@@ -207,6 +207,9 @@ func (p *Payment) UpdateAmount(amount int64, requestID string, now time.Time) er
 	if amount <= 0 || amount > money.MaxMinor {
 		return apierr.Invalidf("amount", "amount must be an integer from 1 to %d in minor units", money.MaxMinor)
 	}
+	if err := p.resplit(amount); err != nil {
+		return err
+	}
 	old := p.Amount
 	p.Amount = amount
 	reason := "amount updated from " + strconv.FormatInt(old, 10)

@@ -15,7 +15,9 @@
 //     Repo.SaveOps turns the record and its queued events into store ops
 //     conditioned on the version the caller read, so the change, its history
 //     and its event commit in one transaction with whatever else the caller
-//     writes (a checkout session, an idempotency record).
+//     writes (a checkout session, an idempotency record). The money the
+//     change moved (a capture, a refund, a split applied) is posted to the
+//     merchant's books in those same ops (ledger.go).
 //   - Storage: table payments, PK "pay#<account>", SK "<payment id>" (UUIDv7,
 //     so one partition lists an account's payments in time order). Events go
 //     to table events, PK "evt#<account>", SK "<event id>", with the
@@ -27,6 +29,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ledger"
 )
 
 // Kind is the resource kind of a payment (a Pay API transaction) for
@@ -203,11 +206,17 @@ type Payment struct {
 	History             []HistoryEntry    `json:"history"`
 	Metadata            map[string]string `json:"metadata"`
 	Internal            map[string]string `json:"internal,omitempty"`
+	// Split is the split request dividing the payment (shared/splits),
+	// applied by its captures and reversed by its refunds (ledger.go).
+	Split *ledger.Split `json:"split,omitempty"`
 
 	version    int64      // stored version read; 0 for a new record
 	readStatus Status     // status when read (or last saved): SaveOps keeps the expiry index by it
 	pending    []Event    // events queued by Transition, written by SaveOps
 	extra      []*Payment // new records written with this one (a refund's own record)
+
+	read      readMoney     // money fields as read: SaveOps posts what moved since (ledger.go)
+	nextSplit *ledger.Split // the split as SaveOps stores it, adopted by Saved
 }
 
 // New starts a payment in status created.
@@ -285,5 +294,6 @@ func illegal(p *Payment, to Status) error {
 func (p *Payment) Public() Payment {
 	c := *p
 	c.Internal, c.pending, c.extra = nil, nil, nil
+	c.Split, c.nextSplit = nil, nil // a split request is its own resource
 	return c
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -37,11 +38,20 @@ func EventKey(accountID, eventID string) store.Key {
 
 // Repo reads payments and builds their writes.
 type Repo struct {
-	st store.Store
+	st     store.Store
+	policy ledger.Policy
 }
 
-// NewRepo builds a repo over st.
+// NewRepo builds a repo over st; its captures settle at once and bear no
+// fee (the sandbox's ledger.Policy) unless WithPolicy says otherwise.
 func NewRepo(st store.Store) *Repo { return &Repo{st: st} }
+
+// WithPolicy is the repo posting captures by pol (settlement delay, fee).
+func (r *Repo) WithPolicy(pol ledger.Policy) *Repo {
+	c := *r
+	c.policy = pol
+	return &c
+}
 
 // Get reads one of the account's payments; another account's is NotFound.
 func (r *Repo) Get(ctx context.Context, accountID, id string) (*Payment, error) {
@@ -62,19 +72,29 @@ func Decode(it store.Item) (*Payment, error) {
 		return nil, apierr.Wrap("payments.Decode", apierr.Internal, err)
 	}
 	p.version, p.readStatus = it.Version, p.Status
+	p.markRead()
 	return &p, nil
 }
 
 // SaveOps are the writes that store p and its queued events: a put-if-absent
 // for a new record, else a put conditioned on the version it was read at, so
 // a concurrent change makes the whole transaction fail. Callers add their own
-// ops and write them together. The first op is always the payment's.
+// ops and write them together. The first op is always the payment's. The
+// money moved since the read is posted to the merchant's books by the last
+// ops (ledger.go): a balance they would take below zero fails the write,
+// which ledger.Insufficient words.
 func (r *Repo) SaveOps(p *Payment) ([]store.Op, error) {
 	cond := store.IfAbsent
 	if p.version > 0 {
 		cond = store.IfVersion(p.version)
 	}
-	data, err := json.Marshal(p)
+	lops, split, err := p.ledgerOps(r.policy)
+	if err != nil {
+		return nil, err
+	}
+	rec := *p
+	rec.Split, p.nextSplit = split, split
+	data, err := json.Marshal(&rec)
 	if err != nil {
 		return nil, apierr.Wrap("payments.SaveOps", apierr.Internal, err)
 	}
@@ -98,7 +118,7 @@ func (r *Repo) SaveOps(p *Payment) ([]store.Op, error) {
 		exp := time.Unix(ev.Created, 0).Add(EventRetention)
 		ops = append(ops, store.Put(store.Item{Key: EventKey(p.AccountID, ev.ID), Data: b, ExpiresAt: exp}, store.IfAbsent))
 	}
-	return ops, nil
+	return append(ops, lops...), nil
 }
 
 // Saved marks p as written at the next version, after the caller's Write of
@@ -106,6 +126,8 @@ func (r *Repo) SaveOps(p *Payment) ([]store.Op, error) {
 func (p *Payment) Saved() {
 	p.version++
 	p.pending, p.extra, p.readStatus = nil, nil, p.Status
+	p.Split = p.nextSplit
+	p.markRead()
 }
 
 // Save writes p and its events alone.
@@ -115,6 +137,9 @@ func (r *Repo) Save(ctx context.Context, p *Payment) error {
 		return err
 	}
 	if err := r.st.Write(ctx, ops...); err != nil {
+		if e := ledger.Insufficient(err, ops, "amount"); e != nil {
+			return e
+		}
 		if _, ok := store.IsConditionFailed(err); ok {
 			return apierr.New(apierr.Conflict, "payment_changed", "payment %s changed concurrently; retry", p.ID)
 		}

@@ -16,7 +16,12 @@ const (
 	// WalletConfirmations carries wallet transactions waiting for the
 	// shopper's answer.
 	WalletConfirmations = "wallet-confirmations"
+	// Payouts carries payouts waiting for the payout processor.
+	Payouts = "payouts"
 )
+
+// Names lists every logical queue (each has a DLQ, DLQName).
+var Names = []string{Fulfilment, Webhooks, WalletConfirmations, Payouts}
 
 // Message is one received message.
 type Message struct {

@@ -320,6 +320,17 @@ type Store interface {
 	Close() error
 }
 
+// Pipeliner is a store that can take a write now and give its verdict later,
+// committing writes in the order they were handed over (the embedded store's
+// group commit). A caller that serialises writes on one item behind a lock
+// hands its write over, releases the lock and then waits: the next holder's
+// write, built on the predicted outcome of the first, lands after it in the
+// same commit instead of waiting for the first commit to end. The verdict is
+// Write's. The DynamoDB adapter is not one: each transaction is its own call.
+type Pipeliner interface {
+	Submit(ctx context.Context, ops ...Op) (wait func() error, err error)
+}
+
 // ErrNotFound is returned by Get for a missing or expired item.
 var ErrNotFound = errors.New("store: item not found")
 

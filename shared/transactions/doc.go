@@ -36,7 +36,13 @@
 //     the payment (conditioned on the version read), its history entry and
 //     event, a refund's record and index entry, the expiry entry's removal
 //     and the Idempotency-Key's record in one TransactWriteItems
-//     (idempotency.Commit; the routes are IdemInline). A lost race re-reads
+//     (idempotency.Commit; the routes are IdemInline). The same
+//     transaction posts the money to the merchant's books: SaveOps derives
+//     the ledger entries from the payment's money moves (payments/ledger.go;
+//     a capture to pending, settled at once in the sandbox; a refund from
+//     available; a split request applied or reversed), so a refund the
+//     available balance cannot cover is a 400 insufficient_balance naming
+//     amount, with nothing changed. A lost race re-reads
 //     and decides again against the winner's state (up to 40 attempts with
 //     jittered backoff), so concurrent refunds each get a success or a 400
 //     naming amount, never a double refund. A change refused against the

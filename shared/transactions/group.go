@@ -32,6 +32,9 @@ var TransactionsGroup = registry.Group{
 		// expiry-index entry in its transaction.
 		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		// A capture or refund posts its ledger entries and balances
+		// (shared/ledger, through payments.SaveOps) in its transaction.
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
 	},
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
@@ -23,6 +24,9 @@ type Config struct {
 	Store store.Store
 	Clock func() time.Time // nil: time.Now
 	Log   *slog.Logger     // nil: discard
+	// Ledger is how captures post to the merchant's books (settlement
+	// delay, fee); the zero value is the sandbox's.
+	Ledger ledger.Policy
 }
 
 // Service reads transactions and moves their money.
@@ -41,7 +45,7 @@ func New(c Config) *Service {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: c.Store, repo: payments.NewRepo(c.Store), clock: c.Clock, log: c.Log}
+	return &Service{st: c.Store, repo: payments.NewRepo(c.Store).WithPolicy(c.Ledger), clock: c.Clock, log: c.Log}
 }
 
 // Get reads one of the account's transactions. Errors: NotFound (missing, or
@@ -153,6 +157,9 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 		}
 		if idempotency.FromKey(err) {
 			return nil, err
+		}
+		if e := ledger.Insufficient(err, ops, "amount"); e != nil {
+			return nil, e // a refund the available balance cannot cover
 		}
 		if cf, ok := store.IsConditionFailed(err); (!ok || cf.Index != 0) && apierr.KindOf(err) != apierr.Conflict {
 			return nil, apierr.Wrap("transactions.change", apierr.Unavailable, err)

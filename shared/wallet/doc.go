@@ -46,12 +46,20 @@
 // event), then one SQS SendMessage. A replay: the two reads. A confirmation:
 // GetItem, then one TransactWriteItems per move (two for NEW -> PROCESSING ->
 // SUCCESS). Capture, cancel, refund: the two reads, GetItem, one
-// TransactWriteItems.
+// TransactWriteItems (a capture or refund adds its ledger entries and
+// balances to it).
 //
 // # What is not here
 //
 // No live wallet provider is wired: a live key's transaction fails with
 // wallet_unavailable when the consumer takes it (test keys get the sandbox
-// wallet). Captures and refunds move no ledger entries yet (the merchant
-// balance and its double-entry ledger are another issue's).
+// wallet).
+//
+// # The merchant's books
+//
+// A capture and a refund post their entries to the merchant's ledger
+// (shared/ledger) in the move's own transaction (Service.ledgerOps): a
+// capture to pending, settled to available at once in the sandbox (else by
+// the settlement task after SETTLEMENT_DELAY); a refund from available,
+// refused with 400 insufficient_balance when available cannot cover it.
 package wallet

@@ -34,6 +34,9 @@ var WalletGroup = registry.Group{
 		// closes it (cancel, a test helper's answer).
 		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		// A capture or refund posts its ledger entries and balances
+		// (shared/ledger) in the move's transaction.
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
 	},
 	Queues: []registry.Queue{{Name: queue.WalletConfirmations, Access: registry.Send}},
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
@@ -39,6 +40,9 @@ type Config struct {
 	// the crash test's server shorten them).
 	ConfirmTimeout time.Duration
 	ApproveDelay   time.Duration
+	// Ledger is how captures post to the merchant's books (settlement
+	// delay, fee); the zero value is the sandbox's.
+	Ledger ledger.Policy
 }
 
 // Service authorises, reads and moves wallet transactions.
@@ -49,6 +53,7 @@ type Service struct {
 	log          *slog.Logger
 	timeout      time.Duration
 	approveDelay time.Duration
+	policy       ledger.Policy
 }
 
 // StatusNew builds the service.
@@ -65,7 +70,8 @@ func New(c Config) *Service {
 	if c.ApproveDelay == 0 {
 		c.ApproveDelay = ApproveDelay
 	}
-	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, timeout: c.ConfirmTimeout, approveDelay: c.ApproveDelay}
+	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, timeout: c.ConfirmTimeout, approveDelay: c.ApproveDelay,
+		policy: c.Ledger}
 }
 
 // AuthorizeInput is what authorising takes: typed, with no HTTP.
@@ -191,6 +197,11 @@ func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call,
 		if cur.Status.Open() && !next.Status.Open() {
 			ops = append(ops, store.Delete(openKey(cur), store.Always))
 		}
+		lops, err := s.ledgerOps(cur, &next, now)
+		if err != nil {
+			return nil, false, err
+		}
+		ops = append(ops, lops...)
 		err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
 		if err == nil {
 			next.version = cur.version + 1
@@ -198,6 +209,9 @@ func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call,
 		}
 		if idempotency.FromKey(err) {
 			return nil, false, err
+		}
+		if e := ledger.Insufficient(err, ops, "amount"); e != nil {
+			return nil, false, e // a refund the available balance cannot cover
 		}
 		if cf, ok := store.IsConditionFailed(err); (!ok || cf.Index != 0) && apierr.KindOf(err) != apierr.Conflict {
 			return nil, false, apierr.Wrap("wallet.move", apierr.Unavailable, err)
@@ -212,6 +226,22 @@ func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call,
 			return nil, false, err
 		}
 	}
+}
+
+// ledgerOps post the money a move changed to the merchant's books, in the
+// move's transaction: a capture (pending, then available after the
+// settlement delay) and a refund (from available).
+func (s *Service) ledgerOps(cur, next *record, now time.Time) ([]store.Op, error) {
+	var b ledger.Batch
+	src := ledger.Source{Type: ledger.SourceWalletTransaction, ID: next.ID}
+	if d := next.Captured - cur.Captured; d > 0 {
+		b.Capture(s.policy, ledger.Capture{AccountID: next.AccountID, Currency: next.Currency, Livemode: next.Live,
+			Source: src, Amount: d}, now)
+	}
+	if d := next.Refunded - cur.Refunded; d > 0 {
+		b.Refund(ledger.Refund{AccountID: next.AccountID, Currency: next.Currency, Livemode: next.Live, Source: src, Amount: d}, now)
+	}
+	return b.Ops(now)
 }
 
 func illegal(from, to Status) error {

@@ -17,7 +17,8 @@ type EventTypeInfo struct {
 // Catalogue is every event type the service emits, the one list the API
 // validates enabled_events against. The OpenAPI enum (EventType in
 // paths-webhooks.json) and the README table repeat it; a test holds the three
-// and the writers (orders, payments, checkout sessions, deposits) to it. A group that starts emitting a
+// and the writers (orders, payments, checkout sessions, deposits, wallet,
+// split requests, payouts) to it. A group that starts emitting a
 // new type adds it here first.
 var Catalogue = []EventTypeInfo{
 	{"order.completed", "A Gate order was fulfilled; data is the order with its order_content."},
@@ -41,6 +42,10 @@ var Catalogue = []EventTypeInfo{
 	{"wallet.captured", "A wallet transaction was captured (CAPTURED)."},
 	{"wallet.cancelled", "A wallet transaction was cancelled before capture (CANCELLED)."},
 	{"wallet.refunded", "Part or all of a captured wallet transaction was refunded (PARTIALLY_REFUNDED or REFUNDED)."},
+	{"split_request.applied", "A payment's first capture applied its split request: each part's share moved to its partner; data is the split request."},
+	{"payout.created", "A payout was requested: its amount moved from available to reserved (pending); data is the payout."},
+	{"payout.paid", "The payout processor paid a payout to its card (paid)."},
+	{"payout.failed", "The payout processor refused a payout, or never answered and has no record of it (failed, with failure_reason); the reserved amount is available again."},
 	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
 	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
 	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},

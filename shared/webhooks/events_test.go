@@ -15,6 +15,7 @@ import (
 
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -152,6 +153,9 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	// Checkout sessions and Gate deposits write these (each package's own
 	// constants, the ones their writers use).
 	emitted = append(emitted, checkout.EventSessionCompleted, checkout.EventSessionExpired, ledger.EventDepositPosted)
+	// Captures apply split requests (payments.SaveOps); payouts write theirs.
+	emitted = append(emitted, payments.EventSplitApplied)
+	emitted = append(emitted, balance.EventTypes...)
 	emitted = append(emitted, links.EventTypes...)
 	for _, typ := range emitted {
 		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
@@ -20,9 +21,11 @@ import (
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/splits"
 	pay "github.com/paygate/paygate/shared/transactions"
 	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
+	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
@@ -34,7 +37,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, links.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, links.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -64,6 +67,10 @@ var builders = map[string]any{
 	pay.TransactionsGroup.Function:     app.HTTPBuilder(paywire.Transactions),
 	pay.ModificationsGroup.Function:    app.HTTPBuilder(paywire.CheckoutModifications),
 	pay.ExpirerGroup.Function:          TaskBuilder(paywire.AuthorizationExpirer),
+	splits.SplitRequestsGroup.Function: app.HTTPBuilder(paywire.SplitRequests),
+	balance.BalanceGroup.Function:      app.HTTPBuilder(balancewire.MerchantBalance),
+	balance.PayoutsGroup.Function:      app.SQSBuilder(balancewire.PayoutsSender),
+	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
 	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
 	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
 	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),

@@ -48,6 +48,12 @@ def _path_ids(path):
         return {"id": SEED["wallet_transaction_id"]}
     if path.startswith("/v1/transactions/{id}"):
         return {"id": SEED["transaction_id"]}
+    if path.startswith("/v1/payouts/cards/{id}"):
+        return {"id": SEED["payout_card_id"]}
+    if path.startswith("/v1/payouts/{id}"):
+        return {"id": SEED["payout_id"]}
+    if path.startswith("/v1/split-requests/{id}"):
+        return {"id": SEED["split_request_id"]}
     if "{paymentPspReference}" in path:
         return {"paymentPspReference": SEED["transaction_id"]}
     if "{orderId}" in path:
@@ -86,6 +92,10 @@ def map_case(context, case):
             case.body["paymentReference"] = SEED["cancel_reference"]
         if path == "/orders" and isinstance(case.body.get("product_id"), int):
             case.body["product_id"] = PRODUCT_IDS[case.body["product_id"] % len(PRODUCT_IDS)]
+        if path == "/v1/payouts" and isinstance(case.body.get("payout_card_id"), str):
+            case.body["payout_card_id"] = SEED["payout_card_id"]
+        if path == "/v1/split-requests" and isinstance(case.body.get("transaction_id"), str):
+            case.body["transaction_id"] = SEED["split_transaction_id"]
     # A valid request with a new body needs a new key: a generated key that
     # comes back with another body is rightly a 422.
     if case.headers and "Idempotency-Key" in case.headers:
@@ -260,6 +270,20 @@ KNOWN = [
           "transaction's (the seeded one is EUR); the schema allows any ISO 4217 code", param="currency",
           message="currency must be the transaction's.*"),
 
+    known("GET", r"^/v1/(balance/entries|payouts)$", REJECTED, "created_to must not be before created_from",
+          param="created_to", message="created_to is before.*"),
+    known("POST", r"^/v1/payouts$", REJECTED, "a payout takes from the available balance in its currency (seed.py's capture "
+          "makes 490.00 EUR available and generated payouts use it up; other currencies hold nothing)",
+          message=r"the available [A-Z]{3} balance is .*"),
+    known("POST", r"^/(v1/transactions/\{id\}/refund|v2/payments/\{paymentPspReference\}/(refunds|reversals))$", REJECTED,
+          "a refund (or a reversal of a captured payment) takes from the available balance, which the seeded payout "
+          "and generated payouts reserved part of", message=r"the available [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/payouts/cards$", REJECTED, "a payout card number must pass Luhn and be visa or mc; its expiry must "
+          "be in the future and at most 20 years ahead; a holder name of spaces alone is blank",
+          param=r"number|expiry_year|holder_name"),
+    known("POST", r"^/v1/split-requests(/\{id\})?$", REJECTED, "a split's parts name each partner once, and their shares "
+          "(amounts, or percentages of the payment's amount) sum to the seeded payment's amount or less",
+          param=r"parts|parts\[\d+\]\.(reference|amount)"),
     known("POST", r"^/v2/payments/\{paymentPspReference\}/(captures|refunds|amountUpdates)$", REJECTED,
           "a capture is at most what is still capturable, a refund at most the balance, each in the payment's "
           "currency (the seeded one is EUR); both shrink as earlier cases capture and refund the seeded transaction",

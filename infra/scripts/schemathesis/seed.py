@@ -1,7 +1,8 @@
 """Seeds the local gateway for schemathesis: an order, a checkout session, a
-payment waiting for its 3-D Secure challenge, payment links and a link's page
-session, so generated requests reach real records, not only 404s. Prints the
-ids as JSON (read by hooks.py).
+payment waiting for its 3-D Secure challenge, a wallet transaction, a
+captured card payment, a payout card and a payout, a split request, payment
+links and a link's page session, so generated requests reach real records,
+not only 404s. Prints the ids as JSON (read by hooks.py).
 
 Environment: PG_BASE_URL, SANDBOX_API_KEY.
 """
@@ -63,6 +64,19 @@ tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"
                                    "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                                    "additionalData": {"manualCapture": "true"}})
 call("POST", "/v1/transactions/" + tx["pspReference"] + "/capture", {"amount": 50000})
+# The capture made 500.00 EUR available: a sandbox payout card that is paid,
+# and a payout of 10.00 to it, so payout reads and new payouts reach them.
+payout_card = call("POST", "/v1/payouts/cards", {"number": "4000056655665556", "expiry_month": 3, "expiry_year": 2030,
+                                                 "holder_name": "Schemathesis Seed"})
+payout = call("POST", "/v1/payouts", {"amount": {"value": 1000, "currency": "EUR"}, "payout_card_id": payout_card["id"],
+                                      "reference": "schemathesis-seed"})
+# A payment authorised and not captured, divided by a split request that
+# generated updates can change (until a generated delete removes it).
+split_tx = call("POST", "/v2/payments", {"amount": {"value": 100000, "currency": "EUR"}, "reference": "schemathesis-split",
+                                         "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
+                                         "additionalData": {"manualCapture": "true"}})
+split = call("POST", "/v1/split-requests", {"transaction_id": split_tx["pspReference"],
+                                            "parts": [{"reference": "seed-partner", "percentage": 10}]})
 # A payment held for manual capture under its own reference, for generated
 # cancels by reference (POST /v2/cancels).
 call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
@@ -81,6 +95,8 @@ call("POST", "/pay/" + link_paid["id"] + "/sessions/" + paid_session["id"] + "/p
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
            "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
-           "cancel_reference": "schemathesis-cancel", "link_id": link_api["id"], "page_link_id": link_page["id"],
+           "cancel_reference": "schemathesis-cancel", "payout_card_id": payout_card["id"], "payout_id": payout["id"],
+           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"],
+           "link_id": link_api["id"], "page_link_id": link_page["id"],
            "link_session_id": link_session["id"], "link_session_data": link_session["sessionData"],
            "paid_link_id": link_paid["id"]}, sys.stdout)

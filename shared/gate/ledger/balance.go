@@ -3,7 +3,9 @@
 // so every debit and credit is atomic, a debit never takes a balance below
 // zero and a deposit never takes it above money.MaxBalance; callers put
 // DebitOp/CreditOp/RefundOp in their own transactions (orders, refunds) so
-// the money moves with the record that explains it.
+// the money moves with the record that explains it. It is the Gate API's
+// prepaid balance, not the Pay API merchant's double-entry books
+// (shared/ledger, whose doc.go says how this one could move onto them).
 package ledger
 
 import (

@@ -154,10 +154,30 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 		if leased {
 			ops = append(ops, store.Delete(leaseKey(acct, cur), store.Always))
 		}
-		err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: Kind, Value: view}, ops...)
+		st, pipelined := s.st, false
+		if s.serial {
+			next := ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1}
+			st = handover{Store: s.st, submitted: func() {
+				// Handed over, still under the lock: the next order of this
+				// balance builds on this one's outcome and commits after it,
+				// in the same batch, instead of waiting for this commit.
+				pipelined = true
+				s.balances.put(acct, cur, next)
+				unlock()
+				unlock = func() {}
+			}}
+		}
+		err := idempotency.Commit(ctx, st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: Kind, Value: view}, ops...)
+		if pipelined && err != nil {
+			// The prediction did not come true: queue for the balance again.
+			// Orders built on it fail their version condition and re-read.
+			unlock = s.lockBalance(acct, cur)
+		}
 		if err == nil {
-			leased = false // released by the transaction
-			s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
+			leased = false  // released by the transaction
+			if !pipelined { // else the prediction is cached already, and may be overtaken
+				s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
+			}
 			metrics.Count(metrics.OrdersPlaced)
 			metrics.BalanceDebit(cur, pr.charge)
 			unlock()
@@ -215,6 +235,28 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 			return nil, false, busy
 		}
 	}
+}
+
+// handover is the store as idempotency.Commit sees it for an order: where
+// the store pipelines writes (store.Pipeliner, the embedded store's group
+// commit) the order's write is handed over, submitted is called, and only
+// then is the verdict awaited. On another store it is the store itself.
+type handover struct {
+	store.Store
+	submitted func()
+}
+
+func (h handover) Write(ctx context.Context, ops ...store.Op) error {
+	p, ok := h.Store.(store.Pipeliner)
+	if !ok {
+		return h.Store.Write(ctx, ops...)
+	}
+	wait, err := p.Submit(ctx, ops...)
+	if err != nil {
+		return err
+	}
+	h.submitted()
+	return wait()
 }
 
 // Message is the fulfilment queue's message body.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apitest"
@@ -261,4 +262,49 @@ func TestReconcilerRequeuesLostMessages(t *testing.T) {
 	n, err = e.svc.Reconcile(context.Background())
 	require.NoError(t, err)
 	require.Zero(t, n, "finished orders leave the pending index")
+}
+
+// TestOrdersOfOneBalanceShareCommits: on the embedded store the local
+// gateway's orders of one balance are pipelined (each handed to the store's
+// group commit under the balance lock, the lock released before the commit's
+// verdict), so 100 concurrent orders share commits, and the balance chain
+// stays exact: every balance_before is the previous order's balance_after.
+func TestOrdersOfOneBalanceShareCommits(t *testing.T) {
+	e := newEnv(t, envOpts{serial: true, ttl: time.Minute})
+	bs, ok := e.Deps.Store.(*boltstore.Store)
+	require.True(t, ok, "the default test store is the embedded one")
+	const orders = 100
+	e.deposit(e.Account.ID, "USD", orders*1000)
+	before := bs.GroupStats()
+	afters := make([]int64, orders)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	usd := money.MustParseCurrency("USD")
+	for i := range orders {
+		wg.Go(func() {
+			<-start
+			r := e.Do("POST", "/orders", map[string]any{"product_id": pCard}, "Idempotency-Key", fmt.Sprintf("pipe-%d", i))
+			if r.Status != 201 {
+				t.Errorf("order %d: %d %s", i, r.Status, r.Body)
+				return
+			}
+			m := r.Map(t)
+			b, err1 := money.ParseDecimal(m["balance_before"].(string), usd)
+			a, err2 := money.ParseDecimal(m["balance_after"].(string), usd)
+			if err1 != nil || err2 != nil || b-1000 != a {
+				t.Errorf("order %d: before %v after %v", i, m["balance_before"], m["balance_after"])
+			}
+			afters[i] = a
+		})
+	}
+	close(start)
+	wg.Wait()
+	sort.Slice(afters, func(i, j int) bool { return afters[i] > afters[j] })
+	for i, a := range afters {
+		require.Equal(t, int64(orders-1-i)*1000, a, "balance_after values form the exact chain")
+	}
+	require.EqualValues(t, 0, e.balance(e.Account.ID, "USD"))
+	after := bs.GroupStats()
+	t.Logf("%d orders: %d store writes in %d commits", orders, after.Writes-before.Writes, after.Commits-before.Commits)
+	assert.Less(t, after.Commits-before.Commits, int64(orders), "orders of one balance share commits")
 }

@@ -56,8 +56,17 @@ func Open(path string, clock func() time.Time) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltqueue: open %s: %w", path, err)
 	}
+	// Sends go through bbolt's Batch: concurrent sends share one commit and
+	// its fsyncs (a send's function only puts its own message under its own
+	// id, so running it again in another transaction, as Batch may, writes
+	// the same). A lone send waits at most this long for company.
+	db.MaxBatchDelay = sendBatchDelay
 	return &Queue{db: db, clock: clock, changed: make(chan struct{}), closed: make(chan struct{})}, nil
 }
+
+// sendBatchDelay is how long a send waits for other sends to share its
+// commit: under load the wait fills a batch; alone it costs this much.
+const sendBatchDelay = time.Millisecond
 
 // Close closes the file; pending long polls return an error.
 func (q *Queue) Close() error {
@@ -79,7 +88,7 @@ func (q *Queue) Send(ctx context.Context, name string, body []byte, delay time.D
 	}
 	id := u.String()
 	rec := record{visibleAt: q.clock().Add(ceilSeconds(delay)), body: body}
-	err = q.db.Update(func(tx *bolt.Tx) error {
+	err = q.db.Batch(func(tx *bolt.Tx) error {
 		b, err := queueBucket(tx, name)
 		if err != nil {
 			return err

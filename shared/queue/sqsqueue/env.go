@@ -17,7 +17,7 @@ func EnvName(name string) string {
 // one fails at use with queue.ErrInvalid).
 func URLsFromEnv(getenv func(string) string) map[string]string {
 	urls := map[string]string{}
-	for _, base := range []string{queue.Fulfilment, queue.Webhooks, queue.WalletConfirmations} {
+	for _, base := range queue.Names {
 		for _, name := range []string{base, queue.DLQName(base)} {
 			if u := getenv(EnvName(name)); u != "" {
 				urls[name] = u

@@ -1,6 +1,8 @@
 // Package boltstore is the embedded store adapter: one durable bbolt file, one
 // bucket per logical table. It backs `make run` and fast unit tests with the
-// same semantics as the DynamoDB adapter.
+// same semantics as the DynamoDB adapter. Writes go through one writer
+// goroutine that commits concurrent writes in one bbolt transaction (group
+// commit, write.go), since a commit's two fsyncs bound the write rate.
 package boltstore
 
 import (
@@ -23,6 +25,7 @@ type Store struct {
 	db     *bolt.DB
 	clock  store.Clock
 	notify map[string]*notifier // per streamed table: wakes feed readers on commit
+	group  *committer           // the one writer: group commit (write.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -50,7 +53,7 @@ func Open(path string, clock store.Clock) (*Store, error) {
 		return nil
 	})
 	if !missing {
-		return &Store{db: db, clock: clock, notify: newNotifiers()}, nil
+		return start(db, clock), nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, t := range store.AllTables {
@@ -69,11 +72,22 @@ func Open(path string, clock store.Clock) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltstore: create tables: %w", err)
 	}
-	return &Store{db: db, clock: clock, notify: newNotifiers()}, nil
+	return start(db, clock), nil
 }
 
-// Close releases the file.
-func (s *Store) Close() error { return s.db.Close() }
+// start builds the store over an open db and starts its writer.
+func start(db *bolt.DB, clock store.Clock) *Store {
+	s := &Store{db: db, clock: clock, notify: newNotifiers(), group: newCommitter()}
+	go s.group.run(s)
+	return s
+}
+
+// Close stops the writer (writes already submitted still commit; later
+// ones fail) and releases the file.
+func (s *Store) Close() error {
+	s.group.stop()
+	return s.db.Close()
+}
 
 // Get reads one item; missing or expired is store.ErrNotFound.
 func (s *Store) Get(ctx context.Context, k store.Key) (store.Item, error) {

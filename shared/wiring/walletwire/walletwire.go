@@ -7,22 +7,42 @@ import (
 
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/wallet"
 )
 
-func service(d *app.Deps) *wallet.Service {
-	return wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log})
+func service(d *app.Deps) (*wallet.Service, error) {
+	pol, err := ledger.PolicyFromEnv(d.Config.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol}), nil
 }
 
 // Wallet builds the WalletFunction.
-func Wallet(d *app.Deps) (httpapi.Group, error) { return service(d).Group(), nil }
+func Wallet(d *app.Deps) (httpapi.Group, error) {
+	svc, err := service(d)
+	if err != nil {
+		return httpapi.Group{}, err
+	}
+	return svc.Group(), nil
+}
 
 // WalletConfirmations builds the WalletConfirmationsFunction (queue consumer).
-func WalletConfirmations(d *app.Deps) (app.SQSHandler, error) { return service(d).HandleSQS, nil }
+func WalletConfirmations(d *app.Deps) (app.SQSHandler, error) {
+	svc, err := service(d)
+	if err != nil {
+		return nil, err
+	}
+	return svc.HandleSQS, nil
+}
 
 // WalletExpirer builds the WalletExpirerFunction's task.
 func WalletExpirer(d *app.Deps) (func(context.Context) error, error) {
-	svc := service(d)
+	svc, err := service(d)
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context) error {
 		_, err := svc.Expire(ctx)
 		return err

@@ -1,0 +1,11 @@
+// Command split-requests is the SplitRequestsFunction Lambda: split
+// requests, which divide a payment's captures between the merchant and its
+// partners.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/paywire"
+)
+
+func main() { app.StartHTTP(paywire.SplitRequests) }

@@ -1,0 +1,85 @@
+// Command killserver is the payouts crash test's server: checkout payments
+// (a card captured at authorisation funds the balance), the transactions
+// routes, the balance and payout routes and the payouts consumer, in one process over
+// the embedded store and queue in $DATA_DIR with the sandbox key
+// $SANDBOX_API_KEY (shared/apitest/crashtest), as make run serves them.
+// With CRASH_AFTER_PAY=1 the process sends itself SIGKILL right after the
+// sandbox payout processor answered (its own record written), before the
+// consumer records the answer: the crash the test is about. Each processor
+// call appends a line to $DATA_DIR/processor-calls, so the test can count
+// them across processes. At start it releases the messages a killed run had
+// received, as the local gateway does.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/paygate/paygate/shared/apitest/crashtest"
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/balance"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/boltqueue"
+	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/wiring/paywire"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "killserver:", err)
+		os.Exit(1)
+	}
+}
+
+// crashing wraps the sandbox processor: it notes each call and, when asked
+// to, dies right after the processor answered.
+type crashing struct {
+	balance.Processor
+	log   string
+	crash bool
+}
+
+func (c crashing) Pay(ctx context.Context, r balance.PayRequest) (balance.PayResult, error) {
+	res, err := c.Processor.Pay(ctx, r)
+	if f, ferr := os.OpenFile(c.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); ferr == nil {
+		fmt.Fprintln(f, r.PayoutID)
+		f.Sync()
+		f.Close()
+	}
+	if c.crash {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Minute) // SIGKILL is asynchronous: never return the answer
+	}
+	return res, err
+}
+
+func run() error {
+	ctx := context.Background()
+	d, _, err := crashtest.Open(ctx)
+	if err != nil {
+		return err
+	}
+	if bq, ok := d.Queue.(*boltqueue.Queue); ok {
+		if _, err := bq.ReleaseReceived(ctx, queue.Payouts); err != nil {
+			return err
+		}
+	}
+	proc := crashing{Processor: balance.NewSandbox(d.Store, nil), log: filepath.Join(os.Getenv("DATA_DIR"), "processor-calls"),
+		crash: os.Getenv("CRASH_AFTER_PAY") == "1"}
+	svc := balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Processor: proc})
+	pays, err := checkoutwire.CheckoutPayments(d)
+	if err != nil {
+		return err
+	}
+	txs, err := paywire.Transactions(d)
+	if err != nil {
+		return err
+	}
+	poller := &app.Poller{Queue: d.Queue, Name: queue.Payouts, Handler: svc.HandleSQS, Wait: 100 * time.Millisecond}
+	go poller.Run(ctx)
+	return crashtest.Serve(d.Server(pays, txs, svc.Group()))
+}

@@ -1,0 +1,152 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Difference is a balance whose stored counter is not the sum of the
+// postings of the entries.
+type Difference struct {
+	AccountID string  `json:"account_id"`
+	Currency  string  `json:"currency"`
+	Account   Account `json:"account"`
+	Stored    int64   `json:"stored"`
+	Derived   int64   `json:"derived"`
+}
+
+func (d Difference) String() string {
+	return fmt.Sprintf("%s %s %s: stored %d, entries sum to %d", d.AccountID, d.Currency, d.Account, d.Stored, d.Derived)
+}
+
+// Report is what Check found.
+type Report struct {
+	Accounts    int          `json:"accounts"`
+	Entries     int          `json:"entries"`
+	Balances    int          `json:"balances"`
+	Differences []Difference `json:"differences"`
+	// Broken lists entries that break the rules of the books (unbalanced,
+	// unknown account, ...): "<account> <entry id>: <why>".
+	Broken []string `json:"broken"`
+	// Negative lists balances of the merchant's side below zero.
+	Negative []Difference `json:"negative"`
+}
+
+// OK reports whether the books are consistent.
+func (r Report) OK() bool {
+	return len(r.Differences) == 0 && len(r.Broken) == 0 && len(r.Negative) == 0
+}
+
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d accounts, %d entries, %d balances", r.Accounts, r.Entries, r.Balances)
+	if r.OK() {
+		b.WriteString(": no difference")
+		return b.String()
+	}
+	for _, d := range r.Differences {
+		b.WriteString("\n  difference: " + d.String())
+	}
+	for _, d := range r.Negative {
+		b.WriteString("\n  negative: " + d.String())
+	}
+	for _, s := range r.Broken {
+		b.WriteString("\n  broken entry: " + s)
+	}
+	return b.String()
+}
+
+// Check re-derives every balance of the account's books from its entries
+// and compares it with the stored counter: a difference, an entry that
+// does not balance or a merchant-side balance below zero is reported. It
+// reads the account's entries and balances whole (two partitions, paged).
+func Check(ctx context.Context, st store.Store, accountID string) (Report, error) {
+	var r Report
+	err := check(ctx, st, accountID, &r)
+	return r, err
+}
+
+type balKey struct {
+	currency string
+	account  Account
+}
+
+func check(ctx context.Context, st store.Store, accountID string, r *Report) error {
+	derived := map[balKey]int64{}
+	err := eachEntry(ctx, st, accountID, func(e Entry) error {
+		r.Entries++
+		if err := e.Validate(); err != nil {
+			r.Broken = append(r.Broken, accountID+" "+e.ID+": "+err.Error())
+		}
+		if e.AccountID != accountID {
+			r.Broken = append(r.Broken, accountID+" "+e.ID+": filed under another account ("+e.AccountID+")")
+		}
+		for _, p := range e.Postings {
+			derived[balKey{e.Currency, p.Account}] += p.Amount
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	stored, err := Balances(ctx, st, accountID)
+	if err != nil {
+		return err
+	}
+	r.Accounts++
+	r.Balances += len(stored)
+	seen := map[balKey]bool{}
+	for _, b := range stored {
+		k := balKey{b.Currency, b.Account}
+		seen[k] = true
+		if b.Amount != derived[k] {
+			r.Differences = append(r.Differences, Difference{accountID, b.Currency, b.Account, b.Amount, derived[k]})
+		}
+		if !b.Account.External() && b.Amount < 0 {
+			r.Negative = append(r.Negative, Difference{accountID, b.Currency, b.Account, b.Amount, derived[k]})
+		}
+	}
+	var missing []balKey
+	for k, v := range derived {
+		if !seen[k] && v != 0 {
+			missing = append(missing, k)
+		}
+	}
+	sort.Slice(missing, func(i, j int) bool {
+		return missing[i].currency+string(missing[i].account) < missing[j].currency+string(missing[j].account)
+	})
+	for _, k := range missing {
+		r.Differences = append(r.Differences, Difference{accountID, k.currency, k.account, 0, derived[k]})
+	}
+	return nil
+}
+
+// CheckAll checks the books of every account that has any (the account
+// index, shard by shard; no Scan).
+func CheckAll(ctx context.Context, st store.Store) (Report, error) {
+	var r Report
+	for shard := 0; shard < AccountShards; shard++ {
+		q := store.Query{Table: store.TableLedger, PK: accountPK(shard), Limit: store.MaxQueryLimit}
+		for {
+			page, err := st.Query(ctx, q)
+			if err != nil {
+				return r, apierr.Wrap("ledger.CheckAll", apierr.Unavailable, err)
+			}
+			for _, it := range page.Items {
+				if err := check(ctx, st, it.SK, &r); err != nil {
+					return r, err
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			q.Cursor = page.Next
+		}
+	}
+	return r, nil
+}

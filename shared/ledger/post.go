@@ -1,0 +1,228 @@
+package ledger
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/bits"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Key layout (table ledger; the Gate API's prepaid balances live beside it
+// under bal#, dep#, depref#):
+//
+//   - mbal#<account> / <currency>#<ledger account>: a balance, its amount
+//     the item's counter N, changed only by store.Add ops in the transaction
+//     of the entries that explain them.
+//   - ment#<account> / <entry id>: an entry (UUIDv7 ids: time order).
+//   - mdue#<shard> / <available_on>#<account>#<capture entry id>: captured
+//     funds waiting for the settlement delay; the settlement task reads the
+//     due ones and moves them in one transaction with the entry's removal.
+//   - mlacct#<shard> / <account>: the accounts that have books, for the
+//     check of every account (no Scan); put with every posting.
+
+func balancePK(accountID string) string { return "mbal#" + accountID }
+func entryPK(accountID string) string   { return "ment#" + accountID }
+
+// DueShards and AccountShards spread the two cross-account indexes.
+const (
+	DueShards     = 8
+	AccountShards = 8
+)
+
+func duePK(shard int) string     { return "mdue#" + strconv.Itoa(shard) }
+func accountPK(shard int) string { return "mlacct#" + strconv.Itoa(shard) }
+
+// Prefixes are the partition prefixes the books own on the ledger table,
+// with what lives there (the area declaration registers them).
+var Prefixes = [][2]string{
+	{"mbal#", "merchant ledger balances"},
+	{"ment#", "merchant ledger entries"},
+	{"mdue#", "captured funds waiting for settlement, by time"},
+	{"mlacct#", "the accounts that have merchant books"},
+}
+
+func shardOf(s string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return int(h.Sum32() % uint32(n))
+}
+
+// BalanceKey addresses one balance of the merchant's books.
+func BalanceKey(accountID, currency string, a Account) store.Key {
+	return store.Key{Table: store.TableLedger, PK: balancePK(accountID), SK: currency + "#" + string(a)}
+}
+
+// EntryKey addresses one entry.
+func EntryKey(accountID, id string) store.Key {
+	return store.Key{Table: store.TableLedger, PK: entryPK(accountID), SK: id}
+}
+
+func accountKey(accountID string) store.Key {
+	return store.Key{Table: store.TableLedger, PK: accountPK(shardOf(accountID, AccountShards)), SK: accountID}
+}
+
+// dueSKTime sorts lexically in time order (fixed width, UTC).
+const dueSKTime = "2006-01-02T15:04:05.000000000Z"
+
+// balanceBody is a balance item's Data: what the counter is, so the item
+// reads alone; the amount is N.
+type balanceBody struct {
+	Currency  string    `json:"currency"`
+	Account   Account   `json:"account"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// due is a capture waiting for its settlement.
+type due struct {
+	AccountID   string    `json:"account_id"`
+	Currency    string    `json:"currency"`
+	Amount      int64     `json:"amount"`
+	Source      Source    `json:"source"`
+	Parent      string    `json:"parent"` // the capture entry
+	Livemode    bool      `json:"livemode"`
+	AvailableOn time.Time `json:"available_on"`
+}
+
+func (d due) key() store.Key {
+	return store.Key{Table: store.TableLedger, PK: duePK(shardOf(d.Parent, DueShards)),
+		SK: d.AvailableOn.UTC().Format(dueSKTime) + "#" + d.AccountID + "#" + d.Parent}
+}
+
+// Batch gathers the entries of one business change, to be written in that
+// change's transaction: Ops turns them into the entries' puts, one add per
+// balance they touch (netted: a capture settled at once leaves pending
+// unchanged and writes no add for it) and any settlement scheduled.
+type Batch struct {
+	Entries []Entry
+	dues    []due
+}
+
+// Empty reports whether the batch moves nothing.
+func (b *Batch) Empty() bool { return b == nil || len(b.Entries) == 0 }
+
+// Add appends entries.
+func (b *Batch) Add(e ...Entry) { b.Entries = append(b.Entries, e...) }
+
+// Ops are the batch's writes, in a fixed order: the entries (put-if-absent),
+// the balances (store.Add, conditioned not to go below zero for every
+// account but the external ones, and bounded by money.MaxBalance), the
+// settlements due, and the account's mark in the account index. Errors:
+// Internal when an entry breaks the rules of the books.
+func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
+	if b.Empty() {
+		return nil, nil
+	}
+	type bal struct {
+		account, currency string
+		a                 Account
+	}
+	deltas := map[bal]int64{}
+	var order []bal
+	var ops []store.Op
+	accounts := map[string]bool{}
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if err := e.Validate(); err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(e)
+		if err != nil {
+			return nil, apierr.Wrap("ledger.Ops", apierr.Internal, err)
+		}
+		ops = append(ops, store.Put(store.Item{Key: EntryKey(e.AccountID, e.ID), Data: data}, store.IfAbsent))
+		accounts[e.AccountID] = true
+		for _, p := range e.Postings {
+			k := bal{e.AccountID, e.Currency, p.Account}
+			if _, seen := deltas[k]; !seen {
+				order = append(order, k)
+			}
+			deltas[k] += p.Amount
+		}
+	}
+	for _, k := range order {
+		d := deltas[k]
+		if d == 0 {
+			continue
+		}
+		op := store.Add(BalanceKey(k.account, k.currency, k.a), d, !k.a.External(), store.Always)
+		op.Item.Data, _ = json.Marshal(balanceBody{Currency: k.currency, Account: k.a, UpdatedAt: now.UTC()})
+		if !k.a.External() {
+			op.Max = money.MaxBalance
+		}
+		ops = append(ops, op)
+	}
+	for _, d := range b.dues {
+		data, _ := json.Marshal(d)
+		ops = append(ops, store.Put(store.Item{Key: d.key(), Data: data}, store.IfAbsent))
+	}
+	ids := make([]string, 0, len(accounts))
+	for a := range accounts {
+		ids = append(ids, a)
+	}
+	sort.Strings(ids)
+	for _, a := range ids {
+		ops = append(ops, store.Put(store.Item{Key: accountKey(a), Data: []byte("{}")}, store.Always))
+	}
+	return ops, nil
+}
+
+// IsBalanceOp reports whether op changes a balance of the books.
+func IsBalanceOp(op store.Op) bool {
+	return op.Kind == store.OpAdd && op.Item.Table == store.TableLedger && strings.HasPrefix(op.Item.PK, "mbal#")
+}
+
+// Insufficient turns a write refused because a balance of the books would
+// go below zero into the 400 insufficient_balance naming param, with the
+// balance as it stood; ops are the ops whose index the failure counts in
+// (for idempotency.Commit's error: the caller's ops). Any other error is nil.
+func Insufficient(err error, ops []store.Op, param string) error {
+	cf, ok := store.IsConditionFailed(err)
+	if !ok || cf.Index < 0 || cf.Index >= len(ops) || !IsBalanceOp(ops[cf.Index]) {
+		return nil
+	}
+	op := ops[cf.Index]
+	var have int64
+	if cf.Current != nil {
+		have = cf.Current.N
+	}
+	if have+op.Delta >= 0 {
+		return nil // not the balance: another condition of the op
+	}
+	currency, account, _ := strings.Cut(op.Item.SK, "#")
+	return &apierr.Error{Kind: apierr.InsufficientFunds, Param: param,
+		Message: fmt.Sprintf("the %s %s balance is %s %s; this needs %s %s", account, currency, format(have, currency),
+			currency, format(-op.Delta, currency), currency),
+		Err: err}
+}
+
+func format(n int64, currency string) string {
+	c, err := money.ParseCurrency(currency)
+	if err != nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return money.FormatDecimal(n, c)
+}
+
+// IsOutOfRange reports whether err is a credit refused because a balance
+// would pass money.MaxBalance.
+func IsOutOfRange(err error) bool { return errors.Is(err, store.ErrOutOfRange) }
+
+// MulDiv is floor(a*b/c) for a, b >= 0 and c > 0 with b <= c, exact: the
+// product is taken on 128 bits, so amounts up to 2^63 cannot overflow.
+func MulDiv(a, b, c int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(q)
+}

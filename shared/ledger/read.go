@@ -1,0 +1,159 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Balance is one stored balance of the books.
+type Balance struct {
+	Currency  string
+	Account   Account
+	Amount    int64
+	UpdatedAt time.Time
+}
+
+// Balances reads every balance of the account's books (one partition,
+// paged), by currency then account.
+func Balances(ctx context.Context, st store.Store, accountID string) ([]Balance, error) {
+	var out []Balance
+	q := store.Query{Table: store.TableLedger, PK: balancePK(accountID), Limit: store.MaxQueryLimit}
+	for {
+		page, err := st.Query(ctx, q)
+		if err != nil {
+			return nil, apierr.Wrap("ledger.Balances", apierr.Unavailable, err)
+		}
+		for _, it := range page.Items {
+			b, err := decodeBalance(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		}
+		if page.Next == "" {
+			break
+		}
+		q.Cursor = page.Next
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Currency != out[j].Currency {
+			return out[i].Currency < out[j].Currency
+		}
+		return out[i].Account < out[j].Account
+	})
+	return out, nil
+}
+
+// BalanceOf reads one balance (0 when none was ever posted).
+func BalanceOf(ctx context.Context, st store.Store, accountID, currency string, a Account) (int64, error) {
+	it, err := st.Get(ctx, BalanceKey(accountID, currency, a))
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, apierr.Wrap("ledger.BalanceOf", apierr.Unavailable, err)
+	}
+	return it.N, nil
+}
+
+func decodeBalance(it store.Item) (Balance, error) {
+	currency, account, ok := strings.Cut(it.SK, "#")
+	if !ok {
+		return Balance{}, apierr.Wrap("ledger.balance", apierr.Internal, errors.New("malformed balance key "+it.SK))
+	}
+	b := Balance{Currency: currency, Account: Account(account), Amount: it.N}
+	var body balanceBody
+	if len(it.Data) > 0 && json.Unmarshal(it.Data, &body) == nil {
+		b.UpdatedAt = body.UpdatedAt
+	}
+	return b, nil
+}
+
+// DecodeEntry reads a stored entry.
+func DecodeEntry(it store.Item) (Entry, error) {
+	var e Entry
+	if err := json.Unmarshal(it.Data, &e); err != nil {
+		return Entry{}, apierr.Wrap("ledger.DecodeEntry", apierr.Internal, err)
+	}
+	return e, nil
+}
+
+// EntryFilter narrows an entry list; zero fields match everything.
+type EntryFilter struct {
+	Type     EntryType
+	Currency string
+	From, To time.Time // created range, inclusive (a key range: ids are UUIDv7)
+}
+
+// Entries pages the account's entries newest first, limit at most per page,
+// from cursor (a store cursor; the HTTP layer binds it to the list). The type
+// and currency filters apply while paging, within listing.DefaultBudget
+// entries per call. Errors: Invalid (cursor), Unavailable, Internal.
+func Entries(ctx context.Context, st store.Store, accountID string, f EntryFilter, limit int, cursor string) ([]Entry, string, error) {
+	q := store.Query{Table: store.TableLedger, PK: entryPK(accountID), Desc: true, Cursor: cursor}
+	if f.Type == "" && f.Currency == "" {
+		q.Limit = limit + 1
+	}
+	if !f.From.IsZero() {
+		q.From = ids.Bound(f.From, false)
+	}
+	if !f.To.IsZero() {
+		q.To = ids.Bound(f.To, true)
+	}
+	return listing.Collect(ctx, st, q, limit, listing.DefaultBudget, func(it store.Item) (Entry, bool, error) {
+		e, err := DecodeEntry(it)
+		if err != nil {
+			return Entry{}, false, err
+		}
+		ok := (f.Type == "" || e.Type == f.Type) && (f.Currency == "" || e.Currency == f.Currency) &&
+			(f.From.IsZero() || !e.CreatedAt.Before(f.From)) && (f.To.IsZero() || !e.CreatedAt.After(f.To))
+		return e, ok, nil
+	})
+}
+
+// EntriesOf lists every entry tied to one source record, oldest first, by
+// reading the account's entries (for tests and the admin CLI: it reads the
+// whole partition).
+func EntriesOf(ctx context.Context, st store.Store, accountID string, src Source) ([]Entry, error) {
+	var out []Entry
+	err := eachEntry(ctx, st, accountID, func(e Entry) error {
+		if e.Source == src {
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// eachEntry calls f on every entry of the account, oldest first.
+func eachEntry(ctx context.Context, st store.Store, accountID string, f func(Entry) error) error {
+	q := store.Query{Table: store.TableLedger, PK: entryPK(accountID), Limit: store.MaxQueryLimit}
+	for {
+		page, err := st.Query(ctx, q)
+		if err != nil {
+			return apierr.Wrap("ledger.entries", apierr.Unavailable, err)
+		}
+		for _, it := range page.Items {
+			e, err := DecodeEntry(it)
+			if err != nil {
+				return err
+			}
+			if err := f(e); err != nil {
+				return err
+			}
+		}
+		if page.Next == "" {
+			return nil
+		}
+		q.Cursor = page.Next
+	}
+}

@@ -1,0 +1,31 @@
+// Package balancewire builds the merchant balance's functions: the balance,
+// entries, payout card and payout routes, the payouts consumer and the
+// settlement task.
+package balancewire
+
+import (
+	"context"
+
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/balance"
+	"github.com/paygate/paygate/shared/httpapi"
+)
+
+func service(d *app.Deps) *balance.Service {
+	return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log})
+}
+
+// MerchantBalance builds the MerchantBalanceFunction.
+func MerchantBalance(d *app.Deps) (httpapi.Group, error) { return service(d).Group(), nil }
+
+// PayoutsSender builds the PayoutsSenderFunction (queue consumer).
+func PayoutsSender(d *app.Deps) (app.SQSHandler, error) { return service(d).HandleSQS, nil }
+
+// Settlement builds the SettlementFunction's task.
+func Settlement(d *app.Deps) (func(context.Context) error, error) {
+	svc := service(d)
+	return func(ctx context.Context) error {
+		_, _, err := svc.Settle(ctx)
+		return err
+	}, nil
+}
