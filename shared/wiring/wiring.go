@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/splits"
@@ -29,6 +30,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
@@ -37,7 +39,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -72,6 +74,9 @@ var builders = map[string]any{
 	balance.PayoutsGroup.Function:      app.SQSBuilder(balancewire.PayoutsSender),
 	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
 	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
+	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.
