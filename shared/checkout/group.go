@@ -87,7 +87,9 @@ var ClientGroup = registry.Group{
 		{Name: store.TableAccounts, Actions: []string{"GetItem", "Query"}},
 		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
-		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query"}},
+		// As paymentTables: payments, card tokens and customers, a legacy
+		// stored card's migration deleting it (DeleteItem).
+		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query", "DeleteItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
 	},

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -19,7 +18,7 @@ import (
 func TestPayOnThePage(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
-		customer := uuid.NewString()
+		customer := e.customer(e.Account.ID)
 		l := e.create(map[string]any{"customer_id": customer})
 		id := l["id"].(string)
 		s := e.open(id)
