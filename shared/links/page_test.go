@@ -24,7 +24,7 @@ import (
 func TestPageShowsOnlyWhatItMay(t *testing.T) {
 	e := newEnv(t, embedded)
 	other, otherKey := e.NewAccount(accounts.Test)
-	customer := e.customer(e.Account.ID)
+	customer := e.customer(other.ID) // the link is the other account's
 	r := e.DoKey(otherKey, "POST", "/v1/payment-links", linkBody(map[string]any{
 		"description": `Tickets <script>alert("pwned")</script> <img src=x onerror=alert(1)>`, "order_reference": "secret-order-ref",
 		"customer_id": customer, "metadata": map[string]any{"internal": "do-not-show"}, "capture": "manual"}))
