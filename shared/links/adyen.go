@@ -125,6 +125,9 @@ func (s *Service) adyenCreate(r *httpapi.Request) (*httpapi.Response, error) {
 	case in.Reference == "":
 		return nil, apierr.Missing("reference") // required by Adyen; optional on /v1
 	}
+	if in.ShopperLocale != nil && *in.ShopperLocale == "" {
+		in.ShopperLocale = nil // as checkout's Adyen face: an empty locale is no locale (the browser's)
+	}
 	req := CreateRequest{Description: in.Description, OrderReference: &in.Reference, ExpiresAt: in.ExpiresAt,
 		SuccessURL: in.ReturnURL, ShopperLocale: in.ShopperLocale, CountryCode: in.CountryCode, Metadata: in.Metadata}
 	if in.Amount != nil {

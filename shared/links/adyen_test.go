@@ -96,6 +96,13 @@ func TestAdyenFaceIsTheSameLink(t *testing.T) {
 		p = e.Do("PATCH", "/v2/paymentLinks/"+id, map[string]any{"status": "expired"})
 		require.Equal(t, 200, p.Status, "expiring an ended link again answers it as it is: %s", p.Body)
 		assert.Equal(t, 1, count(e.events(e.Account.ID, id), "payment_link.cancelled"), "no second event")
+
+		// An empty shopperLocale is no locale, as on checkout's Adyen face.
+		blank := e.Do("POST", "/v2/paymentLinks", map[string]any{"amount": map[string]any{"value": 100, "currency": "EUR"},
+			"merchantAccount": e.Account.MerchantAccount, "reference": "adyen-order-2", "shopperLocale": ""}, "Idempotency-Key", e.key())
+		require.Equal(t, 201, blank.Status, "%s", blank.Body)
+		adyenValid(t, "PaymentLinkResponse", blank.Body)
+		assert.Nil(t, e.get(blank.Map(t)["id"].(string))["shopper_locale"])
 	})
 }
 
