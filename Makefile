@@ -56,7 +56,7 @@ smoke:
 	@test -n "$(URL)" -a -n "$(KEY)" || { echo "usage: make smoke URL=<base url> KEY=sk_test_..."; exit 2; }
 	go run ./infra/smoke -url "$(URL)" -key "$(KEY)"
 
-## smoke-local: the smoke test against the local gateway (make run's), started and stopped for it
+## smoke-local: the smoke test and Adyen's Java library against the local gateway (make run's), started and stopped for them
 smoke-local:
 	infra/scripts/smoke-local.sh
 

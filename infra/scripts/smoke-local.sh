@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# smoke-local.sh: the smoke test (infra/smoke) against the local gateway, as
+# smoke-local.sh: the smoke test (infra/smoke), then Adyen's Java library
+# (infra/scripts/adyen-java.sh), against the local gateway, as
 # `make run` serves it: built from ./infra/local, started on a free port over a
 # throw-away data directory with a fresh sandbox key, stopped after.
 set -euo pipefail
@@ -41,6 +42,13 @@ done
 
 if ! "$WORK/smoke" -url "$URL" -key "$KEY"; then
 	echo "smoke-local.sh: the gateway's log ends:" >&2
+	tail -n 40 "$WORK/gateway.log" >&2
+	exit 1
+fi
+
+# Adyen's own Java library against the /v2 face of the same gateway.
+if ! infra/scripts/adyen-java.sh run "$URL" "$KEY"; then
+	echo "smoke-local.sh: Adyen's Java library failed; the gateway's log ends:" >&2
 	tail -n 40 "$WORK/gateway.log" >&2
 	exit 1
 fi

@@ -27,7 +27,7 @@ trap cleanup EXIT
 step "lint"
 "$scripts/lint.sh"
 
-step "start DynamoDB Local and moto, install schemathesis and Chromium (first run installs them)"
+step "start DynamoDB Local and moto, install schemathesis, Chromium and Adyen's Java library (first run installs them)"
 ddb_log="$PAYGATE_CACHE/test-ddb.out"; moto_log="$PAYGATE_CACHE/test-moto.out"
 # Install and start both at once; each prints its endpoint last.
 "$scripts/dynamodb-local.sh" start >"$ddb_log" & ddb_pid=$!
@@ -39,10 +39,14 @@ st_log="$PAYGATE_CACHE/test-schemathesis-install.out"
 # kept under the cache).
 cr_log="$PAYGATE_CACHE/test-chromium.out"
 "$scripts/chromium.sh" install >"$cr_log" 2>&1 & cr_pid=$!
+# Adyen's Java library (Maven Central, once) for the /v2 check after the smoke test.
+aj_log="$PAYGATE_CACHE/test-adyen-java.out"
+"$scripts/adyen-java.sh" install >"$aj_log" 2>&1 & aj_pid=$!
 wait $ddb_pid || { echo "DynamoDB Local did not start"; exit 1; }
 wait $moto_pid || { echo "moto did not start"; exit 1; }
 wait $st_pid || { echo "schemathesis did not install:"; cat "$st_log"; exit 1; }
 wait $cr_pid || { echo "chromium did not install:"; cat "$cr_log"; exit 1; }
+wait $aj_pid || { echo "Adyen's Java library did not install:"; cat "$aj_log"; exit 1; }
 DYNAMODB_ENDPOINT=$(tail -n 1 "$ddb_log")
 SQS_ENDPOINT=$(tail -n 1 "$moto_log")
 CHROMIUM=$(tail -n 1 "$cr_log")
@@ -62,7 +66,7 @@ cleanup
 step "schemathesis against the local gateway (every check, bounded; known failures in infra/scripts/schemathesis/hooks.py)"
 "$scripts/schemathesis.sh"
 
-step "smoke test against the local gateway (infra/smoke, as the pipeline runs it after each deploy)"
+step "smoke test against the local gateway (infra/smoke, as the pipeline runs it after each deploy), then Adyen's Java library against its /v2 face"
 "$scripts/smoke-local.sh"
 
 step "sam validate --lint (the stack, and the pipeline's roles)"
