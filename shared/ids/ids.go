@@ -4,8 +4,10 @@
 package ids
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -110,11 +112,43 @@ func newV7() uuid.UUID {
 
 // NewAt is a UUIDv7 carrying the millisecond of now (a service clock, which
 // tests move) instead of the wall clock's: records keyed by it sort by their
-// created time, so a created range is a key range (see Bound).
+// created time, so a created range is a key range (see Bound). Ids made in
+// one process for the same millisecond sort in the order they were made: the
+// sub-millisecond counter google/uuid keeps is the wall clock's, which may
+// cross into its next millisecond (and restart low) between two ids that one
+// request stamps with the same now.
 func NewAt(now time.Time) string {
 	u := newV7()
-	setMillis(&u, now.UnixMilli())
+	ms := now.UnixMilli()
+	setMillis(&u, ms)
+	atMu.Lock()
+	if ms == atLastMs && bytes.Compare(u[6:], atLast[6:]) <= 0 {
+		u = atLast
+		increment(&u)
+	}
+	atLastMs, atLast = ms, u
+	atMu.Unlock()
 	return u.String()
+}
+
+// The last millisecond NewAt stamped and the id it made for it.
+var (
+	atMu     sync.Mutex
+	atLastMs int64
+	atLast   uuid.UUID
+)
+
+// increment adds one to the 74 bits after a UUIDv7's millisecond (the 12 of
+// rand_a, then the 62 of rand_b), leaving its version and variant as they are.
+func increment(u *uuid.UUID) {
+	const randB = 1<<62 - 1
+	lo := binary.BigEndian.Uint64(u[8:])&randB + 1
+	if lo > randB {
+		lo = 0
+		hi := binary.BigEndian.Uint16(u[6:])&0x0fff + 1 // past 2^74 ids in one millisecond: never
+		binary.BigEndian.PutUint16(u[6:], 0x7000|hi&0x0fff)
+	}
+	binary.BigEndian.PutUint64(u[8:], 0x8000000000000000|lo)
 }
 
 // Bound is the smallest (or, upper, the largest) UUIDv7 string of t's

@@ -160,3 +160,25 @@ func TestNewAtSortsByTheGivenTimeWithinItsBounds(t *testing.T) {
 		t.Fatalf("%s carries %d, want %d", a, time.Unix(sec, nsec).UnixMilli(), at.UnixMilli())
 	}
 }
+
+// TestNewAtKeepsTheOrderOfOneMillisecond: ids one request stamps with the
+// same now (a capture and its settlement) sort in the order they were made,
+// however many wall-clock milliseconds pass between them.
+func TestNewAtKeepsTheOrderOfOneMillisecond(t *testing.T) {
+	at := time.Date(2026, 11, 24, 22, 0, 0, 0, time.UTC)
+	prev := NewAt(at)
+	deadline := time.Now().Add(20 * time.Millisecond)
+	for n := 0; n < 3000 || time.Now().Before(deadline); n++ {
+		id := NewAt(at)
+		if !(prev < id) {
+			t.Fatalf("after %d ids: %s !< %s", n, prev, id)
+		}
+		prev = id
+		if n%100 == 0 {
+			time.Sleep(50 * time.Microsecond) // let the wall clock cross milliseconds
+		}
+	}
+	if lo, hi := Bound(at, false), Bound(at, true); !(lo <= prev && prev <= hi) {
+		t.Fatalf("%s left its millisecond %s..%s", prev, lo, hi)
+	}
+}

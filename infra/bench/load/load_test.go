@@ -53,11 +53,17 @@ func TestRunCountsEveryRequest(t *testing.T) {
 func TestRunForADuration(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	res, err := Run(context.Background(), Config{URL: srv.URL, Concurrency: 2, Duration: 200 * time.Millisecond})
+	// The context outlives the run by far: the run must end by its duration,
+	// not by the context. No upper bound on Elapsed: a loaded machine may run
+	// late, and timings belong in benchmarks.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{URL: srv.URL, Concurrency: 2, Duration: 200 * time.Millisecond})
 	require.NoError(t, err)
+	require.NoError(t, ctx.Err(), "the run ended by its duration")
 	assert.Positive(t, res.StatusCounts[http.StatusOK])
 	assert.Equal(t, res.Requests, res.StatusCounts[http.StatusOK], "every request sent is answered and counted")
-	assert.InDelta(t, 200*time.Millisecond, res.Elapsed, float64(150*time.Millisecond))
+	assert.GreaterOrEqual(t, res.Elapsed, 100*time.Millisecond, "requests were sent through the duration, not only at its start")
 }
 
 func TestRunStopsWhenTheContextEnds(t *testing.T) {
