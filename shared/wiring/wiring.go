@@ -2,7 +2,7 @@
 // areas, see shared/registry) and pairs each declared group with its builder,
 // for the local gateway (make run) and the tests that derive the template's
 // routes and policies and the OpenAPI paths from the declarations. The
-// builders live per area (platformwire, gatewire, checkoutwire): a Lambda main
+// builders live per area (platformwire, gatewire, checkoutwire, ...): a Lambda main
 // imports only its own area's package, so it links only what it serves.
 package wiring
 
@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/disputes"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -26,6 +27,7 @@ import (
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/wiring/disputewire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
@@ -35,7 +37,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, disputes.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -69,6 +71,8 @@ var builders = map[string]any{
 	balance.BalanceGroup.Function:      app.HTTPBuilder(balancewire.MerchantBalance),
 	balance.PayoutsGroup.Function:      app.SQSBuilder(balancewire.PayoutsSender),
 	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
+	disputes.DisputesGroup.Function:    app.HTTPBuilder(disputewire.Disputes),
+	disputes.SweeperGroup.Function:     TaskBuilder(disputewire.DisputeSweeper),
 }
 
 // TaskBuilder builds a scheduled function's task.
