@@ -343,7 +343,9 @@ func TestOldVersionIs400(t *testing.T) {
 				}
 			}
 			for name, send := range map[string]func() *apitest.Resp{
-				"header":  func() *apitest.Resp { return e.Do(rt.method, rt.path, body, "Service-Version", "2023-06-01", "Idempotency-Key", e.key()) },
+				"header": func() *apitest.Resp {
+					return e.Do(rt.method, rt.path, body, "Service-Version", "2023-06-01", "Idempotency-Key", e.key())
+				},
 				"default": func() *apitest.Resp { return e.DoKey(key, rt.method, rt.path, body, "Idempotency-Key", e.key()) },
 			} {
 				r := send()
