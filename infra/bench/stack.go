@@ -57,8 +57,6 @@ var projected = []registry.Group{
 		"POST /v1/webhook-endpoints/{id}", "DELETE /v1/webhook-endpoints/{id}", "POST /v1/webhook-endpoints/{id}/roll-secret",
 		"GET /v1/webhook-endpoints/{id}/deliveries"),
 	group("EventsFunction", "GET /v1/events", "GET /v1/events/{id}", "POST /v1/events/{id}/resend"),
-	group("DisputesFunction", "GET /v1/disputes", "GET /v1/disputes/{id}", "POST /v1/disputes/{id}/accept",
-		"POST /v1/disputes/{id}/evidence", "POST /v1/disputes/{id}/submit", "POST /test-helpers/transactions/{id}/dispute"),
 }
 
 // specGroups is every declared group plus the projected ones; a projected
@@ -109,14 +107,16 @@ type projection struct {
 // fullSpec is every group of the spec with the route keys keys gives, and
 // the other resources its issues add: the webhook publisher (events stream)
 // and sender (webhooks queue), a payouts queue and consumer, expiry
-// schedules for links and invoices, settlement, and a table per new area.
+// schedules for links and invoices, settlement, and a table per new area
+// (disputes, built, keep theirs in the payments table: no table of their
+// own).
 func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 	all := specGroups()
 	p := projection{
 		Like: "MerchantsFunction", Functions: map[string][]string{},
 		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue"},
 		Schedules: []string{"PaymentLinkExpiryFunction", "InvoiceExpiryFunction"},
-		Tables:    []string{"links", "customers", "webhooks", "invoices", "disputes"},
+		Tables:    []string{"links", "customers", "webhooks", "invoices"},
 		Queues:    []string{},
 	}
 	for fn, k := range keys(all) {

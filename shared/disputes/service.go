@@ -247,11 +247,20 @@ func (s *Service) commit(ctx context.Context, c *step, idem *idempotency.Call, s
 // a write of its own first, and the call is a 409 dispute_expired: the
 // sweeper would close it within a minute, this makes it exact.
 func (s *Service) change(ctx context.Context, accountID, id string, idem *idempotency.Call, apply func(c *step, now time.Time) error) (*Dispute, error) {
+	return s.changeFrom(ctx, accountID, id, idem, nil, apply)
+}
+
+// changeFrom is change with the dispute already read for the first attempt
+// (nil: read it).
+func (s *Service) changeFrom(ctx context.Context, accountID, id string, idem *idempotency.Call, first *record, apply func(c *step, now time.Time) error) (*Dispute, error) {
 	if !idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
 	}
 	for attempt := 0; ; attempt++ {
-		r, err := s.get(ctx, accountID, id)
+		r, err := first, error(nil)
+		if first = nil; r == nil {
+			r, err = s.get(ctx, accountID, id)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -400,7 +409,7 @@ func (s *Service) AddEvidence(ctx context.Context, in EvidenceInput) (*Dispute, 
 	if err := writeChunks(ctx, s.st, in.AccountID, in.ID, docs); err != nil {
 		return nil, err
 	}
-	d, err := s.change(ctx, in.AccountID, in.ID, in.Idem, func(c *step, now time.Time) error {
+	d, err := s.changeFrom(ctx, in.AccountID, in.ID, in.Idem, r, func(c *step, now time.Time) error {
 		r := c.rec
 		if err := r.move(NeedsResponse, "given evidence", now); err != nil {
 			return err
