@@ -399,8 +399,12 @@ func (s *Service) AddEvidence(ctx context.Context, in EvidenceInput) (*Dispute, 
 			return illegal(c.rec, NeedsResponse, "given evidence") // closed by someone else meanwhile
 		})
 	}
-	// Refuse before storing bytes what the dispute as read refuses anyway.
+	// Refuse before storing bytes what the dispute as read refuses anyway
+	// (unless a duplicate of this very call just won: its answer).
 	if err := admit(r, docs); err != nil {
+		if settled := in.Idem.Settled(ctx); settled != nil {
+			return nil, settled
+		}
 		return nil, err
 	}
 	for i := range docs {
