@@ -43,7 +43,11 @@ var paymentTables = []registry.Table{
 	{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 	{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 	{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
-	{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query"}},
+	// Payments, card tokens and customers (shared/vault): a payment that
+	// saves a card of a new shopper creates its customer; Query reads a
+	// shopper's tokens and, creating its customer, its legacy stored cards,
+	// which the same write deletes (DeleteItem).
+	{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query", "DeleteItem"}},
 	{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 	// An authorisation in automatic capture mode is also the capture: its
 	// ledger entries and balances (shared/ledger) join its transaction.
@@ -64,6 +68,9 @@ var PaymentsGroup = registry.Group{
 
 // ClientGroup is the CheckoutClientFunction: the drop-in's calls, with a
 // client key from an allowed Origin and the session's sessionData.
+// Its OPTIONS routes answer the browser's CORS preflights (cors.go), which
+// carry no key: they read the session and its account's key records (the
+// accounts table's Query).
 var ClientGroup = registry.Group{
 	Function: "CheckoutClientFunction", Dir: "checkout-client", OpenAPI: "paths-checkout.json", MoneyPath: true,
 	Routes: []registry.Route{
@@ -71,8 +78,21 @@ var ClientGroup = registry.Group{
 		{Method: "POST", Path: "/v2/client/sessions/{id}/paymentMethods", Auth: httpapi.AuthClient},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/payments", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/setup"},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/paymentMethods"},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/payments"},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/payments/details"},
 	},
-	Tables: paymentTables,
+	Tables: []registry.Table{
+		{Name: store.TableAccounts, Actions: []string{"GetItem", "Query"}},
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
+		// As paymentTables: payments, card tokens and customers, a legacy
+		// stored card's migration deleting it (DeleteItem).
+		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query", "DeleteItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
+	},
 	Grants: signingKeys,
 }
 
@@ -85,7 +105,9 @@ var TestHelpersGroup = registry.Group{
 	Tables: []registry.Table{
 		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
-		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem"}},
+		// A challenge passed saves the card its payment asked to keep, as
+		// /payments/details does (paymentTables).
+		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query", "DeleteItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 		// A challenge passed authorises, and in automatic mode captures.
 		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
@@ -109,8 +131,9 @@ var ExpirerGroup = registry.Group{
 	},
 }
 
-// Area is checkout: sessions, and the payment records (shared/payments) and
-// stored cards it keeps in the payments table.
+// Area is checkout: sessions, and the payment records (shared/payments) it
+// keeps in the payments table. Its stored payment methods are the card
+// tokens of shared/vault, whose keys the customers area declares.
 var Area = registry.Area{
 	Name:   "checkout",
 	Groups: []registry.Group{SessionsGroup, PaymentsGroup, ClientGroup, TestHelpersGroup, ExpirerGroup},
@@ -118,7 +141,6 @@ var Area = registry.Area{
 		{Table: store.TableSessions, Prefix: sessionKey("").PK, What: "sessions and their live markers"},
 		{Table: store.TableSessions, Prefix: strings.TrimSuffix(expiryPK(0), "0"), What: "the session expiry index shards"},
 		{Table: store.TablePayments, Prefix: payments.Key("", "").PK, What: "payment records"},
-		{Table: store.TablePayments, Prefix: strings.TrimSuffix(storedPK("", ""), "#"), What: "stored cards per shopper"},
 		{Table: store.TableAccounts, Prefix: "config#session-signing-secret", What: "the local sessionData signing secret (checkout/sessiondata)"},
 	},
 }

@@ -96,8 +96,9 @@ func (m *MethodDetails) usesTestData() bool {
 // attempt is a processed payment method, before it is recorded.
 type attempt struct {
 	out    processor.Outcome
-	method string // payment record's paymentMethod (the response's type follows from it)
-	card   *processor.Card
+	method string          // payment record's paymentMethod (the response's type follows from it)
+	card   *processor.Card // a card entered now
+	token  *tokenUse       // or a stored one (a card token)
 }
 
 // run sends the method to the sandbox processor. Live keys never reach it.
@@ -133,49 +134,34 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 }
 
 func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails, shopperRef string) (*attempt, error) {
+	if m.StoredPaymentMethodID != "" {
+		return svc.runToken(ctx, caller, m.StoredPaymentMethodID, shopperRef)
+	}
 	var c processor.Card
 	names := map[string]string{}
-	if m.StoredPaymentMethodID != "" {
-		if shopperRef == "" {
-			return nil, apierr.Missing("shopperReference")
-		}
-		it, err := svc.st.Get(ctx, storedKey(caller.AccountID, shopperRef, m.StoredPaymentMethodID))
-		if err != nil {
-			return nil, invalid("paymentMethod.storedPaymentMethodId", "stored_method_unknown", "no stored payment method %q for this shopperReference", m.StoredPaymentMethodID)
-		}
-		var sc StoredCard
-		if err := json.Unmarshal(it.Data, &sc); err != nil {
-			return nil, apierr.Wrap("checkout.runCard", apierr.Internal, err)
-		}
-		c = processor.Card{Number: sc.Number, ExpiryMonth: sc.ExpiryMonth, ExpiryYear: sc.ExpiryYear, HolderName: sc.HolderName, Stored: true}
-		for _, f := range []string{"number", "expiryMonth", "expiryYear", "cvc"} {
-			names[f] = "paymentMethod.storedPaymentMethodId"
-		}
-	} else {
-		var err error
-		fields := []struct {
-			dst           *string
-			logical       string
-			raw, enc      string
-			rawN, encName string
-		}{
-			{&c.Number, "number", m.Number, m.EncryptedCardNumber, "number", "encryptedCardNumber"},
-			{&c.ExpiryMonth, "expiryMonth", m.ExpiryMonth, m.EncryptedExpiryMonth, "expiryMonth", "encryptedExpiryMonth"},
-			{&c.ExpiryYear, "expiryYear", m.ExpiryYear, m.EncryptedExpiryYear, "expiryYear", "encryptedExpiryYear"},
-			{&c.CVC, "cvc", m.CVC, m.EncryptedSecurityCode, "cvc", "encryptedSecurityCode"},
-		}
-		for _, f := range fields {
-			var name string
-			if *f.dst, name, err = cardField(f.raw, f.rawN, f.enc, f.encName); err != nil {
-				return nil, err
-			}
-			names[f.logical] = name
-			if *f.dst == "" && f.logical != "cvc" {
-				return nil, apierr.Missing("paymentMethod." + f.encName)
-			}
-		}
-		c.HolderName = m.HolderName
+	var err error
+	fields := []struct {
+		dst           *string
+		logical       string
+		raw, enc      string
+		rawN, encName string
+	}{
+		{&c.Number, "number", m.Number, m.EncryptedCardNumber, "number", "encryptedCardNumber"},
+		{&c.ExpiryMonth, "expiryMonth", m.ExpiryMonth, m.EncryptedExpiryMonth, "expiryMonth", "encryptedExpiryMonth"},
+		{&c.ExpiryYear, "expiryYear", m.ExpiryYear, m.EncryptedExpiryYear, "expiryYear", "encryptedExpiryYear"},
+		{&c.CVC, "cvc", m.CVC, m.EncryptedSecurityCode, "cvc", "encryptedSecurityCode"},
 	}
+	for _, f := range fields {
+		var name string
+		if *f.dst, name, err = cardField(f.raw, f.rawN, f.enc, f.encName); err != nil {
+			return nil, err
+		}
+		names[f.logical] = name
+		if *f.dst == "" && f.logical != "cvc" {
+			return nil, apierr.Missing("paymentMethod." + f.encName)
+		}
+	}
+	c.HolderName = m.HolderName
 	out, err := processor.AuthoriseCard(c, caller.Now)
 	if err != nil {
 		e := *apierr.As(err)
@@ -440,9 +426,25 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		return nil, err
 	}
 	shopperRef := in.ShopperReference
+	hold, err := linkHold(c, s)
+	if err != nil {
+		return nil, err
+	}
 	if s != nil {
 		if err := s.payable(c.Now); err != nil {
+			if hold != nil {
+				// A link's session ends when the link is paid (in another
+				// tab, maybe just now): the link says so better.
+				if lerr := hold.Lost(ctx); lerr != nil {
+					return nil, lerr
+				}
+			}
 			return nil, err
+		}
+		if hold != nil {
+			if err := hold.Admit(s, c.Now); err != nil {
+				return nil, err
+			}
 		}
 		if in.Amount != nil && *in.Amount != s.Amount {
 			return nil, invalid("amount", "amount_mismatch", "amount must equal the session's amount (%d %s)", s.Amount.Value, s.Amount.Currency)
@@ -475,7 +477,6 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		return nil, err
 	}
 	var mode payments.CaptureMode
-	var err error
 	if s != nil {
 		mode, err = sessionCaptureMode(s, in)
 	} else {
@@ -495,33 +496,24 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		Internal: map[string]string{"returnUrl": in.ReturnURL},
 	}, c.Now)
 	if s != nil {
-		p.PaymentSessionID = s.ID
+		p.PaymentSessionID, p.PaymentLinkID, p.CustomerID = s.ID, s.PaymentLinkID, s.CustomerID
 	}
 	body, err := svc.apply(p, s, att.out, c.Now)
 	if err != nil {
 		return nil, err
 	}
-	ops, err := svc.pays.SaveOps(p)
-	if err != nil {
-		return nil, err
-	}
-	if in.StorePaymentMethod && shopperRef != "" && att.card != nil && !att.card.Stored && p.Status.Succeeded() {
-		sc := svc.storedCard(c.AccountID, shopperRef, att.out, att.card)
-		data, _ := json.Marshal(sc)
-		// The id is the card's fingerprint: storing the same card again, even
-		// from two payments at once, writes the same item, so the shopper
-		// keeps one stored method.
-		ops = append(ops, store.Put(store.Item{Key: storedKey(c.AccountID, shopperRef, sc.ID), Data: data}, store.Always))
-	}
-	if err := svc.commitWithSession(ctx, c, body, ops, s); err != nil {
+	use := vaultUse{shopperRef: shopperRef, keep: svc.cardToKeep(c, in, shopperRef, att), token: att.token}
+	if err := svc.commitPayment(ctx, c, p, body, s, use, hold); err != nil {
 		return nil, err
 	}
 	return &body, nil
 }
 
 // commitWithSession writes a payment's ops with the session's (version
-// condition and live check) and maps their failures.
-func (svc *Service) commitWithSession(ctx context.Context, c Caller, body PaymentResponse, ops []store.Op, s *Session) (err error) {
+// condition and live check) and maps their failures; with a payment link's
+// hold, a failure the link explains (paid in another tab, cancelled,
+// expired) is answered as the link's.
+func (svc *Service) commitWithSession(ctx context.Context, c Caller, body PaymentResponse, ops []store.Op, s *Session, hold LinkHold) (err error) {
 	first := len(ops)
 	if s != nil {
 		sops, err := s.updateOps(true)
@@ -537,6 +529,11 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 		}
 	}()
 	return svc.commit(ctx, c, out, ops, func(i int) error {
+		if hold != nil {
+			if err := hold.Lost(ctx); err != nil {
+				return err
+			}
+		}
 		switch {
 		case s != nil && i == first+1:
 			return apierr.New(apierr.Conflict, "session_expired", "session %s expired", s.ID)
@@ -546,4 +543,17 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 			return apierr.New(apierr.Conflict, "payment_changed", "the payment changed concurrently; retry")
 		}
 	})
+}
+
+// withLinkOps adds the link's writes for payment p (a payment link's
+// session) to ops.
+func withLinkOps(ops []store.Op, hold LinkHold, p *payments.Payment, now time.Time) ([]store.Op, error) {
+	if hold == nil {
+		return ops, nil
+	}
+	lops, err := hold.Ops(p, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(ops, lops...), nil
 }

@@ -354,6 +354,63 @@ func operations() []operation {
 		{path: "/test-helpers/wallet/{id}/decline", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/wallet/" + f.walletTx(t, "") + "/decline", map[string]any{"reason": "shopper_busy"}
 		})},
+		{path: "/v1/payment-links", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/payment-links", map[string]any{"amount": map[string]any{"value": 1500, "currency": "KZT"}, "description": "Order 7",
+				"order_reference": "ord-" + uuid.NewString()[:8], "expires_at": time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339),
+				"customer_id": f.customer(t), "capture": "manual", "success_url": "https://shop.example.com/ok",
+				"failure_url": "https://shop.example.com/failed", "cancel_url": "https://shop.example.com/cart", "shopper_locale": "kk-KZ",
+				"country_code": "KZ", "metadata": map[string]any{"cart": "7"}}
+		})},
+		{path: "/v1/payment-links/{id}/cancel", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/payment-links/" + f.link(t) + "/cancel", map[string]any{}
+		})},
+		{path: "/v1/payment-links/{id}/expiration", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/payment-links/" + f.link(t) + "/expiration", map[string]any{"expires_at": time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339)}
+		})},
+		{path: "/pay/{id}/session", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/pay/" + f.link(t) + "/session", map[string]any{}
+		})},
+		{path: "/pay/{id}/sessions/{session_id}/setup", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			link, id, sd := f.linkSession(t)
+			return "/pay/" + link + "/sessions/" + id + "/setup", map[string]any{"sessionData": sd}
+		})},
+		{path: "/pay/{id}/sessions/{session_id}/payments", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd, "paymentMethod": card("4111111111111111"), "browserInfo": browserInfo}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd,
+					"paymentMethod": map[string]any{"type": "scheme", "number": "4111111111111111", "expiryMonth": "03", "expiryYear": "2030", "cvc": "737"}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd,
+					"paymentMethod": map[string]any{"type": "googlepay", "googlePayToken": "test_googlepay_authorised"}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd,
+					"paymentMethod": map[string]any{"type": "applepay", "applePayToken": "test_applepay_authorised"}}
+			},
+		}},
+		{path: "/pay/{id}/sessions/{session_id}/payments/details", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				p := f.ok(t, "/pay/"+link+"/sessions/"+id+"/payments", map[string]any{"sessionData": sd, "paymentMethod": card("4917610000000000")})
+				tok := p["action"].(map[string]any)["authorisationToken"].(string)
+				return "/pay/" + link + "/sessions/" + id + "/payments/details", map[string]any{"sessionData": sd,
+					"details": map[string]any{"threeDSResult": threeDS(tok, "")}, "paymentData": tok}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				p := f.ok(t, "/pay/"+link+"/sessions/"+id+"/payments", map[string]any{"sessionData": sd, "paymentMethod": card("4212345678901237")})
+				_, rr, _ := strings.Cut(p["action"].(map[string]any)["url"].(string), "redirectResult=")
+				return "/pay/" + link + "/sessions/" + id + "/payments/details", map[string]any{"sessionData": sd,
+					"details": map[string]any{"redirectResult": rr}}
+			},
+		}},
 		{path: "/v1/transactions/{id}/capture", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v1/transactions/" + f.authorised(t) + "/capture", map[string]any{"amount": 400, "currency": "EUR", "final": false}
 		})},
@@ -404,6 +461,23 @@ func operations() []operation {
 			f.ok(t, "/v1/disputes/"+id+"/evidence", disputeEvidence())
 			return "/v1/disputes/" + id + "/submit", map[string]any{}
 		})},
+		{path: "/v1/customers", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/customers", map[string]any{"external_ref": "crm-" + uuid.NewString()[:8], "email": "ana@example.com",
+				"name": "Ana", "description": "VIP", "metadata": map[string]any{"tier": "gold"}}
+		})},
+		{path: "/v1/payments/recurring", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				_, token := f.cardToken(t)
+				return "/v1/payments/recurring", map[string]any{"card_token_id": token, "amount": map[string]any{"value": 2500, "currency": "EUR"},
+					"order_reference": "sub-" + uuid.NewString()[:8], "recurring_type": "subscription", "off_session": true, "capture": "manual",
+					"description": "May", "return_url": "https://shop.example.com/back", "metadata": map[string]any{"plan": "pro"}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				customer, _ := f.cardToken(t)
+				return "/v1/payments/recurring", map[string]any{"customer_id": customer, "amount": map[string]any{"value": 900, "currency": "USD"},
+					"order_reference": "cof-" + uuid.NewString()[:8], "recurring_type": "card_on_file"}
+			},
+		}},
 	}, modifications()...)
 }
 
@@ -457,6 +531,19 @@ func modifications() []operation {
 	}
 }
 
+// link creates a payment link and returns its id.
+func (f *fixture) link(t *testing.T) string {
+	return f.ok(t, "/v1/payment-links", map[string]any{"amount": map[string]any{"value": 1000, "currency": "EUR"}})["id"].(string)
+}
+
+// linkSession opens a new link's session as its page does: the link's id,
+// the session's id and sessionData.
+func (f *fixture) linkSession(t *testing.T) (string, string, string) {
+	link := f.link(t)
+	s := f.ok(t, "/pay/"+link+"/session", map[string]any{})
+	return link, s["id"].(string), s["sessionData"].(string)
+}
+
 // payoutCardBody is a sandbox payout card that is paid.
 func payoutCardBody() map[string]any {
 	return map[string]any{"number": "4000056655665556", "expiry_month": 3, "expiry_year": 2030, "holder_name": "J. Smith",
@@ -468,6 +555,23 @@ func payoutCardBody() map[string]any {
 func splitParts() []any {
 	return []any{map[string]any{"reference": "partner-1", "amount": 300, "pays_fees": true},
 		map[string]any{"reference": "partner-2", "percentage": 10}}
+}
+
+// customer creates a customer through the API and returns its id.
+func (f *fixture) customer(t *testing.T) string {
+	return f.ok(t, "/v1/customers", map[string]any{"external_ref": "crm-" + uuid.NewString()[:8]})["id"].(string)
+}
+
+// cardToken saves a card for a new shopper in checkout and returns its
+// customer and card token.
+func (f *fixture) cardToken(t *testing.T) (string, string) {
+	ref := "shopper-" + uuid.NewString()[:8]
+	b := f.paymentBody(card("4111111111111111"))
+	b["shopperReference"] = ref
+	tx := f.ok(t, "/v2/payments", b)["pspReference"].(string)
+	r := f.e.Do("GET", "/v1/transactions/"+tx, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	return r.Map(t)["customer_id"].(string), r.Map(t)["card_token_id"].(string)
 }
 
 // authorised is a card payment authorised through checkout for manual

@@ -49,6 +49,9 @@ var Catalogue = []EventTypeInfo{
 	{"dispute.created", "A cardholder disputed a captured payment (needs_response): its amount and the dispute fee are held from the balance until it closes; data is the dispute with its due_by."},
 	{"dispute.updated", "Evidence was added to a dispute, or submitted (under_review)."},
 	{"dispute.closed", "A dispute was won (the hold released) or lost (the amount back to the cardholder, the fee kept): accepted, not answered by due_by, or decided on review (closed_reason)."},
+	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
+	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
+	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},
 }
 
 // KnownEventType reports whether t is in the catalogue.

@@ -14,11 +14,13 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/customers"
 	"github.com/paygate/paygate/shared/disputes"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/splits"
@@ -27,8 +29,10 @@ import (
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/disputewire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
@@ -37,7 +41,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, disputes.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area, disputes.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -73,6 +77,10 @@ var builders = map[string]any{
 	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
 	disputes.DisputesGroup.Function:    app.HTTPBuilder(disputewire.Disputes),
 	disputes.SweeperGroup.Function:     TaskBuilder(disputewire.DisputeSweeper),
+	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
+	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.

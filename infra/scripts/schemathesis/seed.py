@@ -1,7 +1,8 @@
 """Seeds the local gateway for schemathesis: an order, a checkout session, a
 payment waiting for its 3-D Secure challenge, a wallet transaction, a
-captured card payment, a payout card and a payout, a split request, and a
-dispute with evidence (and another captured payment for the helper that
+captured card payment, a payout card and a payout, a split request, a
+customer with two card tokens, payment links and a link's page session, and
+a dispute with evidence (and another captured payment for the helper that
 opens one), so generated requests reach real records, not only 404s. Prints
 the ids as JSON (read by hooks.py).
 
@@ -83,6 +84,28 @@ split = call("POST", "/v1/split-requests", {"transaction_id": split_tx["pspRefer
 call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
                               "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                               "additionalData": {"manualCapture": "true"}})
+# A customer with two card tokens, saved by checkout payments: recurring
+# payments charge the first; deleting a card token takes the second, so the
+# first keeps paying whatever order the cases run in.
+saved = []
+for number in ("4111111111111111", "5555555555554444"):
+    p = call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-save",
+                                      "returnUrl": "https://shop.example.com/return", "paymentMethod": card(number),
+                                      "shopperReference": "schemathesis-shopper", "storePaymentMethod": True})
+    saved.append(call("GET", "/v1/transactions/" + p["pspReference"]))
+customer = saved[0]["customer_id"]
+if saved[1]["customer_id"] != customer or saved[0]["card_token_id"] == saved[1]["card_token_id"]:
+    sys.exit(f"seed: expected one customer with two card tokens, got {saved}")
+# Two payment links: one for the links API (which may cancel it), one whose
+# hosted page has its session open, for the page's calls.
+link_api = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "order_reference": "schemathesis-link"})
+link_page = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "description": "schemathesis page"})
+link_session = call("POST", "/pay/" + link_page["id"] + "/session", {})
+# A third link, paid on its page, for /v1/transactions/by-payment-link.
+link_paid = call("POST", "/v1/payment-links", {"amount": {"value": 700, "currency": "USD"}})
+paid_session = call("POST", "/pay/" + link_paid["id"] + "/session", {})
+call("POST", "/pay/" + link_paid["id"] + "/sessions/" + paid_session["id"] + "/payments",
+     {"sessionData": paid_session["sessionData"], "paymentMethod": card("4111111111111111")})
 # A dispute that needs a response, with evidence (so a generated submit
 # reaches the issuer), on a payment of its own (refunds of the seeded
 # transaction stay possible); and a captured payment not disputed yet, for
@@ -103,4 +126,8 @@ json.dump({"dispute_id": dispute["id"], "dispute_transaction_id": captured("sche
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
            "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
            "cancel_reference": "schemathesis-cancel", "payout_card_id": payout_card["id"], "payout_id": payout["id"],
-           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"]}, sys.stdout)
+           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"], "customer_id": customer,
+           "card_token_id": saved[0]["card_token_id"], "spare_card_token_id": saved[1]["card_token_id"],
+           "link_id": link_api["id"], "page_link_id": link_page["id"],
+           "link_session_id": link_session["id"], "link_session_data": link_session["sessionData"],
+           "paid_link_id": link_paid["id"]}, sys.stdout)
