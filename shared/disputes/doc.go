@@ -17,7 +17,10 @@
 //   - Statuses (dispute.go): needs_response -> under_review (submit) ->
 //     won | lost; needs_response -> lost (accept, or due_by passed: the
 //     sweeper, and any call on it after due_by, which closes it first and
-//     answers 409 dispute_expired). Adding evidence keeps needs_response.
+//     answers 409 dispute_expired; if that closing loses a race to a
+//     submit read before due_by, or to the sweeper, the call reads again
+//     and is judged against the winner: TestSweeperRacesSubmit). Adding
+//     evidence keeps needs_response.
 //     An illegal change is a 409 naming the status (dispute_state_conflict;
 //     dispute_closed once won or lost): submitting twice is a 409.
 //   - Money (shared/ledger dispute.go): opening holds the amount and the

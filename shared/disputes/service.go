@@ -266,8 +266,9 @@ func (s *Service) changeFrom(ctx context.Context, accountID, id string, idem *id
 		}
 		now := s.clock().UTC()
 		c := &step{rec: r, last: attempt >= changeAttempts-2}
+		again := false
 		if r.Status == NeedsResponse && !now.Before(r.DueBy) {
-			err = s.expire(ctx, c, now)
+			again, err = s.expire(ctx, c, now)
 		} else {
 			err = apply(c, now)
 		}
@@ -277,12 +278,15 @@ func (s *Service) changeFrom(ctx context.Context, accountID, id string, idem *id
 			}
 			return nil, err
 		}
-		view, again, err := s.commit(ctx, c, idem, http.StatusOK)
-		if err != nil {
-			return nil, err
-		}
 		if !again {
-			return &view, nil
+			var view Dispute
+			view, again, err = s.commit(ctx, c, idem, http.StatusOK)
+			if err != nil {
+				return nil, err
+			}
+			if !again {
+				return &view, nil
+			}
 		}
 		if attempt+1 == changeAttempts {
 			return nil, apierr.New(apierr.Conflict, "dispute_busy", "dispute %s kept changing; retry with the same Idempotency-Key", id)
@@ -295,17 +299,19 @@ func (s *Service) changeFrom(ctx context.Context, accountID, id string, idem *id
 
 // expire closes a dispute whose due_by passed without a response, in its
 // own write (no Idempotency-Key: the caller's call did not happen), and
-// answers the 409 the caller gets. A lost race leaves it to the caller's
-// next read (or the sweeper).
-func (s *Service) expire(ctx context.Context, c *step, now time.Time) error {
+// answers the 409 the caller gets. A lost race (the sweeper closed it, or a
+// submit read before due_by committed first) answers again: the caller
+// reads it anew and is judged against the winner's state, so a call never
+// hears "expired" about a dispute that is under review.
+func (s *Service) expire(ctx context.Context, c *step, now time.Time) (again bool, err error) {
 	due := c.rec.DueBy
 	if err := s.closeAs(ctx, c, Lost, ClosedExpired, "changed", now); err != nil {
-		return err
+		return false, err
 	}
-	if _, _, err := s.commit(ctx, c, nil, http.StatusOK); err != nil {
-		return err
+	if _, again, err = s.commit(ctx, c, nil, http.StatusOK); err != nil || again {
+		return again, err
 	}
-	return apierr.New(apierr.Conflict, "dispute_expired", "dispute %s was due by %s and is lost: no evidence was submitted in time",
+	return false, apierr.New(apierr.Conflict, "dispute_expired", "dispute %s was due by %s and is lost: no evidence was submitted in time",
 		c.rec.ID, due.Format(time.RFC3339))
 }
 
