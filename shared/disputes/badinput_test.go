@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/store"
 )
 
 // TestEvidenceBadInput: each bad evidence call is a 400 (or 413) naming
@@ -102,44 +101,46 @@ func TestEvidenceBadInput(t *testing.T) {
 
 // TestOpenAndActionBadInput: the helper's and accept's/submit's bad input is
 // a 400 naming the field, a live key is a 403, and nothing is opened or
-// changed; on the embedded store.
+// changed; on both stores.
 func TestOpenAndActionBadInput(t *testing.T) {
-	e := newEnv(t, backend{"embedded", func(testing.TB, func() time.Time) store.Store { return nil }})
-	tx := e.payment("", 5000, 5000)
-	id := e.open(e.payment("", 5000, 5000), nil)["id"].(string)
-	cases := []struct {
-		name, path string
-		body       any
-		status     int
-		param      string
-	}{
-		{"amount zero", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"amount": 0}, 400, "amount"},
-		{"amount a string", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"amount": "10"}, 400, "amount"},
-		{"amount a fraction", "/test-helpers/transactions/" + tx + "/dispute", `{"amount": 10.5}`, 400, "amount"},
-		{"unknown reason", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"reason": "boredom"}, 400, "reason"},
-		{"due_by not a time", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"due_by": "tomorrow"}, 400, "due_by"},
-		{"due_by too far", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"due_by": e.Clock.Now().Add(31 * 24 * time.Hour).Format(time.RFC3339)}, 400, "due_by"},
-		{"transaction not a uuid", "/test-helpers/transactions/123/dispute", nil, 400, "id"},
-		{"accept with a field", "/v1/disputes/" + id + "/accept", map[string]any{"reason": "x"}, 400, ""},
-		{"submit with a field", "/v1/disputes/" + id + "/submit", map[string]any{"now": true}, 400, ""},
-		{"accept of a non-uuid", "/v1/disputes/x/accept", nil, 400, "id"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := e.post(c.path, c.body)
-			require.Equal(t, c.status, r.Status, "%s", r.Body)
-			_, param := errOf(t, r)
-			if c.param != "" {
-				assert.Equal(t, c.param, param)
-			}
-		})
-	}
-	r := e.post("/v1/disputes/"+id+"/accept", map[string]any{})
-	require.Equal(t, 200, r.Status, "{} is an empty body: %s", r.Body)
-	r = e.Do("GET", "/v1/disputes?transaction_id="+tx, nil)
-	assert.Empty(t, r.Map(t)["data"], "no refused call opened a dispute")
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		tx := e.payment("", 5000, 5000)
+		id := e.open(e.payment("", 5000, 5000), nil)["id"].(string)
+		cases := []struct {
+			name, path string
+			body       any
+			status     int
+			param      string
+		}{
+			{"amount zero", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"amount": 0}, 400, "amount"},
+			{"amount a string", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"amount": "10"}, 400, "amount"},
+			{"amount a fraction", "/test-helpers/transactions/" + tx + "/dispute", `{"amount": 10.5}`, 400, "amount"},
+			{"unknown reason", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"reason": "boredom"}, 400, "reason"},
+			{"due_by not a time", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"due_by": "tomorrow"}, 400, "due_by"},
+			{"due_by too far", "/test-helpers/transactions/" + tx + "/dispute", map[string]any{"due_by": e.Clock.Now().Add(31 * 24 * time.Hour).Format(time.RFC3339)}, 400, "due_by"},
+			{"transaction not a uuid", "/test-helpers/transactions/123/dispute", nil, 400, "id"},
+			{"accept with a field", "/v1/disputes/" + id + "/accept", map[string]any{"reason": "x"}, 400, ""},
+			{"submit with a field", "/v1/disputes/" + id + "/submit", map[string]any{"now": true}, 400, ""},
+			{"accept of a non-uuid", "/v1/disputes/x/accept", nil, 400, "id"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				r := e.post(c.path, c.body)
+				require.Equal(t, c.status, r.Status, "%s", r.Body)
+				_, param := errOf(t, r)
+				if c.param != "" {
+					assert.Equal(t, c.param, param)
+				}
+			})
+		}
+		r := e.post("/v1/disputes/"+id+"/accept", map[string]any{})
+		require.Equal(t, 200, r.Status, "{} is an empty body: %s", r.Body)
+		r = e.Do("GET", "/v1/disputes?transaction_id="+tx, nil)
+		assert.Empty(t, r.Map(t)["data"], "no refused call opened a dispute")
 
-	_, live := e.NewAccount(accounts.Live)
-	r = e.DoKey(live, "POST", "/test-helpers/transactions/"+tx+"/dispute", nil, "Idempotency-Key", e.key())
-	require.Equal(t, 403, r.Status)
+		_, live := e.NewAccount(accounts.Live)
+		r = e.DoKey(live, "POST", "/test-helpers/transactions/"+tx+"/dispute", nil, "Idempotency-Key", e.key())
+		require.Equal(t, 403, r.Status)
+	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
-	"github.com/paygate/paygate/shared/store"
 )
 
 // TestOpenAndAccept: the sandbox opens a dispute on a captured payment: it
@@ -448,38 +447,49 @@ func TestHoldBeyondAvailableIsOwed(t *testing.T) {
 }
 
 // TestListFilters: the list is newest first, filtered by status,
-// transaction and created range, paged by cursor; on the embedded store.
+// transaction and created range (from, to, both; combinable with status),
+// paged by cursor, and refuses an unknown status; on both stores.
 func TestListFilters(t *testing.T) {
-	e := newEnv(t, backend{"embedded", func(testing.TB, func() time.Time) store.Store { return nil }})
-	var ids3 []string
-	start := e.Clock.Now()
-	for i := 0; i < 3; i++ {
-		e.Clock.Advance(time.Second)
-		ids3 = append(ids3, e.open(e.payment("", 1000, 1000), nil)["id"].(string))
-	}
-	require.Equal(t, 200, e.post("/v1/disputes/"+ids3[1]+"/accept", nil).Status)
-	list := func(q string) []string {
-		r := e.Do("GET", "/v1/disputes"+q, nil)
-		require.Equal(t, 200, r.Status, "%s", r.Body)
-		var out []string
-		for _, d := range r.Map(t)["data"].([]any) {
-			out = append(out, d.(map[string]any)["id"].(string))
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		var ids3 []string
+		start := e.Clock.Now().Truncate(time.Second).Add(time.Second) // the filters take RFC 3339 seconds
+		e.Clock.Set(start)
+		for i := 0; i < 3; i++ {
+			e.Clock.Advance(time.Second)
+			ids3 = append(ids3, e.open(e.payment("", 1000, 1000), nil)["id"].(string))
 		}
-		return out
-	}
-	assert.Equal(t, []string{ids3[2], ids3[1], ids3[0]}, list(""))
-	assert.Equal(t, []string{ids3[1]}, list("?status=lost"))
-	assert.Equal(t, []string{ids3[2], ids3[0]}, list("?status=needs_response"))
-	tx := e.get(ids3[0])["transaction_id"].(string)
-	assert.Equal(t, []string{ids3[0]}, list("?transaction_id="+tx))
-	from := start.Add(2 * time.Second).Format(time.RFC3339)
-	assert.Equal(t, []string{ids3[2], ids3[1]}, list("?created_from="+from))
-	r := e.Do("GET", "/v1/disputes?limit=2", nil)
-	m := r.Map(t)
-	assert.Equal(t, true, m["has_more"])
-	r = e.Do("GET", "/v1/disputes?limit=2&cursor="+m["next_cursor"].(string), nil)
-	require.Equal(t, 200, r.Status)
-	assert.Len(t, r.Map(t)["data"], 1)
-	r = e.Do("GET", "/v1/disputes?status=open", nil)
-	require.Equal(t, 400, r.Status)
+		require.Equal(t, 200, e.post("/v1/disputes/"+ids3[1]+"/accept", nil).Status)
+		list := func(q string) []string {
+			r := e.Do("GET", "/v1/disputes"+q, nil)
+			require.Equal(t, 200, r.Status, "%s", r.Body)
+			out := []string{}
+			for _, d := range r.Map(t)["data"].([]any) {
+				out = append(out, d.(map[string]any)["id"].(string))
+			}
+			return out
+		}
+		at := func(d time.Duration) string { return start.Add(d).Format(time.RFC3339) }
+		assert.Equal(t, []string{ids3[2], ids3[1], ids3[0]}, list(""))
+		assert.Equal(t, []string{ids3[1]}, list("?status=lost"))
+		assert.Equal(t, []string{ids3[2], ids3[0]}, list("?status=needs_response"))
+		assert.Empty(t, list("?status=won"))
+		tx := e.get(ids3[0])["transaction_id"].(string)
+		assert.Equal(t, []string{ids3[0]}, list("?transaction_id="+tx))
+		assert.Equal(t, []string{ids3[2], ids3[1]}, list("?created_from="+at(2*time.Second)))
+		assert.Equal(t, []string{ids3[1], ids3[0]}, list("?created_to="+at(2*time.Second)))
+		assert.Equal(t, []string{ids3[1]}, list("?created_from="+at(2*time.Second)+"&created_to="+at(2*time.Second)))
+		assert.Equal(t, []string{ids3[2]}, list("?status=needs_response&created_from="+at(2*time.Second)))
+		assert.Empty(t, list("?created_from="+at(time.Hour)))
+		r := e.Do("GET", "/v1/disputes?limit=2", nil)
+		m := r.Map(t)
+		assert.Equal(t, true, m["has_more"])
+		r = e.Do("GET", "/v1/disputes?limit=2&cursor="+m["next_cursor"].(string), nil)
+		require.Equal(t, 200, r.Status)
+		assert.Len(t, r.Map(t)["data"], 1)
+		for _, q := range []string{"?status=open", "?created_from=yesterday", "?transaction_id=nope", "?limit=0"} {
+			r = e.Do("GET", "/v1/disputes"+q, nil)
+			require.Equal(t, 400, r.Status, "%s: %s", q, r.Body)
+		}
+	})
 }
