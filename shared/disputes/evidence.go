@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,9 +30,10 @@ import (
 // review, Document) only reads what the dispute names, so chunks that no
 // dispute names (a call refused after writing them, or a crash between the
 // two writes) are never read; the call that wrote them deletes them when it
-// is refused, and document ids are derived from the Idempotency-Key, so a
-// retry of a call that crashed writes the same chunks again instead of new
-// ones.
+// is refused for good (refusedForGood), and document ids are derived from
+// the Idempotency-Key and the document's bytes, so a retry of a call that
+// crashed writes the same chunks again instead of new ones, and a key
+// reused with other bytes never overwrites a named chunk.
 //
 // How 5 MB arrives: a request body is at most EvidenceMaxBody (4 MiB: the
 // route's own limit, above the platform's 1 MiB; Lambda takes at most 6 MB
@@ -135,13 +137,34 @@ func sniff(ct string, data []byte) bool {
 var docNamespace = uuid.MustParse("5b0e7c52-8e0e-4b8c-9a3e-6d0f0c9a7d11")
 
 // docID is the id of the i-th document of a call: derived from the account,
-// the dispute and the Idempotency-Key, so a retry writes the same chunks;
-// a random one without a key.
-func docID(accountID, disputeID, key string, i int) string {
+// the dispute, the Idempotency-Key and the document's SHA-256, so a retry
+// of the same call writes the same chunks, and a call reusing the key with
+// other bytes (a client's mistake: it gets a 422) writes chunks of its own
+// instead of overwriting the ones the first call's dispute names; a random
+// one without a key.
+func docID(accountID, disputeID, key string, i int, sum string) string {
 	if key == "" {
 		return uuid.NewString()
 	}
-	return uuid.NewSHA1(docNamespace, []byte(accountID+"\x00"+disputeID+"\x00"+key+"\x00"+strconv.Itoa(i))).String()
+	return uuid.NewSHA1(docNamespace, []byte(accountID+"\x00"+disputeID+"\x00"+key+"\x00"+strconv.Itoa(i)+"\x00"+sum)).String()
+}
+
+// refusedForGood reports whether an evidence call's error is a refusal no
+// copy of the call (same key, same body) could overturn: the dispute's state
+// or limits (which only move forward: closed stays closed, documents only
+// add up) or the key taken by another request. Only then are the call's
+// chunks dropped; after a busy dispute, an outage or a cancelled request a
+// copy may still win and name them, so they stay (never read unless named).
+func refusedForGood(err error) bool {
+	var e *apierr.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case "dispute_closed", "dispute_state_conflict", "dispute_expired", "too_many_documents", "evidence_too_large":
+		return true
+	}
+	return e.Kind == apierr.IdempotencyMismatch
 }
 
 // writeChunks stores the documents' bytes, ChunksPerWrite items per
@@ -174,9 +197,8 @@ func writeChunks(ctx context.Context, st store.Store, accountID, disputeID strin
 	return flush()
 }
 
-// dropChunks deletes the chunks of docs that r (the dispute as it is now;
-// nil when unknown) does not name (best effort: a chunk left behind is
-// never read).
+// dropChunks deletes the chunks of docs that r (the dispute as it is now)
+// does not name (best effort: a chunk left behind is never read).
 func dropChunks(ctx context.Context, st store.Store, accountID, disputeID string, r *record, docs []newDoc) {
 	named := map[string]bool{}
 	if r != nil {

@@ -458,3 +458,44 @@ func TestConcurrentHoldsOweExactly(t *testing.T) {
 		t.Logf("refund taken: %v; balance %v", refunded > 0, after)
 	})
 }
+
+// TestOneKeyOtherEvidenceKeepsTheWinnersBytes: evidence calls sent at once
+// under one Idempotency-Key with different documents (a client reusing a
+// key): one is stored, the others are a 422; the dispute's document reads
+// back as exactly the winner's bytes (a loser never overwrites the chunks
+// the winner names), no loser's chunk is left, and the evidence can be
+// submitted; on both stores.
+func TestOneKeyOtherEvidenceKeepsTheWinnersBytes(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		for round := 0; round < 3; round++ {
+			id := e.open(e.payment("", 10000, 10000), nil)["id"].(string)
+			key := e.key()
+			sent := make([][]byte, 6)
+			for i := range sent {
+				sent[i] = sized(ChunkSize+1000, byte('a'+i))
+			}
+			resps := burst(len(sent), func(i int) *apitest.Resp {
+				return e.Do("POST", "/v1/disputes/"+id+"/evidence", map[string]any{"documents": []any{
+					doc("proof.pdf", "application/pdf", sent[i])}}, "Idempotency-Key", key)
+			})
+			won := -1
+			for i, r := range resps {
+				if r.Status == 200 {
+					require.Equal(t, -1, won, "one call stored: %s", r.Body)
+					won = i
+					continue
+				}
+				require.Equal(t, 422, r.Status, "%s", r.Body)
+			}
+			require.NotEqual(t, -1, won)
+			docs := e.get(id)["evidence"].(map[string]any)["documents"].([]any)
+			require.Len(t, docs, 1)
+			_, data, err := e.svc.Document(context.Background(), e.Account.ID, id, docs[0].(map[string]any)["id"].(string))
+			require.NoError(t, err)
+			assert.Equal(t, sent[won], data, "the winner's bytes")
+			assert.Equal(t, 2, e.chunks(e.Account.ID, id), "no loser's chunk left")
+			require.Equal(t, 200, e.post("/v1/disputes/"+id+"/submit", nil).Status)
+		}
+	})
+}

@@ -414,7 +414,7 @@ func (s *Service) AddEvidence(ctx context.Context, in EvidenceInput) (*Dispute, 
 		return nil, err
 	}
 	for i := range docs {
-		docs[i].ID, docs[i].CreatedAt = docID(in.AccountID, in.ID, in.Idem.Key(), i), now
+		docs[i].ID, docs[i].CreatedAt = docID(in.AccountID, in.ID, in.Idem.Key(), i, docs[i].SHA256), now
 	}
 	if err := writeChunks(ctx, s.st, in.AccountID, in.ID, docs); err != nil {
 		return nil, err
@@ -440,11 +440,13 @@ func (s *Service) AddEvidence(ctx context.Context, in EvidenceInput) (*Dispute, 
 		return nil
 	})
 	if err != nil {
-		if _, replay := idempotency.AsReplayed(err); !replay {
-			// Refused: the chunks no dispute names go (a duplicate of this
+		if refusedForGood(err) {
+			// The chunks the dispute does not name go (a duplicate of this
 			// call that won names them, and they stay).
-			cur, _ := s.get(context.WithoutCancel(ctx), in.AccountID, in.ID)
-			dropChunks(context.WithoutCancel(ctx), s.st, in.AccountID, in.ID, cur, docs)
+			// Unread, the dispute is not judged: they stay, unread.
+			if cur, gerr := s.get(context.WithoutCancel(ctx), in.AccountID, in.ID); gerr == nil {
+				dropChunks(context.WithoutCancel(ctx), s.st, in.AccountID, in.ID, cur, docs)
+			}
 		}
 		return nil, err
 	}
