@@ -50,8 +50,6 @@ var projected = []registry.Group{
 		"POST /v1/webhook-endpoints/{id}", "DELETE /v1/webhook-endpoints/{id}", "POST /v1/webhook-endpoints/{id}/roll-secret",
 		"GET /v1/webhook-endpoints/{id}/deliveries"),
 	group("EventsFunction", "GET /v1/events", "GET /v1/events/{id}", "POST /v1/events/{id}/resend"),
-	group("DisputesFunction", "GET /v1/disputes", "GET /v1/disputes/{id}", "POST /v1/disputes/{id}/accept",
-		"POST /v1/disputes/{id}/evidence", "POST /v1/disputes/{id}/submit", "POST /test-helpers/transactions/{id}/dispute"),
 }
 
 // specGroups is every declared group plus the projected ones; a projected
@@ -103,15 +101,15 @@ type projection struct {
 // the other resources its issues add: the webhook publisher (events stream)
 // and sender (webhooks queue), a payouts queue and consumer, expiry
 // schedules for invoices, settlement, and a table per new area (customers
-// and card tokens, and payment links, live in the payments table; links have
-// their own expirer).
+// and card tokens, payment links and disputes live in the payments table;
+// links have their own expirer, disputes their sweeper).
 func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 	all := specGroups()
 	p := projection{
 		Like: "MerchantsFunction", Functions: map[string][]string{},
 		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue"},
 		Schedules: []string{"InvoiceExpiryFunction"},
-		Tables:    []string{"invoices", "disputes"},
+		Tables:    []string{"invoices"},
 		Queues:    []string{},
 	}
 	for fn, k := range keys(all) {

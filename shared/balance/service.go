@@ -60,6 +60,8 @@ type CurrencyBalance struct {
 	Available int64     `json:"available"` // settled: refunds and payouts take from it
 	Pending   int64     `json:"pending"`   // captured, waiting for the settlement delay
 	Reserved  int64     `json:"reserved"`  // held for payouts on their way
+	Disputed  int64     `json:"disputed"`  // held for open disputes (their amounts and fees)
+	Owed      int64     `json:"owed"`      // zero or negative: what disputes took beyond available, repaid from it first
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
@@ -86,6 +88,10 @@ func (s *Service) Balances(ctx context.Context, accountID string) ([]CurrencyBal
 			cb.Pending = b.Amount
 		case ledger.Reserved:
 			cb.Reserved = b.Amount
+		case ledger.Disputed:
+			cb.Disputed = b.Amount
+		case ledger.Owed:
+			cb.Owed = b.Amount
 		}
 		if b.UpdatedAt.After(cb.UpdatedAt) {
 			cb.UpdatedAt = b.UpdatedAt
@@ -100,7 +106,7 @@ type Entry struct {
 	Object      string           `json:"object"`
 	Type        ledger.EntryType `json:"type"`
 	Currency    string           `json:"currency"`
-	Amount      int64            `json:"amount"` // the change of available + pending + reserved
+	Amount      int64            `json:"amount"` // the change of available + pending + reserved + disputed + owed
 	Postings    []ledger.Posting `json:"postings"`
 	Source      ledger.Source    `json:"source"`
 	Parent      string           `json:"parent,omitempty"`

@@ -64,6 +64,8 @@ func (p *probe) build(*app.Deps) (httpapi.Group, error) {
 			panic("boom")
 		}},
 		{Method: "POST", Path: "/_test/helper", Auth: httpapi.AuthSecret, TestOnly: true, Handler: handle},
+		{Method: "POST", Path: "/_test/dated", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemRequired, Since: "2023-09-01", Handler: handle},
+		{Method: "POST", Path: "/_test/big", Auth: httpapi.AuthSecret, MaxBody: 3 << 20, Handler: handle},
 	}}, nil
 }
 
@@ -241,6 +243,56 @@ func TestVersions(t *testing.T) {
 		r = e.DoKey(key, "GET", "/v1/merchants/me", nil, "Service-Version", "2024-01-15")
 		assert.Equal(t, "2024-01-15", r.Header.Get("Service-Version"), "the header wins over the default")
 	})
+}
+
+// TestRouteSince: a route declared from a version answers a 400 naming the
+// version it needs to a request at an older one, from the header or the
+// account's default, in that version's error body, before the handler runs
+// or the Idempotency-Key is claimed; at the version and after it runs.
+func TestRouteSince(t *testing.T) {
+	e, p := newEnv(t)
+	body := map[string]any{"name": "x"}
+	r := e.Do("POST", "/_test/dated", body, "Service-Version", "2023-06-01", "Idempotency-Key", "dated-1")
+	require.Equal(t, 400, r.Status, string(r.Body))
+	m := r.Map(t)
+	assert.Equal(t, "Service-Version", m["source"], "the legacy body names the header")
+	assert.Contains(t, m["message"], "2023-09-01")
+	assert.Contains(t, m["message"], "/_test/dated")
+	assert.Zero(t, p.calls.Load(), "the handler never ran")
+
+	a, key := e.NewAccount(accounts.Test)
+	require.NoError(t, e.Deps.Keys.SetDefaultVersion(context.Background(), a.ID, "2023-06-01"))
+	r = e.DoKey(key, "POST", "/_test/dated", body, "Idempotency-Key", "dated-1")
+	require.Equal(t, 400, r.Status, string(r.Body))
+	assert.Contains(t, r.Map(t)["message"], "2023-09-01")
+
+	for _, v := range []string{"2023-09-01", "2024-01-15"} {
+		r = e.DoKey(key, "POST", "/_test/dated", body, "Idempotency-Key", "dated-"+v, "Service-Version", v)
+		require.Equal(t, 201, r.Status, string(r.Body))
+	}
+	// The refused call claimed nothing: the same key runs at a version
+	// that has the route.
+	r = e.DoKey(key, "POST", "/_test/dated", body, "Idempotency-Key", "dated-1", "Service-Version", "2023-09-01")
+	require.Equal(t, 201, r.Status, string(r.Body))
+	r = e.Do("POST", "/_test/dated", body, "Service-Version", "2024-01-15", "Idempotency-Key", "dated-2")
+	require.Equal(t, 201, r.Status, string(r.Body))
+	assert.EqualValues(t, 4, p.calls.Load())
+}
+
+// TestRouteBodyLimit: a route's own body limit replaces the 1 MiB one, in
+// both directions: 2 MiB passes there and is a 413 elsewhere; over its limit
+// is a 413 too.
+func TestRouteBodyLimit(t *testing.T) {
+	e, _ := newEnv(t)
+	two := `{"name": "` + strings.Repeat("a", 2<<20) + `"}`
+	r := e.Do("POST", "/_test/echo", two)
+	require.Equal(t, 413, r.Status)
+	r = e.Do("POST", "/_test/big", two)
+	require.NotEqual(t, 413, r.Status, "2 MiB is under the route's 3 MiB")
+	assert.Equal(t, 400, r.Status, "and reaches the decoder (name is over its maximum): %s", r.Body)
+	r = e.Do("POST", "/_test/big", `{"name": "`+strings.Repeat("a", 3<<20)+`"}`)
+	require.Equal(t, 413, r.Status)
+	assert.Contains(t, r.Err(t)["message"], "3145728")
 }
 
 func TestBadInput(t *testing.T) {

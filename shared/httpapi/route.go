@@ -43,7 +43,15 @@ type Route struct {
 	Auth        AuthMode
 	Idempotency IdemMode
 	TestOnly    bool // only test-mode keys (the /test-helpers endpoints)
-	Handler     Handler
+	// Since is the first API version that has the route (""; every one): a
+	// request at an older version, from its Service-Version or its
+	// account's default, is a 400 naming the version it needs, before the
+	// handler or the Idempotency-Key is looked at.
+	Since string
+	// MaxBody is the route's body limit in bytes (0: MaxBody, 1 MiB); a
+	// larger body is a 413.
+	MaxBody int64
+	Handler Handler
 	// MuxPath, when set, is the path the Go mux registers instead of Path,
 	// for a declared path Go 1.22 refuses beside another one (neither more
 	// specific: /v1/transactions/{id}/history beside

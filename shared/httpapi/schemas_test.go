@@ -470,6 +470,21 @@ func operations() []operation {
 			id := f.ok(t, "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts()})["id"]
 			return "/v1/split-requests/" + id.(string), map[string]any{"parts": splitParts(), "metadata": map[string]any{"order": "45"}}
 		})},
+		{path: "/test-helpers/transactions/{id}/dispute", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/test-helpers/transactions/" + f.captured(t) + "/dispute", map[string]any{"amount": 500, "reason": "fraudulent",
+				"due_by": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)}
+		})},
+		{path: "/v1/disputes/{id}/evidence", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/disputes/" + f.dispute(t) + "/evidence", disputeEvidence()
+		})},
+		{path: "/v1/disputes/{id}/accept", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/disputes/" + f.dispute(t) + "/accept", map[string]any{}
+		})},
+		{path: "/v1/disputes/{id}/submit", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			id := f.dispute(t)
+			f.ok(t, "/v1/disputes/"+id+"/evidence", disputeEvidence())
+			return "/v1/disputes/" + id + "/submit", map[string]any{}
+		})},
 		{path: "/v1/customers", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v1/customers", map[string]any{"external_ref": "crm-" + uuid.NewString()[:8], "email": "ana@example.com",
 				"name": "Ana", "description": "VIP", "metadata": map[string]any{"tier": "gold"}}
@@ -587,6 +602,25 @@ func (f *fixture) cardToken(t *testing.T) (string, string) {
 // capture (paymentBody's additionalData): a transaction id.
 func (f *fixture) authorised(t *testing.T) string {
 	return f.ok(t, "/v2/payments", f.paymentBody(card("4111111111111111")))["pspReference"].(string)
+}
+
+// captured is a card payment authorised and captured: a transaction id.
+func (f *fixture) captured(t *testing.T) string {
+	id := f.authorised(t)
+	f.ok(t, "/v1/transactions/"+id+"/capture", map[string]any{})
+	return id
+}
+
+// dispute opens a dispute on a captured payment: its id.
+func (f *fixture) dispute(t *testing.T) string {
+	return f.ok(t, "/test-helpers/transactions/"+f.captured(t)+"/dispute", map[string]any{})["id"].(string)
+}
+
+// disputeEvidence is a valid evidence body with every field.
+func disputeEvidence() map[string]any {
+	return map[string]any{"description": "Delivered and signed for on 3 May.", "metadata": map[string]any{"case": "7"},
+		"documents": []any{map[string]any{"name": "receipt.pdf", "content_type": "application/pdf",
+			"data": base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n% signed receipt\n%%EOF\n"))}}}
 }
 
 // requestSchema is the documented request body schema of POST path.
@@ -832,7 +866,11 @@ func violations(d specDoc, s map[string]any, v any, steps []pathStep) []violatio
 		put("maxProperties", more)
 	}
 	if n, ok := s["minProperties"].(float64); ok && n > 0 {
-		put("minProperties", map[string]any{})
+		if len(cp) == 0 { // the body itself: empty it
+			out = append(out, violation{field: field, rule: "minProperties", apply: func(b map[string]any) { clear(b) }})
+		} else {
+			put("minProperties", map[string]any{})
+		}
 	}
 	obj, _ := v.(map[string]any)
 	if obj == nil {

@@ -192,7 +192,7 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 	if err := checkURL(hr, rt); err != nil {
 		return nil, err
 	}
-	body, err := readBody(hr)
+	body, err := readBody(hr, rt.bodyLimit())
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +201,11 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 		return nil, err
 	}
 	req.Version = st.version
+	if rt.Since != "" && st.version < rt.Since { // dated versions compare as strings
+		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "version_unsupported", Param: version.Header,
+			Message: fmt.Sprintf("%s exists from %s %s; this request is at %s (send %s: %s or later, or change the account's default)",
+				rt.Path, version.Header, rt.Since, st.version, version.Header, rt.Since)}
+	}
 	req.Log = s.log.With("request_id", st.id, "account", st.account)
 	switch rt.Idempotency {
 	case IdemOptional, IdemRequired:
@@ -317,20 +322,28 @@ func (s *Server) inline(req *Request, rt *Route) (*Response, error) {
 	return out, nil
 }
 
+// bodyLimit is the route's body limit.
+func (rt *Route) bodyLimit() int64 {
+	if rt.MaxBody > 0 {
+		return rt.MaxBody
+	}
+	return MaxBody
+}
+
 // readBody enforces the size limit and the JSON content type.
-func readBody(hr *http.Request) ([]byte, error) {
+func readBody(hr *http.Request, limit int64) ([]byte, error) {
 	if hr.Body == nil || hr.Body == http.NoBody {
 		return nil, nil
 	}
-	if hr.ContentLength > MaxBody {
-		return nil, tooLarge
+	if hr.ContentLength > limit {
+		return nil, tooLarge(limit)
 	}
-	body, err := io.ReadAll(io.LimitReader(hr.Body, MaxBody+1))
+	body, err := io.ReadAll(io.LimitReader(hr.Body, limit+1))
 	if err != nil {
 		return nil, apierr.New(apierr.Invalid, "body_unreadable", "the request body could not be read")
 	}
-	if len(body) > MaxBody {
-		return nil, tooLarge
+	if int64(len(body)) > limit {
+		return nil, tooLarge(limit)
 	}
 	if len(body) == 0 {
 		return nil, nil
@@ -348,7 +361,9 @@ func readBody(hr *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-var tooLarge = apierr.New(apierr.TooLarge, "", "the request body is larger than %d bytes", MaxBody)
+func tooLarge(limit int64) error {
+	return apierr.New(apierr.TooLarge, "", "the request body is larger than %d bytes", limit)
+}
 
 func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 	if rt.Auth == AuthNone {

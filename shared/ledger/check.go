@@ -33,7 +33,8 @@ type Report struct {
 	// Broken lists entries that break the rules of the books (unbalanced,
 	// unknown account, ...): "<account> <entry id>: <why>".
 	Broken []string `json:"broken"`
-	// Negative lists balances of the merchant's side below zero.
+	// Negative lists balances on the wrong side of zero: a merchant-side
+	// balance below it, or owed above it.
 	Negative []Difference `json:"negative"`
 }
 
@@ -63,7 +64,8 @@ func (r Report) String() string {
 
 // Check re-derives every balance of the account's books from its entries
 // and compares it with the stored counter: a difference, an entry that
-// does not balance or a merchant-side balance below zero is reported. It
+// does not balance, a merchant-side balance below zero or an owed balance
+// above it is reported. It
 // reads the account's entries and balances whole (two partitions, paged).
 func Check(ctx context.Context, st store.Store, accountID string) (Report, error) {
 	var r Report
@@ -107,7 +109,7 @@ func check(ctx context.Context, st store.Store, accountID string, r *Report) err
 		if b.Amount != derived[k] {
 			r.Differences = append(r.Differences, Difference{accountID, b.Currency, b.Account, b.Amount, derived[k]})
 		}
-		if !b.Account.External() && b.Amount < 0 {
+		if !b.Account.MayBeNegative() && b.Amount < 0 || b.Account == Owed && b.Amount > 0 {
 			r.Negative = append(r.Negative, Difference{accountID, b.Currency, b.Account, b.Amount, derived[k]})
 		}
 	}

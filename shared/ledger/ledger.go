@@ -10,14 +10,16 @@ import (
 )
 
 // Account is one account of a merchant's books, kept per currency. The
-// merchant's own accounts (Pending, Available, Reserved), the fees it was
-// charged (Fees) and what is held for its split partners (Partner) never go
-// below zero: the store refuses the write that would take them there. The
-// external accounts (Processor, PaidOut) are the other side of money that
-// enters or leaves the books (Processor goes negative by what the captures
-// brought in and refunds did not return, PaidOut positive by what payouts
-// took out), so every entry, and the sum of all balances of a currency, is
-// zero.
+// merchant's own accounts (Pending, Available, Reserved, Disputed), the fees
+// it was charged (Fees) and what is held for its split partners (Partner)
+// never go below zero: the store refuses the write that would take them
+// there. Owed is the one merchant account on the other side of zero: zero
+// or negative, it is what disputes took beyond the available balance
+// (dispute.go). The external accounts (Processor, PaidOut) are the other
+// side of money that enters or leaves the books (Processor goes negative by
+// what the captures brought in and refunds did not return, PaidOut positive
+// by what payouts took out), so every entry, and the sum of all balances of
+// a currency, is zero.
 type Account string
 
 const (
@@ -27,6 +29,8 @@ const (
 	Fees      Account = "fees"      // processing fees charged to the merchant
 	Processor Account = "processor" // external: the card and wallet processors (captures in, refunds out)
 	PaidOut   Account = "paid_out"  // external: what payouts delivered to cards
+	Disputed  Account = "disputed"  // held for open disputes: their amounts and fees
+	Owed      Account = "owed"      // zero or negative: what disputes took beyond available, recovered from it
 )
 
 // partnerPrefix starts a split partner's account: "partner:<reference>".
@@ -58,14 +62,20 @@ func (a Account) PartnerRef() (string, bool) {
 // the negative of what came in through it).
 func (a Account) External() bool { return a == Processor || a == PaidOut }
 
+// MayBeNegative reports whether a's balance may go below zero: the external
+// accounts, and Owed (a debt, never above zero).
+func (a Account) MayBeNegative() bool { return a.External() || a == Owed }
+
 // Merchant reports whether a is one of the merchant's own balances (what
 // GET /v1/balance shows).
-func (a Account) Merchant() bool { return a == Pending || a == Available || a == Reserved }
+func (a Account) Merchant() bool {
+	return a == Pending || a == Available || a == Reserved || a == Disputed || a == Owed
+}
 
 // Valid reports whether a is a known account.
 func (a Account) Valid() bool {
 	switch a {
-	case Pending, Available, Reserved, Fees, Processor, PaidOut:
+	case Pending, Available, Reserved, Fees, Processor, PaidOut, Disputed, Owed:
 		return true
 	}
 	_, ok := a.PartnerRef()
@@ -92,11 +102,23 @@ const (
 	EntryPayoutPaid EntryType = "payout_paid"
 	// EntryPayoutFailed: reserved -> available, when the processor refused it.
 	EntryPayoutFailed EntryType = "payout_failed"
+	// EntryDisputeHold: available (owed for what it lacks) -> disputed, when
+	// a dispute opens.
+	EntryDisputeHold EntryType = "dispute_hold"
+	// EntryDisputeRelease: disputed -> owed (what is owed) and available,
+	// when a dispute is won.
+	EntryDisputeRelease EntryType = "dispute_release"
+	// EntryDisputeLoss: disputed -> processor (the amount) and fees (the
+	// fee), when a dispute is lost.
+	EntryDisputeLoss EntryType = "dispute_loss"
+	// EntryDebtRecovery: available -> owed, repaying a negative balance.
+	EntryDebtRecovery EntryType = "debt_recovery"
 )
 
 // EntryTypes lists every type (the list filter and the OpenAPI enum).
 var EntryTypes = []EntryType{EntryCapture, EntrySettlement, EntryRefund, EntrySplit, EntrySplitReversal,
-	EntryPayout, EntryPayoutPaid, EntryPayoutFailed}
+	EntryPayout, EntryPayoutPaid, EntryPayoutFailed, EntryDisputeHold, EntryDisputeRelease, EntryDisputeLoss,
+	EntryDebtRecovery}
 
 // Valid reports whether t is a known entry type.
 func (t EntryType) Valid() bool {
@@ -115,6 +137,8 @@ const (
 	SourceWalletTransaction = "wallet_transaction" // a wallet transaction (capture and refunds)
 	SourcePayout            = "payout"
 	SourceSplitRequest      = "split_request"
+	SourceDispute           = "dispute"
+	SourceNegativeBalance   = "negative_balance" // a debt recovery: the owed balance of the currency in ID
 )
 
 // Source is the record that caused an entry.
@@ -148,9 +172,10 @@ type Entry struct {
 }
 
 // Net is what the entry changed in the merchant's own balances (pending,
-// available and reserved together): a capture's amount less its fee and the
-// partners' shares, a refund's negative amount, 0 for a settlement or a
-// payout's reservation.
+// available, reserved, disputed and owed together): a capture's amount less
+// its fee and the partners' shares, a refund's negative amount, a lost
+// dispute's negative amount and fee, 0 for a settlement, a payout's
+// reservation, a dispute's hold or release, or a debt recovery.
 func (e *Entry) Net() int64 {
 	var n int64
 	for _, p := range e.Postings {

@@ -48,6 +48,7 @@ var Prefixes = [][2]string{
 	{"ment#", "merchant ledger entries"},
 	{"mdue#", "captured funds waiting for settlement, by time"},
 	{"mlacct#", "the accounts that have merchant books"},
+	{"mowed#", "the balances owed (negative), for their recovery"},
 }
 
 func shardOf(s string, n int) int {
@@ -104,6 +105,25 @@ func (d due) key() store.Key {
 type Batch struct {
 	Entries []Entry
 	dues    []due
+	// guards are conditions on some balances' adds (a release or a recovery
+	// of the owed balance holds it at the version it was read at), and
+	// extra the index writes that go with them (the debtors index).
+	guards map[balRef]store.Cond
+	extra  []store.Op
+}
+
+// balRef names one balance of the books.
+type balRef struct {
+	account, currency string
+	a                 Account
+}
+
+// guard conditions the add of one balance on cond.
+func (b *Batch) guard(accountID, currency string, a Account, cond store.Cond) {
+	if b.guards == nil {
+		b.guards = map[balRef]store.Cond{}
+	}
+	b.guards[balRef{accountID, currency, a}] = cond
 }
 
 // Empty reports whether the batch moves nothing.
@@ -114,19 +134,16 @@ func (b *Batch) Add(e ...Entry) { b.Entries = append(b.Entries, e...) }
 
 // Ops are the batch's writes, in a fixed order: the entries (put-if-absent),
 // the balances (store.Add, conditioned not to go below zero for every
-// account but the external ones, and bounded by money.MaxBalance), the
-// settlements due, and the account's mark in the account index. Errors:
+// account but the external ones and owed, bounded by money.MaxBalance, and
+// for a guarded balance on its guard), the settlements due, the debtors
+// index's writes, and the account's mark in the account index. Errors:
 // Internal when an entry breaks the rules of the books.
 func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 	if b.Empty() {
 		return nil, nil
 	}
-	type bal struct {
-		account, currency string
-		a                 Account
-	}
-	deltas := map[bal]int64{}
-	var order []bal
+	deltas := map[balRef]int64{}
+	var order []balRef
 	var ops []store.Op
 	accounts := map[string]bool{}
 	for i := range b.Entries {
@@ -141,7 +158,7 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 		ops = append(ops, store.Put(store.Item{Key: EntryKey(e.AccountID, e.ID), Data: data}, store.IfAbsent))
 		accounts[e.AccountID] = true
 		for _, p := range e.Postings {
-			k := bal{e.AccountID, e.Currency, p.Account}
+			k := balRef{e.AccountID, e.Currency, p.Account}
 			if _, seen := deltas[k]; !seen {
 				order = append(order, k)
 			}
@@ -153,7 +170,11 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 		if d == 0 {
 			continue
 		}
-		op := store.Add(BalanceKey(k.account, k.currency, k.a), d, !k.a.External(), store.Always)
+		cond, ok := b.guards[k]
+		if !ok {
+			cond = store.Always
+		}
+		op := store.Add(BalanceKey(k.account, k.currency, k.a), d, !k.a.MayBeNegative(), cond)
 		op.Item.Data, _ = json.Marshal(balanceBody{Currency: k.currency, Account: k.a, UpdatedAt: now.UTC()})
 		if !k.a.External() {
 			op.Max = money.MaxBalance
@@ -164,6 +185,7 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 		data, _ := json.Marshal(d)
 		ops = append(ops, store.Put(store.Item{Key: d.key(), Data: data}, store.IfAbsent))
 	}
+	ops = append(ops, b.extra...)
 	ids := make([]string, 0, len(accounts))
 	for a := range accounts {
 		ids = append(ids, a)

@@ -151,10 +151,14 @@ func (p *Payment) ExpiresAt() time.Time {
 // payment_state_conflict (not captured: the message names the status),
 // Invalid amount (not positive, or above the balance: refund_exceeds_balance;
 // a fully refunded payment has a balance of 0, so any refund of it is this
-// 400).
+// 400), Conflict payment_disputed (a dispute open or lost: DisputeMark).
 func (p *Payment) Refund(op Op, refundID string, now time.Time) (*Payment, error) {
 	if p.Type != TypePayment || (p.Status != Charged && p.Status != PartiallyRefunded && p.Status != Refunded) {
 		return nil, illegal(p, Refunded)
+	}
+	if p.Dispute != nil && p.Dispute.Status != DisputeWon {
+		return nil, apierr.New(apierr.Conflict, "payment_disputed",
+			"payment %s is disputed (dispute %s is %s): the cardholder is paid back through the dispute, so it cannot be refunded", p.ID, p.Dispute.ID, p.Dispute.Status)
 	}
 	amount, err := checkAmount(op.Amount, p.Balance(), "refund_exceeds_balance", "the captured amount not yet refunded")
 	if err != nil {

@@ -212,6 +212,9 @@ type Payment struct {
 	// Split is the split request dividing the payment (shared/splits),
 	// applied by its captures and reversed by its refunds (ledger.go).
 	Split *ledger.Split `json:"split,omitempty"`
+	// Dispute is the payment's dispute (shared/disputes), kept up to date
+	// in the dispute's own transactions.
+	Dispute *DisputeMark `json:"dispute,omitempty"`
 
 	version    int64      // stored version read; 0 for a new record
 	readStatus Status     // status when read (or last saved): SaveOps keeps the expiry index by it
@@ -293,6 +296,21 @@ func illegal(p *Payment, to Status) error {
 	return apierr.New(apierr.Conflict, "payment_state_conflict",
 		"payment %s is %s and cannot become %s", p.ID, p.Status, to)
 }
+
+// DisputeMark is what a payment keeps of its dispute: the dispute's id and
+// status (shared/disputes writes it with every change of the dispute's
+// status, in the same transaction, conditioned on the payment's version).
+// A payment has at most one. While the dispute is open or once it is lost
+// the payment cannot be refunded (the cardholder is being, or has been,
+// paid back through the card network: a refund would pay twice).
+type DisputeMark struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+// DisputeWon is the status of a dispute the merchant won (shared/disputes'
+// own name for it): the payment may be refunded again.
+const DisputeWon = "won"
 
 // Public is the view shown to merchants: no internal flow state.
 func (p *Payment) Public() Payment {

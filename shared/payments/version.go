@@ -14,6 +14,30 @@ func init() {
 	})
 }
 
+func init() {
+	// 2023-09-01 added disputes: before it a transaction does not say it is
+	// disputed (the field names a resource those versions cannot read), nor
+	// does a payment event's data.
+	version.Register(version.Change{
+		Version:     "2023-09-01",
+		Description: "Transactions say whether they are disputed (disputed, dispute_id).",
+		Kinds:       []string{Kind, version.KindEvent},
+		Down:        withoutDispute,
+	})
+}
+
+func withoutDispute(c version.Ctx, obj map[string]any) map[string]any {
+	if c.Kind == version.KindEvent {
+		if data, ok := obj["data"].(map[string]any); ok {
+			delete(data, "dispute")
+		}
+		return obj
+	}
+	delete(obj, "disputed")
+	delete(obj, "dispute_id")
+	return obj
+}
+
 func legacyRequiresAction(c version.Ctx, obj map[string]any) map[string]any {
 	if c.Kind == version.KindEvent {
 		if obj["type"] == EventType(RequiresAction) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/version"
 )
 
 // Group is one Lambda function: an HTTP endpoint group, a queue consumer, a
@@ -53,6 +54,11 @@ type Group struct {
 	// Grants are any other permissions, after the tables' and queues' in
 	// template.yaml (a secret's parameter, a key), as the template writes them.
 	Grants []Grant
+	// Since is the first API version that has the group's routes (""
+	// for every version): a request at an older one is a 400 naming the
+	// version it needs (httpapi.Route.Since). A route's own Since overrides
+	// it.
+	Since string
 	// MoneyPath marks a function whose requests take or move money. Deployed,
 	// a new version of it reaches traffic gradually (a CodeDeploy
 	// DeploymentPreference whose alarms roll a bad version back) and its p99
@@ -89,6 +95,8 @@ type Route struct {
 	Auth        httpapi.AuthMode
 	Idempotency httpapi.IdemMode
 	TestOnly    bool
+	Since       string // the first API version that has the route (default: the group's Since)
+	MaxBody     int64  // the body limit in bytes (0: httpapi.MaxBody)
 }
 
 // Pattern is "METHOD /path", the key Bind takes handlers by.
@@ -157,8 +165,12 @@ func (g Group) Bind(handlers map[string]httpapi.Handler) httpapi.Group {
 		if !ok {
 			panic(fmt.Sprintf("registry: %s declares %s but binds no handler to it", g.Function, r.Pattern()))
 		}
+		since := r.Since
+		if since == "" {
+			since = g.Since
+		}
 		out.Routes = append(out.Routes, httpapi.Route{Method: r.Method, Path: r.Path, Auth: r.Auth,
-			Idempotency: r.Idempotency, TestOnly: r.TestOnly, Handler: h})
+			Idempotency: r.Idempotency, TestOnly: r.TestOnly, Since: since, MaxBody: r.MaxBody, Handler: h})
 	}
 	if len(handlers) != len(g.Routes) {
 		for p := range handlers {
@@ -221,7 +233,13 @@ func Check(areas []Area) []error {
 		if (len(g.Routes) > 0) != (g.OpenAPI != "") {
 			fail("%s: an HTTP group names its OpenAPI fragment, and only an HTTP group does", g.Function)
 		}
+		if g.Since != "" && !version.Known(g.Since) {
+			fail("%s: Since %q is not a released version (%s)", g.Function, g.Since, version.List())
+		}
 		for _, r := range g.Routes {
+			if r.Since != "" && !version.Known(r.Since) {
+				fail("%s: %s: Since %q is not a released version (%s)", g.Function, r.Pattern(), r.Since, version.List())
+			}
 			if !strings.HasPrefix(r.Path, "/") || strings.HasSuffix(r.Path, "/") && r.Path != "/" {
 				fail("%s: path %q", g.Function, r.Path)
 			}

@@ -37,6 +37,21 @@ func TestBindKeepsDeclaredRouteSettings(t *testing.T) {
 	assert.NotNil(t, hg.Routes[0].Handler)
 }
 
+// TestBindAppliesTheGroupsSince: a group's minimum version reaches every
+// route it binds, unless the route names its own; a route's body limit is
+// kept.
+func TestBindAppliesTheGroupsSince(t *testing.T) {
+	g := Group{Function: "XFunction", Since: "2023-09-01", Routes: []Route{
+		{Method: "GET", Path: "/x"},
+		{Method: "POST", Path: "/x", Since: "2024-01-15", MaxBody: 4 << 20},
+	}}
+	hg := g.Bind(map[string]httpapi.Handler{"GET /x": ok, "POST /x": ok})
+	assert.Equal(t, "2023-09-01", hg.Routes[0].Since)
+	assert.Zero(t, hg.Routes[0].MaxBody)
+	assert.Equal(t, "2024-01-15", hg.Routes[1].Since)
+	assert.EqualValues(t, 4<<20, hg.Routes[1].MaxBody)
+}
+
 func withoutHandler(r httpapi.Route) httpapi.Route { r.Handler = nil; return r }
 
 func TestBindRefusesMissingOrExtraHandlers(t *testing.T) {
@@ -92,6 +107,10 @@ func TestCheckFindsBrokenDeclarations(t *testing.T) {
 			Routes: []Route{{Method: "POST", Path: "/b", Idempotency: httpapi.IdemInline}},
 			Tables: []Table{{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}}}},
 			"need [GetItem UpdateItem]"},
+		"unknown group version": {Group{Function: "BFunction", Dir: "b", Routes: routes("GET /b"), OpenAPI: "b.json", Since: "2023-07-01"},
+			`Since "2023-07-01" is not a released version`},
+		"unknown route version": {Group{Function: "BFunction", Dir: "b", OpenAPI: "b.json",
+			Routes: []Route{{Method: "GET", Path: "/b", Since: "2025-01-01"}}}, `GET /b: Since "2025-01-01"`},
 		"idempotency granted without a keyed route": {Group{Function: "BFunction", Dir: "b", Every: time.Minute,
 			Tables: []Table{{Name: store.TableIdempotency, Actions: []string{"GetItem"}}}},
 			"need [] on the idempotency table"},

@@ -42,6 +42,8 @@ type Transaction struct {
 	AuthedAt            *time.Time        `json:"authed_at,omitempty"`
 	CapturedAt          *time.Time        `json:"captured_at,omitempty"`
 	ExpiresAt           *time.Time        `json:"authorization_expires_at,omitempty"` // while authorised: when the hold lapses
+	Disputed            bool              `json:"disputed"`                           // a dispute was opened (from 2023-09-01)
+	DisputeID           string            `json:"dispute_id,omitempty"`
 	Metadata            map[string]string `json:"metadata"`
 }
 
@@ -62,6 +64,9 @@ func View(p *payments.Payment) Transaction {
 	if p.Status == payments.Authorized {
 		e := p.ExpiresAt()
 		t.ExpiresAt = &e
+	}
+	if p.Dispute != nil {
+		t.Disputed, t.DisputeID = true, p.Dispute.ID
 	}
 	if t.Metadata == nil {
 		t.Metadata = map[string]string{}

@@ -18,7 +18,7 @@ type EventTypeInfo struct {
 // validates enabled_events against. The OpenAPI enum (EventType in
 // paths-webhooks.json) and the README table repeat it; a test holds the three
 // and the writers (orders, payments, checkout sessions, deposits, wallet,
-// split requests, payouts) to it. A group that starts emitting a
+// split requests, payouts, disputes) to it. A group that starts emitting a
 // new type adds it here first.
 var Catalogue = []EventTypeInfo{
 	{"order.completed", "A Gate order was fulfilled; data is the order with its order_content."},
@@ -46,6 +46,9 @@ var Catalogue = []EventTypeInfo{
 	{"payout.created", "A payout was requested: its amount moved from available to reserved (pending); data is the payout."},
 	{"payout.paid", "The payout processor paid a payout to its card (paid)."},
 	{"payout.failed", "The payout processor refused a payout, or never answered and has no record of it (failed, with failure_reason); the reserved amount is available again."},
+	{"dispute.created", "A cardholder disputed a captured payment (needs_response): its amount and the dispute fee are held from the balance until it closes; data is the dispute with its due_by."},
+	{"dispute.updated", "Evidence was added to a dispute, or submitted (under_review)."},
+	{"dispute.closed", "A dispute was won (the hold released) or lost (the amount back to the cardholder, the fee kept): accepted, not answered by due_by, or decided on review (closed_reason)."},
 	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
 	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
 	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},

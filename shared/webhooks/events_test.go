@@ -17,6 +17,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/disputes"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
@@ -156,6 +157,7 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	// Captures apply split requests (payments.SaveOps); payouts write theirs.
 	emitted = append(emitted, payments.EventSplitApplied)
 	emitted = append(emitted, balance.EventTypes...)
+	emitted = append(emitted, disputes.EventTypes...)
 	emitted = append(emitted, links.EventTypes...)
 	for _, typ := range emitted {
 		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)

@@ -2,7 +2,7 @@
 // areas, see shared/registry) and pairs each declared group with its builder,
 // for the local gateway (make run) and the tests that derive the template's
 // routes and policies and the OpenAPI paths from the declarations. The
-// builders live per area (platformwire, gatewire, checkoutwire): a Lambda main
+// builders live per area (platformwire, gatewire, checkoutwire, ...): a Lambda main
 // imports only its own area's package, so it links only what it serves.
 package wiring
 
@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/customers"
+	"github.com/paygate/paygate/shared/disputes"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -29,6 +30,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/customerwire"
+	"github.com/paygate/paygate/shared/wiring/disputewire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
@@ -39,7 +41,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area, disputes.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -73,6 +75,8 @@ var builders = map[string]any{
 	balance.BalanceGroup.Function:      app.HTTPBuilder(balancewire.MerchantBalance),
 	balance.PayoutsGroup.Function:      app.SQSBuilder(balancewire.PayoutsSender),
 	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
+	disputes.DisputesGroup.Function:    app.HTTPBuilder(disputewire.Disputes),
+	disputes.SweeperGroup.Function:     TaskBuilder(disputewire.DisputeSweeper),
 	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
 	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
 	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),

@@ -56,6 +56,10 @@ def _path_ids(path):
         return {"id": SEED["payout_id"]}
     if path.startswith("/v1/split-requests/{id}"):
         return {"id": SEED["split_request_id"]}
+    if path.startswith("/v1/disputes/{id}"):
+        return {"id": SEED["dispute_id"]}
+    if path.startswith("/test-helpers/transactions/{id}"):
+        return {"id": SEED["dispute_transaction_id"]}
     if path.startswith("/v1/customers/{id}"):
         return {"id": SEED["customer_id"], "token_id": SEED["spare_card_token_id"]}
     if "{paymentPspReference}" in path:
@@ -317,6 +321,21 @@ KNOWN = [
     known("POST", r"^/v2/(payments/\{paymentPspReference\}/[a-zA-Z]+|cancels)$", REJECTED, "the seeded transaction "
           "(and the seeded cancel reference's payment) was captured, refunded, reversed or cancelled by an earlier "
           "case: a modification its status does not allow is a 409 naming the status", status=409),
+
+    known("GET", r"^/v1/disputes$", REJECTED, "created_to must not be before created_from", param="created_to",
+          message="created_to is before.*"),
+    known("POST", r"^/v1/disputes/\{id\}/evidence$", REJECTED, "a document's bytes must be of its content_type (a PDF "
+          "starts %PDF-, a PNG with its signature, JPEG FF D8 FF, TIFF II*/MM*, text is UTF-8 without NUL): a JSON "
+          "Schema cannot state what base64-decoded bytes start with", param=r"documents\[\d+\]\.data",
+          message=r"documents\[\d+\]\.data (is not a .* document|is empty)"),
+    known("POST", r"^/v1/disputes/\{id\}/evidence$", REJECTED, "a document name of spaces alone is blank",
+          param=r"documents\[\d+\]\.name", message=r".* must not be blank"),
+    known("POST", r"^/v1/disputes/\{id\}/evidence$", REJECTED, "a dispute holds at most 20 documents and 5 MiB of "
+          "them: generated calls add up on the seeded dispute (413 evidence_too_large, 400 too_many_documents)",
+          code=r"too_many_documents|evidence_too_large"),
+    known("POST", r"^/test-helpers/transactions/\{id\}/dispute$", REJECTED, "a dispute's amount is at most what is "
+          "left of the payment (the seeded one: 200.00 EUR), due_by in the future and at most 30 days away",
+          param=r"amount|due_by", message=r"(amount is more than what is left|due_by must be in the future).*"),
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "

@@ -1,9 +1,10 @@
 """Seeds the local gateway for schemathesis: an order, a checkout session, a
 payment waiting for its 3-D Secure challenge, a wallet transaction, a
 captured card payment, a payout card and a payout, a split request, a
-customer with two card tokens, payment links and a link's page session, so
-generated requests reach real records, not only 404s. Prints the ids as JSON
-(read by hooks.py).
+customer with two card tokens, payment links and a link's page session, and
+a dispute with evidence (and another captured payment for the helper that
+opens one), so generated requests reach real records, not only 404s. Prints
+the ids as JSON (read by hooks.py).
 
 Environment: PG_BASE_URL, SANDBOX_API_KEY.
 """
@@ -105,7 +106,23 @@ link_paid = call("POST", "/v1/payment-links", {"amount": {"value": 700, "currenc
 paid_session = call("POST", "/pay/" + link_paid["id"] + "/session", {})
 call("POST", "/pay/" + link_paid["id"] + "/sessions/" + paid_session["id"] + "/payments",
      {"sessionData": paid_session["sessionData"], "paymentMethod": card("4111111111111111")})
-json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
+# A dispute that needs a response, with evidence (so a generated submit
+# reaches the issuer), on a payment of its own (refunds of the seeded
+# transaction stay possible); and a captured payment not disputed yet, for
+# the helper that opens one.
+def captured(reference):
+    p = call("POST", "/v2/payments", {"amount": {"value": 20000, "currency": "EUR"}, "reference": reference,
+                                      "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111")})
+    return p["pspReference"]
+
+
+dispute = call("POST", "/test-helpers/transactions/" + captured("schemathesis-dispute") + "/dispute", {"reason": "fraudulent"})
+call("POST", "/v1/disputes/" + dispute["id"] + "/evidence",
+     {"description": "Delivered and signed for.",
+      "documents": [{"name": "receipt.txt", "content_type": "text/plain",
+                     "data": base64.b64encode(b"signed for by J. Smith").decode()}]})
+json.dump({"dispute_id": dispute["id"], "dispute_transaction_id": captured("schemathesis-dispute-open"),
+           "transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
            "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
            "cancel_reference": "schemathesis-cancel", "payout_card_id": payout_card["id"], "payout_id": payout["id"],

@@ -1,0 +1,12 @@
+// Command dispute-sweeper is the DisputeSweeperFunction, run every minute
+// by an EventBridge schedule: it closes the disputes not answered by their
+// due date (lost), applies the sandbox issuer's decision to those whose
+// review ended, and repays negative balances from available.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/disputewire"
+)
+
+func main() { app.StartScheduled(disputewire.DisputeSweeper) }

@@ -1,0 +1,11 @@
+// Command disputes is the DisputesFunction Lambda: disputes of card
+// payments (read, list, accept, evidence, submit) and the sandbox's helper
+// that opens one.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/disputewire"
+)
+
+func main() { app.StartHTTP(disputewire.Disputes) }

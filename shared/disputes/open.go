@@ -1,0 +1,127 @@
+package disputes
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/payments"
+)
+
+// OpenInput is the sandbox's dispute of a captured payment
+// (POST /test-helpers/transactions/{id}/dispute).
+type OpenInput struct {
+	AccountID     string
+	TestMode      bool
+	TransactionID string
+	Amount        *int64     // nil: what is left of the payment (captured, not refunded)
+	Reason        Reason     // "": General
+	DueBy         *time.Time // nil: DefaultResponseWindow from now
+	Idem          *idempotency.Call
+}
+
+// MaxAmount is 2^53, the documented maximum of an amount.
+const MaxAmount = 1 << 53
+
+// Open opens a dispute on a captured payment, as a cardholder's bank would
+// through the card network (the sandbox's test helper; no live acquirer is
+// wired). In one transaction: the dispute (needs_response, due_by), its due
+// entry, the payment's mark, the hold of its amount and fee (ledger
+// DisputeHold: never refused for lack of funds, what available lacks is
+// owed), its dispute.created event and the Idempotency-Key's record.
+// Answers the dispute (201). Errors: Forbidden (a live key), Invalid
+// (amount: not positive, or above what is left: dispute_exceeds_balance;
+// reason; due_by), NotFound (no such transaction, or another account's),
+// Conflict (payment_refunded: the sandbox does not dispute a refunded
+// payment; payment_not_captured; dispute_exists: a payment has one dispute;
+// transaction_not_disputable: a refund), IdempotencyMismatch, Unavailable.
+func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
+	if !in.TestMode {
+		return nil, apierr.New(apierr.Forbidden, "test_mode_only", "disputes are opened by the card network; the sandbox opens them for test keys only")
+	}
+	if !in.Idem.Keyed() {
+		return nil, idempotency.ValidateKey("")
+	}
+	if in.Reason == "" {
+		in.Reason = General
+	}
+	if !in.Reason.Valid() {
+		return nil, apierr.Invalidf("reason", "reason must be one of %v", Reasons)
+	}
+	if in.Amount != nil && (*in.Amount <= 0 || *in.Amount > MaxAmount) {
+		return nil, apierr.Invalidf("amount", "amount must be an integer from 1 to 2^53 in minor units of the payment's currency")
+	}
+	for attempt := 0; ; attempt++ {
+		now := s.clock().UTC()
+		due := now.Add(DefaultResponseWindow)
+		if in.DueBy != nil {
+			if !in.DueBy.After(now) || in.DueBy.After(now.Add(MaxResponseWindow)) {
+				return nil, apierr.Invalidf("due_by", "due_by must be in the future and at most 30 days away")
+			}
+			due = in.DueBy.UTC()
+		}
+		p, err := s.repo.Get(ctx, in.AccountID, in.TransactionID)
+		if apierr.Is(err, apierr.NotFound) {
+			return nil, apierr.NotFoundf("no such transaction: %s", in.TransactionID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		amount, err := disputable(p, in.Amount)
+		if err != nil {
+			if settled := in.Idem.Settled(ctx); settled != nil {
+				return nil, settled
+			}
+			return nil, err
+		}
+		r := &record{ID: ids.NewAt(now), AccountID: in.AccountID, TransactionID: p.ID, MerchantReference: p.MerchantReference,
+			Livemode: p.Livemode, Amount: amount, Fee: s.feeOf(p.Currency), Currency: p.Currency, Status: NeedsResponse,
+			Reason: in.Reason, DueBy: due, CreatedAt: now, UpdatedAt: now}
+		c := &step{rec: r, pay: p, last: attempt >= changeAttempts-2, event: EventCreated}
+		f, err := s.funds(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		r.Covered = c.batch.DisputeHold(c.move(), f, now)
+		view, again, err := s.commit(ctx, c, in.Idem, http.StatusCreated)
+		if err != nil {
+			return nil, err
+		}
+		if !again {
+			return &view, nil
+		}
+		if attempt+1 == changeAttempts {
+			return nil, apierr.New(apierr.Conflict, "transaction_busy", "transaction %s kept changing; retry with the same Idempotency-Key", p.ID)
+		}
+		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// disputable checks that p may be disputed for amount (nil: all that is
+// left) and returns the amount.
+func disputable(p *payments.Payment, amount *int64) (int64, error) {
+	switch {
+	case p.Type != payments.TypePayment:
+		return 0, apierr.New(apierr.Conflict, "transaction_not_disputable", "transaction %s is a %s: only a payment can be disputed", p.ID, p.Type)
+	case p.Dispute != nil:
+		return 0, apierr.New(apierr.Conflict, "dispute_exists", "payment %s already has dispute %s (%s)", p.ID, p.Dispute.ID, p.Dispute.Status)
+	case p.Status == payments.Refunded:
+		return 0, apierr.New(apierr.Conflict, "payment_refunded", "payment %s is refunded: the sandbox does not open a dispute on a refunded payment (nothing is left to claim back)", p.ID)
+	case p.Status != payments.Charged && p.Status != payments.PartiallyRefunded:
+		return 0, apierr.New(apierr.Conflict, "payment_not_captured", "payment %s is %s: only a captured payment can be disputed", p.ID, p.Status)
+	}
+	left := p.Balance()
+	if amount == nil {
+		return left, nil
+	}
+	if *amount > left {
+		return 0, &apierr.Error{Kind: apierr.Invalid, Code: "dispute_exceeds_balance", Param: "amount",
+			Message: "amount is more than what is left of the payment (captured, not refunded): " + formatInt(left)}
+	}
+	return *amount, nil
+}

@@ -1,0 +1,241 @@
+package disputes
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Key layout (table payments, beside the payments they dispute):
+//
+//   - dsp#<account> / <dispute id>: a dispute (UUIDv7: a descending query
+//     lists newest first; the created range is a key range).
+//   - dspdoc#<account>#<dispute id> / <document id>#<nnnn>: the chunks of an
+//     evidence document's bytes, at most ChunkSize each (evidence.go).
+//   - dspdue#<shard> / <time>#<account>#<dispute id>: open disputes by the
+//     time the sweeper must act on them: due_by while needs_response, the
+//     end of the review while under_review; put and removed with the status
+//     that needs it, in the same transaction.
+//
+// The payment carries the dispute's id and status (payments.DisputeMark),
+// written in the same transactions.
+
+// DueShards spreads the due index.
+const DueShards = 8
+
+func disputePK(accountID string) string { return "dsp#" + accountID }
+
+func disputeKey(accountID, id string) store.Key {
+	return store.Key{Table: store.TablePayments, PK: disputePK(accountID), SK: id}
+}
+
+func docPK(accountID, disputeID string) string { return "dspdoc#" + accountID + "#" + disputeID }
+
+func chunkKey(accountID, disputeID, docID string, n int) store.Key {
+	return store.Key{Table: store.TablePayments, PK: docPK(accountID, disputeID), SK: docID + "#" + chunkSuffix(n)}
+}
+
+func chunkSuffix(n int) string {
+	s := strconv.Itoa(n)
+	return strings.Repeat("0", 4-len(s)) + s
+}
+
+func duePK(shard int) string { return "dspdue#" + strconv.Itoa(shard) }
+
+// dueSKTime sorts lexically in time order (fixed width, UTC).
+const dueSKTime = "2006-01-02T15:04:05.000000000Z"
+
+func dueShard(id string) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32() % DueShards)
+}
+
+// dueBound is the sort key bound of the entries due at t.
+func dueBound(t time.Time) string { return t.UTC().Format(dueSKTime) + "#~" }
+
+// parseDueSK splits a due entry's SK into account and dispute id.
+func parseDueSK(sk string) (accountID, id string, ok bool) {
+	n := len(dueSKTime)
+	if len(sk) < n+3 || sk[n] != '#' {
+		return "", "", false
+	}
+	accountID, id, ok = strings.Cut(sk[n+1:], "#")
+	return accountID, id, ok && accountID != "" && id != ""
+}
+
+// storedDoc is a document as the record keeps it: the view and how many
+// chunks hold its bytes.
+type storedDoc struct {
+	Document
+	Chunks int `json:"chunks"`
+}
+
+// record is the stored dispute.
+type record struct {
+	ID                string            `json:"id"`
+	AccountID         string            `json:"account_id"`
+	TransactionID     string            `json:"transaction_id"`
+	MerchantReference string            `json:"merchant_reference"`
+	Livemode          bool              `json:"livemode"`
+	Amount            int64             `json:"amount"`
+	Fee               int64             `json:"fee"`
+	Currency          string            `json:"currency"`
+	Status            Status            `json:"status"`
+	Reason            Reason            `json:"reason"`
+	DueBy             time.Time         `json:"due_by"`
+	Description       string            `json:"description,omitempty"`
+	Docs              []storedDoc       `json:"documents,omitempty"`
+	Metadata          map[string]string `json:"metadata,omitempty"`
+	CreatedAt         time.Time         `json:"created_at"`
+	UpdatedAt         time.Time         `json:"updated_at"`
+	SubmittedAt       *time.Time        `json:"submitted_at,omitempty"`
+	ClosedAt          *time.Time        `json:"closed_at,omitempty"`
+	ClosedReason      ClosedReason      `json:"closed_reason,omitempty"`
+	// ReviewEndsAt is when the sandbox's review of submitted evidence ends;
+	// Decision is what it decided when the evidence was submitted (won or
+	// lost), applied by the sweeper once the review ends.
+	ReviewEndsAt *time.Time `json:"review_ends_at,omitempty"`
+	Decision     Status     `json:"decision,omitempty"`
+	// Covered is what the hold took from available (the rest was owed).
+	Covered int64 `json:"covered"`
+
+	version int64  // as read; 0 for a new record
+	read    Status // status as read: the due entry to remove
+	readDue time.Time
+}
+
+// decode reads a stored dispute.
+func decode(it store.Item) (*record, error) {
+	var r record
+	if err := json.Unmarshal(it.Data, &r); err != nil {
+		return nil, apierr.Wrap("disputes.decode", apierr.Internal, err)
+	}
+	r.version, r.read, r.readDue = it.Version, r.Status, r.dueAt()
+	return &r, nil
+}
+
+// size is the bytes of every document.
+func (r *record) size() int64 {
+	var n int64
+	for _, d := range r.Docs {
+		n += d.Size
+	}
+	return n
+}
+
+// hasEvidence reports whether anything was sent.
+func (r *record) hasEvidence() bool { return r.Description != "" || len(r.Docs) > 0 }
+
+// dueAt is when the sweeper must act on the dispute in its status (zero
+// when closed).
+func (r *record) dueAt() time.Time {
+	switch r.Status {
+	case NeedsResponse:
+		return r.DueBy
+	case UnderReview:
+		if r.ReviewEndsAt != nil {
+			return *r.ReviewEndsAt
+		}
+	}
+	return time.Time{}
+}
+
+func dueKey(r *record, at time.Time) store.Key {
+	return store.Key{Table: store.TablePayments, PK: duePK(dueShard(r.ID)),
+		SK: at.UTC().Format(dueSKTime) + "#" + r.AccountID + "#" + r.ID}
+}
+
+// move changes the status, checking the state machine.
+func (r *record) move(to Status, what string, now time.Time) error {
+	if !CanTransition(r.Status, to) {
+		return illegal(r, to, what)
+	}
+	r.Status, r.UpdatedAt = to, now.UTC()
+	return nil
+}
+
+// close ends the dispute won or lost.
+func (r *record) close(to Status, why ClosedReason, what string, now time.Time) error {
+	if err := r.move(to, what, now); err != nil {
+		return err
+	}
+	t := now.UTC()
+	r.ClosedAt, r.ClosedReason = &t, why
+	return nil
+}
+
+// view is the API representation.
+func (r *record) view() Dispute {
+	d := Dispute{ID: r.ID, Object: Kind, TransactionID: r.TransactionID, MerchantReference: r.MerchantReference,
+		Amount: Amount{r.Amount, r.Currency}, Fee: Amount{r.Fee, r.Currency}, Status: r.Status, Reason: r.Reason,
+		DueBy: r.DueBy, ClosedReason: r.ClosedReason, Livemode: r.Livemode, Metadata: r.Metadata,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, SubmittedAt: r.SubmittedAt, ClosedAt: r.ClosedAt,
+		Evidence: Evidence{Description: r.Description, Documents: make([]Document, 0, len(r.Docs)), Size: r.size()}}
+	for _, doc := range r.Docs {
+		d.Evidence.Documents = append(d.Evidence.Documents, doc.Document)
+	}
+	if d.Metadata == nil {
+		d.Metadata = map[string]string{}
+	}
+	return d
+}
+
+// event is an event record: the webhook pipeline's envelope.
+type event struct {
+	ID       string  `json:"id"`
+	Type     string  `json:"type"`
+	Created  int64   `json:"created"`
+	Account  string  `json:"account"`
+	Livemode bool    `json:"livemode"`
+	Data     Dispute `json:"data"`
+}
+
+// ops are the writes that store r: the record (put-if-absent when new, else
+// conditioned on the version read), its due entry moved with its status,
+// its event, and the payment's mark of the dispute when pay is given
+// (payments.Repo.SaveOps: conditioned on the payment's version).
+func (r *record) ops(eventType string, payOps []store.Op) ([]store.Op, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, apierr.Wrap("disputes.ops", apierr.Internal, err)
+	}
+	cond := store.IfAbsent
+	if r.version > 0 {
+		cond = store.IfVersion(r.version)
+	}
+	ops := []store.Op{store.Put(store.Item{Key: disputeKey(r.AccountID, r.ID), Data: data}, cond)}
+	was, is := r.readDue, r.dueAt()
+	if !was.Equal(is) {
+		if !was.IsZero() {
+			ops = append(ops, store.Delete(dueKey(r, was), store.Always))
+		}
+		if !is.IsZero() {
+			ops = append(ops, store.Put(store.Item{Key: dueKey(r, is), Data: []byte("{}")}, store.Always))
+		}
+	}
+	if eventType != "" {
+		ev := event{ID: ids.Prefixed("evt"), Type: eventType, Created: r.UpdatedAt.Unix(), Account: r.AccountID,
+			Livemode: r.Livemode, Data: r.view()}
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return nil, apierr.Wrap("disputes.ops", apierr.Internal, err)
+		}
+		ops = append(ops, store.Put(store.Item{Key: payments.EventKey(r.AccountID, ev.ID), Data: b,
+			ExpiresAt: r.UpdatedAt.Add(payments.EventRetention)}, store.IfAbsent))
+	}
+	return append(ops, payOps...), nil
+}
+
+// mark keeps the payment's record of the dispute in step with r.
+func (r *record) mark(p *payments.Payment) {
+	p.Dispute = &payments.DisputeMark{ID: r.ID, Status: string(r.Status)}
+	p.UpdatedAt = r.UpdatedAt
+}
