@@ -115,6 +115,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB and SQS calls per wallet authorisation and confirmation", func() ([]row, error) { return walletDynamoRows(ctx) })
 	step("DynamoDB calls per capture and refund", func() ([]row, error) { return txDynamoRows(ctx) })
 	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })
+	step("DynamoDB calls per recurring payment", func() ([]row, error) { return recurringDynamoRows(ctx) })
 	loadSteps(ctx, o, root, step)
 	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
 	if len(failed) > 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/customers"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -26,6 +27,7 @@ import (
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
@@ -35,7 +37,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -69,6 +71,7 @@ var builders = map[string]any{
 	balance.BalanceGroup.Function:      app.HTTPBuilder(balancewire.MerchantBalance),
 	balance.PayoutsGroup.Function:      app.SQSBuilder(balancewire.PayoutsSender),
 	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
+	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
 }
 
 // TaskBuilder builds a scheduled function's task.
