@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/customers"
+	"github.com/paygate/paygate/shared/direct"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -28,6 +29,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/customerwire"
+	"github.com/paygate/paygate/shared/wiring/directwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
@@ -37,7 +39,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, direct.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -72,6 +74,7 @@ var builders = map[string]any{
 	balance.PayoutsGroup.Function:      app.SQSBuilder(balancewire.PayoutsSender),
 	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
 	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
+	direct.PaymentsGroup.Function:      app.HTTPBuilder(directwire.DirectPayments),
 }
 
 // TaskBuilder builds a scheduled function's task.

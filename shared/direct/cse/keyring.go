@@ -248,6 +248,26 @@ func (k *Keyring) Rotate(ctx context.Context, grace time.Duration) (Key, error) 
 	return k.add(ctx, ref, pub, grace)
 }
 
+// EnsureCurrent rotates a first key in when the keyring has no current
+// key: make run's start, on the local backend. A deployed stack gets its
+// first key from the admin CLI (Adopt of the template's KMS key) instead.
+func (k *Keyring) EnsureCurrent(ctx context.Context) error {
+	r, _, err := k.read(ctx)
+	if err != nil {
+		return err
+	}
+	now := k.clock()
+	for _, key := range r.Keys {
+		if key.ExpiresAt == nil && key.Active(now) && key.Backend == k.backend.Name() {
+			if _, err := k.backend.PublicKey(ctx, key.Ref); err == nil {
+				return nil
+			}
+		}
+	}
+	_, err = k.Rotate(ctx, 24*time.Hour)
+	return err
+}
+
 // Adopt registers a key the backend already holds (the KMS key the
 // template creates) as the current key, as Rotate does.
 func (k *Keyring) Adopt(ctx context.Context, ref string, grace time.Duration) (Key, error) {

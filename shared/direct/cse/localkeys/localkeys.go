@@ -40,7 +40,9 @@ type Backend struct {
 	keys map[string]*rsa.PrivateKey
 }
 
-// New is the backend over dir (created on the first key).
+// New is the backend over dir (created on the first key); with dir "" the
+// keys live in memory only, for tools and tests that build services without
+// a data directory.
 func New(dir string) *Backend { return &Backend{dir: dir, keys: map[string]*rsa.PrivateKey{}} }
 
 // Name is "file".
@@ -62,6 +64,12 @@ func (b *Backend) Create(_ context.Context, _ string) (string, *rsa.PublicKey, e
 	}
 	sum := sha256.Sum256(pubDER)
 	ref := hex.EncodeToString(sum[:16]) + ".pem"
+	if b.dir == "" {
+		b.mu.Lock()
+		b.keys[ref] = priv
+		b.mu.Unlock()
+		return ref, &priv.PublicKey, nil
+	}
 	if err := os.MkdirAll(b.dir, 0o700); err != nil {
 		return "", nil, err
 	}
@@ -98,6 +106,9 @@ func (b *Backend) load(ref string) (*rsa.PrivateKey, error) {
 	defer b.mu.Unlock()
 	if k, ok := b.keys[ref]; ok {
 		return k, nil
+	}
+	if b.dir == "" {
+		return nil, fmt.Errorf("localkeys: %s: %w", ref, os.ErrNotExist)
 	}
 	raw, err := os.ReadFile(filepath.Join(b.dir, ref))
 	if err != nil {
