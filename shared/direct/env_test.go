@@ -154,7 +154,7 @@ func (e *env) token(typ TokenType, txn, number string, cryptogram string, amount
 	e.T.Helper()
 	ts := NewTokens(e.Deps.Store, e.keys)
 	t, op, err := ts.Build(context.Background(), NewToken{AccountID: e.Account.ID, Type: typ, WalletTransaction: txn,
-		Card: cse.Card{Number: number, ExpiryMonth: "12", ExpiryYear: "2030", Cryptogram: cryptogram, ECI: "05"},
+		Card:  cse.Card{Number: number, ExpiryMonth: "12", ExpiryYear: "2030", Cryptogram: cryptogram, ECI: "05"},
 		Brand: "visa", ExpiryMonth: 12, ExpiryYear: 2030, Amount: amount, Now: e.Clock.Now()})
 	require.NoError(e.T, err)
 	require.NoError(e.T, e.Deps.Store.Write(context.Background(), op))
