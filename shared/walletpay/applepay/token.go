@@ -215,7 +215,7 @@ type Decrypted struct {
 	} `json:"paymentData"`
 	// TransactionID is the header's (not secret): one per payment the
 	// shopper authorised.
-	TransactionID string `json:"-"`
+	TransactionID string    `json:"-"`
 	SigningTime   time.Time `json:"-"`
 }
 

@@ -142,7 +142,9 @@ func TestSandboxTokens(t *testing.T) {
 	}
 	// publicKeyHash is a hint (not signed): another one still opens with
 	// the key that does; a token of another merchant's key opens with none.
-	other := mutate(func(p *applepay.PaymentData) { p.Header.PublicKeyHash = base64.StdEncoding.EncodeToString(make([]byte, 32)) })
+	other := mutate(func(p *applepay.PaymentData) {
+		p.Header.PublicKeyHash = base64.StdEncoding.EncodeToString(make([]byte, 32))
+	})
 	_, err = o.Open(other, time.Now())
 	assert.NoError(t, err)
 	gala := loadGalaKey(t)

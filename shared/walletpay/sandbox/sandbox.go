@@ -240,4 +240,3 @@ func GoogleToken(c GoogleCard, now time.Time) (string, error) {
 		RootKey: key("googlepay-root-key.pem"), RecipientID: GoogleRecipientID,
 		RecipientKey: GoogleRecipientKey().PublicKey(), Message: msg, Now: now})
 }
-
