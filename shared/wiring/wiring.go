@@ -25,6 +25,7 @@ import (
 	"github.com/paygate/paygate/shared/splits"
 	pay "github.com/paygate/paygate/shared/transactions"
 	"github.com/paygate/paygate/shared/wallet"
+	"github.com/paygate/paygate/shared/walletpay"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
@@ -33,13 +34,14 @@ import (
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
+	"github.com/paygate/paygate/shared/wiring/walletpaywire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
 	"github.com/paygate/paygate/shared/wiring/webhookwire"
 )
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, direct.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, direct.Area, walletpay.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -75,6 +77,7 @@ var builders = map[string]any{
 	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
 	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
 	direct.PaymentsGroup.Function:      app.HTTPBuilder(directwire.DirectPayments),
+	walletpay.SessionsGroup.Function:   app.HTTPBuilder(walletpaywire.WalletSessions),
 }
 
 // TaskBuilder builds a scheduled function's task.

@@ -325,3 +325,24 @@ func (k *Keyring) add(ctx context.Context, ref string, pub *rsa.PublicKey, grace
 	}
 	return Key{}, errors.New("cse: the keyring kept changing; rotate again")
 }
+
+// NewSealer is a keyring that seals and opens nothing: the wallet sessions
+// function encrypts decoded cards to the current key with it, and holds no
+// way to decrypt them (no KMS grant, no key files).
+func NewSealer(st store.Store, clock func() time.Time) *Keyring {
+	return NewKeyring(st, sealOnly{}, clock)
+}
+
+// sealOnly is the Backend of a sealer.
+type sealOnly struct{}
+
+var errSealOnly = errors.New("cse: this keyring only seals")
+
+func (sealOnly) Name() string { return "seal-only" }
+func (sealOnly) Create(context.Context, string) (string, *rsa.PublicKey, error) {
+	return "", nil, errSealOnly
+}
+func (sealOnly) PublicKey(context.Context, string) (*rsa.PublicKey, error) { return nil, errSealOnly }
+func (sealOnly) DecryptKey(context.Context, string, []byte) ([]byte, error) {
+	return nil, ErrUndecryptable
+}

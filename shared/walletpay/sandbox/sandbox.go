@@ -240,3 +240,7 @@ func GoogleToken(c GoogleCard, now time.Time) (string, error) {
 		RootKey: key("googlepay-root-key.pem"), RecipientID: GoogleRecipientID,
 		RecipientKey: GoogleRecipientKey().PublicKey(), Message: msg, Now: now})
 }
+
+// PEM is one of the sandbox's key or certificate files (keys/), for tests
+// that stand the sandbox's keys in for live ones.
+func PEM(name string) string { return string(read(name)) }
