@@ -85,7 +85,7 @@ func (s *Service) AppleDecode(ctx context.Context, in DecodeInput) (*Decoded, er
 	}
 	month, year, _ := d.ExpiryMonthYear()
 	return s.keep(ctx, in, direct.NewToken{Type: direct.ApplePay, WalletTransaction: d.TransactionID,
-		Card:  cse.Card{Number: d.ApplicationPrimaryAccountNumber, ExpiryMonth: twoDigits(month), ExpiryYear: strconv.Itoa(year), Cryptogram: d.PaymentData.OnlinePaymentCryptogram, ECI: d.PaymentData.ECIIndicator},
+		Card:   cse.Card{Number: d.ApplicationPrimaryAccountNumber, ExpiryMonth: twoDigits(month), ExpiryYear: strconv.Itoa(year), Cryptogram: d.PaymentData.OnlinePaymentCryptogram, ECI: d.PaymentData.ECIIndicator},
 		Amount: &direct.Amount{Value: d.TransactionAmount, Currency: currency}, ExpiryMonth: month, ExpiryYear: year})
 }
 

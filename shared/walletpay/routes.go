@@ -19,7 +19,9 @@ func (s *Service) Group() httpapi.Group {
 	})
 }
 
-func caller(r *httpapi.Request) Caller { return Caller{AccountID: r.AccountID(), TestMode: r.TestMode()} }
+func caller(r *httpapi.Request) Caller {
+	return Caller{AccountID: r.AccountID(), TestMode: r.TestMode()}
+}
 
 func (s *Service) appleSession(r *httpapi.Request) (*httpapi.Response, error) {
 	var in AppleSessionRequest

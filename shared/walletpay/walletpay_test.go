@@ -422,7 +422,9 @@ func TestLiveMode(t *testing.T) {
 	assert.Equal(t, int64(1), f.requests.Load(), "no request was sent for another host")
 
 	f.mu.Lock()
-	f.handler = func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "https://evil.example/", http.StatusTemporaryRedirect) }
+	f.handler = func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://evil.example/", http.StatusTemporaryRedirect)
+	}
 	f.mu.Unlock()
 	r = e.DoKey(key, "POST", "/v1/applepay/sessions", body)
 	require.Equal(t, 503, r.Status, "%s", r.Body)
