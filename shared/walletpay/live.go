@@ -91,6 +91,10 @@ func ecPrivate(p []byte) (*ecdh.PrivateKey, error) {
 	return ec.ECDH()
 }
 
+// ErrLiveNotConfigured is a live configuration that does not exist (no
+// parameter: the platform takes no live wallet payments).
+var ErrLiveNotConfigured = errors.New("walletpay: live wallets are not configured")
+
 // RefreshEvery is how often the live configuration is read again, so a
 // rotated key or certificate is used without a deployment.
 const RefreshEvery = 10 * time.Minute
@@ -112,6 +116,9 @@ func Refreshing(read func(context.Context) (string, error), gw *applepay.Gateway
 			return cur, nil
 		}
 		raw, err := read(ctx)
+		if errors.Is(err, ErrLiveNotConfigured) {
+			return nil, err
+		}
 		if err == nil {
 			var l *Live
 			if l, err = ParseLive(raw, gw); err == nil {

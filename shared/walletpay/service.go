@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdh"
 	"crypto/x509"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -93,6 +94,9 @@ func (s *Service) liveConfig(ctx context.Context) (*Live, error) {
 		return nil, apierr.New(apierr.Forbidden, "live_wallets_unavailable", "Apple Pay and Google Pay are not configured for live mode on this platform")
 	}
 	l, err := s.live(ctx)
+	if errors.Is(err, ErrLiveNotConfigured) {
+		return nil, apierr.New(apierr.Forbidden, "live_wallets_unavailable", "Apple Pay and Google Pay are not configured for live mode on this platform")
+	}
 	if err != nil {
 		return nil, apierr.Wrap("walletpay.live", apierr.Unavailable, err)
 	}

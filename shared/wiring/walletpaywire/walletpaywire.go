@@ -6,7 +6,9 @@
 package walletpaywire
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/checkout/sessiondata/ssmkeys"
@@ -27,7 +29,14 @@ func WalletSessions(d *app.Deps) (httpapi.Group, error) {
 		if d.AWS == nil {
 			return httpapi.Group{}, fmt.Errorf("%s needs AWS (STORE=dynamodb)", walletpay.SecretsParamVar)
 		}
-		live = walletpay.Refreshing(ssmkeys.Parameter(*d.AWS, d.Config.SSMEndpoint, name), nil, d.Clock)
+		read := ssmkeys.Parameter(*d.AWS, d.Config.SSMEndpoint, name)
+		live = walletpay.Refreshing(func(ctx context.Context) (string, error) {
+			v, err := read(ctx)
+			if err != nil && strings.Contains(err.Error(), "ParameterNotFound") {
+				return "", walletpay.ErrLiveNotConfigured // no parameter: no live wallets
+			}
+			return v, err
+		}, nil, d.Clock)
 	}
 	tokens := direct.NewTokens(d.Store, cse.NewSealer(d.Store, d.Clock))
 	svc := walletpay.New(walletpay.Config{Store: d.Store, Tokens: tokens, Live: live, Clock: d.Clock, Log: d.Log})
