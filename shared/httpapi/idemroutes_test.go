@@ -15,7 +15,8 @@ import (
 )
 
 // readOnlyPOSTs are the POST routes that create nothing and move no money
-// (Adyen's shapes use POST for reads), or whose repeat the state refuses.
+// (Adyen's shapes use POST for reads), or whose repeat the state refuses or
+// answers the same.
 var readOnlyPOSTs = map[string]string{
 	"POST /v2/paymentMethods":                      "lists methods",
 	"POST /v2/client/sessions/{id}/setup":          "reads a session",
@@ -25,6 +26,12 @@ var readOnlyPOSTs = map[string]string{
 	"POST /v1/googlepay/sessions":                  "computes the PaymentDataRequest parts",
 	"POST /test-helpers/wallet-tokens/applepay":    "test helper; makes a fresh sandbox token, stores nothing",
 	"POST /test-helpers/wallet-tokens/googlepay":   "test helper; makes a fresh sandbox token, stores nothing",
+	// The hosted page's calls take no key: no account scopes one (the link's
+	// url is the capability), and none is needed.
+	"POST /pay/{id}/session":                                "opens the link's one session, or answers it again",
+	"POST /pay/{id}/sessions/{session_id}/setup":            "reads a session",
+	"POST /pay/{id}/sessions/{session_id}/payments":         "a repeat after the link is paid is refused (409 payment_link_paid)",
+	"POST /pay/{id}/sessions/{session_id}/payments/details": "details sent twice answer the same (built from the payment record)",
 }
 
 // TestEveryWritingPOSTDeclaresIdempotency: a group added later cannot forget

@@ -46,6 +46,9 @@ var Catalogue = []EventTypeInfo{
 	{"payout.created", "A payout was requested: its amount moved from available to reserved (pending); data is the payout."},
 	{"payout.paid", "The payout processor paid a payout to its card (paid)."},
 	{"payout.failed", "The payout processor refused a payout, or never answered and has no record of it (failed, with failure_reason); the reserved amount is available again."},
+	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
+	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
+	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},
 }
 
 // KnownEventType reports whether t is in the catalogue.

@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/openapi"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
@@ -155,6 +156,7 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	// Captures apply split requests (payments.SaveOps); payouts write theirs.
 	emitted = append(emitted, payments.EventSplitApplied)
 	emitted = append(emitted, balance.EventTypes...)
+	emitted = append(emitted, links.EventTypes...)
 	for _, typ := range emitted {
 		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/splits"
@@ -32,6 +33,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/directwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 	"github.com/paygate/paygate/shared/wiring/walletpaywire"
@@ -41,7 +43,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, direct.Area, walletpay.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area, direct.Area, walletpay.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -78,6 +80,9 @@ var builders = map[string]any{
 	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
 	direct.PaymentsGroup.Function:      app.HTTPBuilder(directwire.DirectPayments),
 	walletpay.SessionsGroup.Function:   app.HTTPBuilder(walletpaywire.WalletSessions),
+	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.
