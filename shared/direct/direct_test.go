@@ -6,7 +6,10 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/direct/cse"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
 // TestKeysAndRotation: GET /keys lists the current key with its JWK and
@@ -411,4 +415,38 @@ func mustOtherKey(t *testing.T) *rsa.PublicKey {
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
 	return &k.PublicKey
+}
+
+// TestNoCardDataStored: after card payments (authorised, refused, waiting
+// for 3-D Secure) and a wallet token's payment, the embedded store's file
+// holds no card number, CVC or cryptogram in clear (the wallet token keeps
+// them only sealed to the card keys).
+func TestNoCardDataStored(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	st, err := boltstore.Open(path, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	e := newEnv(t, backend{"file", func(testing.TB) store.Store { return st }})
+	numbers := []string{"4111111111111111", "4000000000000010", "5454545454545454"}
+	for i, n := range numbers {
+		r := e.pay(body(e.encrypt(e.card(n, "737")), fmt.Sprintf("order-stored-%d", i)))
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+	}
+	const cryptogram = "AgAAAAAABk4DWZ4C28yUQAAAAAA="
+	id := e.token(ApplePay, "apple-stored", "5555555555554444", cryptogram, &Amount{Value: 1000, Currency: "EUR"})
+	tb := body("", "order-stored-wallet")
+	delete(tb, "encrypted_card")
+	tb["payment_token_id"] = id
+	r := e.pay(tb)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(raw), "order-stored-wallet", "the file holds the payments")
+	for _, n := range append(numbers, "5555555555554444") {
+		assert.NotContains(t, string(raw), n)
+		assert.NotContains(t, string(raw), n[:4]+" "+n[4:8]+" "+n[8:12]+" "+n[12:])
+	}
+	assert.NotContains(t, string(raw), cryptogram)
+	assert.NotRegexp(t, `(?i)"cvc"\s*:\s*"?737`, string(raw))
 }
