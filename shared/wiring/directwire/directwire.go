@@ -55,6 +55,18 @@ func getenv(d *app.Deps) func(string) string {
 // first key when there is none (make run's sandbox needs no setup); a
 // deployed stack adopts the template's KMS key with the admin CLI.
 func DirectPayments(d *app.Deps) (httpapi.Group, error) {
+	keys := Keyring(d)
+	if d.AWS == nil {
+		if err := keys.EnsureCurrent(context.Background()); err != nil {
+			return httpapi.Group{}, fmt.Errorf("direct payment keys: %w", err)
+		}
+	}
+	return DirectPaymentsWith(d, keys)
+}
+
+// DirectPaymentsWith builds the group over a given keyring (the benchmark's
+// KMS adapter on moto).
+func DirectPaymentsWith(d *app.Deps, keys *cse.Keyring) (httpapi.Group, error) {
 	co, err := checkout.FromDeps(d)
 	if err != nil {
 		return httpapi.Group{}, err
@@ -62,12 +74,6 @@ func DirectPayments(d *app.Deps) (httpapi.Group, error) {
 	pol, err := ledger.PolicyFromEnv(getenv(d))
 	if err != nil {
 		return httpapi.Group{}, err
-	}
-	keys := Keyring(d)
-	if d.AWS == nil {
-		if err := keys.EnsureCurrent(context.Background()); err != nil {
-			return httpapi.Group{}, fmt.Errorf("direct payment keys: %w", err)
-		}
 	}
 	svc := direct.New(direct.Config{Store: d.Store, Checkout: co, Keys: keys, Ledger: pol, Clock: d.Clock, Log: d.Log})
 	return svc.Group(), nil

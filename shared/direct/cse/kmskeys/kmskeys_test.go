@@ -2,14 +2,7 @@ package kmskeys_test
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha512"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,6 +17,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest/realservers"
 	"github.com/paygate/paygate/shared/direct/cse"
 	"github.com/paygate/paygate/shared/direct/cse/kmskeys"
+	"github.com/paygate/paygate/shared/direct/cse/kmskeys/kmstest"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore"
 )
@@ -130,7 +124,7 @@ func TestOpenOnMotoIsOneDecrypt(t *testing.T) {
 	require.NoError(t, err)
 	card := `{"number":"4111111111111111","expiryMonth":"03","expiryYear":"2030","cvc":"737","holderName":"J Smith","generationtime":"` +
 		cse.FormatGenerationTime(time.Now()) + `"}`
-	jwe := JWEWithWrappedKey(key.KID, wrapped.CiphertextBlob, cek, []byte(card))
+	jwe := kmstest.JWEWithWrappedKey(key.KID, wrapped.CiphertextBlob, cek, []byte(card))
 
 	counter.Reset()
 	got, err := r.Open(ctx, jwe)
@@ -141,7 +135,7 @@ func TestOpenOnMotoIsOneDecrypt(t *testing.T) {
 	// A wrapped key KMS refuses is the one ErrUndecryptable.
 	bad := append([]byte{}, wrapped.CiphertextBlob...)
 	bad[len(bad)/2] ^= 1
-	_, err = r.Open(ctx, JWEWithWrappedKey(key.KID, bad, cek, []byte(card)))
+	_, err = r.Open(ctx, kmstest.JWEWithWrappedKey(key.KID, bad, cek, []byte(card)))
 	assert.ErrorIs(t, err, cse.ErrUndecryptable)
 
 	// What a browser makes (RSA-OAEP-256 with the key's public half): moto
@@ -186,34 +180,4 @@ type fakeAPI struct {
 
 func (f fakeAPI) Decrypt(_ context.Context, in *kms.DecryptInput, _ ...func(*kms.Options)) (*kms.DecryptOutput, error) {
 	return f.decrypt(in)
-}
-
-// JWEWithWrappedKey builds a compact JWE (RSA-OAEP-256 header, A256CBC-HS512
-// content, RFC 7518 section 5.2.2.1) around a content-encryption key that
-// was wrapped elsewhere (by KMS itself, on moto).
-func JWEWithWrappedKey(kid string, wrapped, cek, plaintext []byte) string {
-	hdr, _ := json.Marshal(map[string]string{"alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1", "kid": kid})
-	b64 := base64.RawURLEncoding.EncodeToString
-	protected := b64(hdr)
-	macKey, encKey := cek[:32], cek[32:]
-	iv := make([]byte, aes.BlockSize)
-	_, _ = rand.Read(iv)
-	pad := aes.BlockSize - len(plaintext)%aes.BlockSize
-	padded := append(append([]byte{}, plaintext...), make([]byte, pad)...)
-	for i := len(plaintext); i < len(padded); i++ {
-		padded[i] = byte(pad)
-	}
-	block, _ := aes.NewCipher(encKey)
-	ct := make([]byte, len(padded))
-	cipher.NewCBCEncrypter(block, iv).CryptBlocks(ct, padded)
-	aad := []byte(protected)
-	al := make([]byte, 8)
-	binary.BigEndian.PutUint64(al, uint64(len(aad))*8)
-	m := hmac.New(sha512.New, macKey)
-	m.Write(aad)
-	m.Write(iv)
-	m.Write(ct)
-	m.Write(al)
-	tag := m.Sum(nil)[:32]
-	return protected + "." + b64(wrapped) + "." + b64(iv) + "." + b64(ct) + "." + b64(tag)
 }
