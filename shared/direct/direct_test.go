@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -449,4 +451,37 @@ func TestNoCardDataStored(t *testing.T) {
 	}
 	assert.NotContains(t, string(raw), cryptogram)
 	assert.NotRegexp(t, `(?i)"cvc"\s*:\s*"?737`, string(raw))
+}
+
+// TestAdyenLibraryJWE: a card encrypted as Adyen's own libraries do, with
+// GET /keys' adyen_key and no kid in the header, pays like any other.
+func TestAdyenLibraryJWE(t *testing.T) {
+	e := newEnv(t, embedded)
+	r := e.Do("GET", "/v1/payments/direct/keys", nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	var list struct {
+		Data []struct {
+			AdyenKey string `json:"adyen_key"`
+		} `json:"data"`
+	}
+	r.JSON(t, &list)
+	require.NotEmpty(t, list.Data)
+	parts := strings.Split(list.Data[0].AdyenKey, "|")
+	require.Len(t, parts, 2)
+	exp, ok := new(big.Int).SetString(parts[0], 16)
+	require.True(t, ok)
+	mod, ok := new(big.Int).SetString(parts[1], 16)
+	require.True(t, ok)
+	enc, err := jose.NewEncrypter(jose.A256CBC_HS512, jose.Recipient{Algorithm: jose.RSA_OAEP_256, Key: &rsa.PublicKey{N: mod, E: int(exp.Int64())}},
+		&jose.EncrypterOptions{ExtraHeaders: map[jose.HeaderKey]any{"version": "1"}})
+	require.NoError(t, err)
+	raw, _ := json.Marshal(e.card("5555555555554444", "737"))
+	obj, err := enc.Encrypt(raw)
+	require.NoError(t, err)
+	jwe, err := obj.CompactSerialize()
+	require.NoError(t, err)
+	p := e.pay(body(jwe, "order-adyen-library"))
+	require.Equal(t, 201, p.Status, "%s", p.Body)
+	assert.Equal(t, "charged", p.Map(t)["status"])
+	assert.Equal(t, "4444", p.Map(t)["last4"])
 }

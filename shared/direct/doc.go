@@ -12,6 +12,9 @@
 //   - Format: Adyen's client-side encryption (package cse): a compact JWE,
 //     RSA-OAEP-256 + A256CBC-HS512, header version "1" and kid, over the
 //     card JSON with its generationtime; go-jose parses and decrypts it.
+//     Adyen's own libraries (its Android and iOS CSE modules) write no kid:
+//     such a JWE is tried with the active keys, newest first (one KMS call
+//     for a card encrypted with the current key).
 //     Every reason a JWE cannot be opened (malformed, unknown or expired
 //     kid, a tampered part, another key, a generationtime over 24 hours old
 //     or in the future) is the one 400 encrypted_card_invalid whose message

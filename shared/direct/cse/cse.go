@@ -1,7 +1,8 @@
 // Package cse opens card data encrypted in Adyen's client-side-encryption
 // format: a compact JWE with alg RSA-OAEP-256, enc A256CBC-HS512, the
 // protected header's "version" "1" and the "kid" of one of the platform's
-// keys, over a JSON payload of the card fields (number, holderName, cvc,
+// keys (or no kid, as Adyen's own libraries write it: then the active keys
+// are tried newest first), over a JSON payload of the card fields (number, holderName, cvc,
 // expiryMonth, expiryYear, generationtime). The JWE itself (parsing, the
 // content decryption and its tag check) is github.com/go-jose/go-jose/v4's;
 // this package picks the key, asks a Backend to unwrap the content-encryption
@@ -14,7 +15,7 @@
 // KMS decrypts the content-encryption key, one Decrypt call per payment) and
 // localkeys (PEM files under the data directory, for make run and tests).
 //
-// Every reason a JWE cannot be opened (malformed, another alg or enc, no or
+// Every reason a JWE cannot be opened (malformed, another alg or enc, an
 // unknown kid, an expired key, a wrong key, a tampered header, key, IV,
 // ciphertext or tag, a payload that is not the card JSON, a generationtime
 // more than MaxAge old or in the future) is the one ErrUndecryptable: the
@@ -101,7 +102,7 @@ func (u *unwrapper) DecryptKey(encryptedKey []byte, _ jose.Header) ([]byte, erro
 // header is what the compact JWE's protected header must say.
 func checkHeader(obj *jose.JSONWebEncryption) (kid string, ok bool) {
 	h := obj.Header
-	if h.KeyID == "" || h.Algorithm != Alg || h.JSONWebKey != nil {
+	if h.Algorithm != Alg || h.JSONWebKey != nil {
 		return "", false
 	}
 	if v, _ := h.ExtraHeaders["version"].(string); v != Version {

@@ -2,12 +2,15 @@ package cse_test
 
 import (
 	"context"
+	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,25 +128,25 @@ func TestOpenRefusesEveryBadJWEAlike(t *testing.T) {
 		return s
 	}
 	cases := map[string]string{
-		"empty":                   "",
-		"not a JWE":               "test_4111111111111111",
-		"four parts":              strings.Join(parts[:4], "."),
-		"tampered header":         flip(0),
-		"tampered encrypted key":  flip(1),
-		"tampered iv":             flip(2),
-		"tampered ciphertext":     flip(3),
-		"tampered tag":            flip(4),
-		"unknown kid":             header(map[string]any{"alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1", "kid": "cse_00000000000000000000"}),
-		"no kid":                  header(map[string]any{"alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1"}),
-		"no version":              withKey(jose.RSA_OAEP_256, jose.A256CBC_HS512, nil),
-		"version 2":               withKey(jose.RSA_OAEP_256, jose.A256CBC_HS512, map[jose.HeaderKey]any{"version": "2"}),
-		"RSA-OAEP (SHA-1)":        withKey(jose.RSA_OAEP, jose.A256CBC_HS512, map[jose.HeaderKey]any{"version": "1"}),
-		"A256GCM":                 withKey(jose.RSA_OAEP_256, jose.A256GCM, map[jose.HeaderKey]any{"version": "1"}),
-		"compressed":              withKey(jose.RSA_OAEP_256, jose.A256CBC_HS512, map[jose.HeaderKey]any{"version": "1", "zip": "DEF"}),
-		"another platform's key":  must(cse.Encrypt(k.KID, current(t, other).PublicKey(), payload(testCard(c.Now())))),
-		"generated 25 hours ago":  encrypt(t, k, testCard(c.Now().Add(-25*time.Hour))),
-		"generated in the future": encrypt(t, k, testCard(c.Now().Add(time.Hour))),
-		"no generationtime":       encrypt(t, k, cse.Card{Number: "4111111111111111", ExpiryMonth: "03", ExpiryYear: "2030"}),
+		"empty":                    "",
+		"not a JWE":                "test_4111111111111111",
+		"four parts":               strings.Join(parts[:4], "."),
+		"tampered header":          flip(0),
+		"tampered encrypted key":   flip(1),
+		"tampered iv":              flip(2),
+		"tampered ciphertext":      flip(3),
+		"tampered tag":             flip(4),
+		"unknown kid":              header(map[string]any{"alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1", "kid": "cse_00000000000000000000"}),
+		"kid removed (in the tag)": header(map[string]any{"alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1"}),
+		"no version":               withKey(jose.RSA_OAEP_256, jose.A256CBC_HS512, nil),
+		"version 2":                withKey(jose.RSA_OAEP_256, jose.A256CBC_HS512, map[jose.HeaderKey]any{"version": "2"}),
+		"RSA-OAEP (SHA-1)":         withKey(jose.RSA_OAEP, jose.A256CBC_HS512, map[jose.HeaderKey]any{"version": "1"}),
+		"A256GCM":                  withKey(jose.RSA_OAEP_256, jose.A256GCM, map[jose.HeaderKey]any{"version": "1"}),
+		"compressed":               withKey(jose.RSA_OAEP_256, jose.A256CBC_HS512, map[jose.HeaderKey]any{"version": "1", "zip": "DEF"}),
+		"another platform's key":   must(cse.Encrypt(k.KID, current(t, other).PublicKey(), payload(testCard(c.Now())))),
+		"generated 25 hours ago":   encrypt(t, k, testCard(c.Now().Add(-25*time.Hour))),
+		"generated in the future":  encrypt(t, k, testCard(c.Now().Add(time.Hour))),
+		"no generationtime":        encrypt(t, k, cse.Card{Number: "4111111111111111", ExpiryMonth: "03", ExpiryYear: "2030"}),
 	}
 	for name, jwe := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -294,4 +297,77 @@ func must(s string, err error) string {
 		panic(err)
 	}
 	return s
+}
+
+// adyenLibraryJWE encrypts the way Adyen's own client-side-encryption
+// libraries do (adyen-android's JSONWebEncryptor): the key is the
+// "Exponent|Modulus" string of GET /keys' adyen_key, and the protected
+// header is alg, enc and version, with no kid.
+func adyenLibraryJWE(t *testing.T, adyenKey string, c cse.Card) string {
+	t.Helper()
+	parts := strings.Split(adyenKey, "|")
+	require.Len(t, parts, 2)
+	e, ok := new(big.Int).SetString(parts[0], 16)
+	require.True(t, ok)
+	n, ok := new(big.Int).SetString(parts[1], 16)
+	require.True(t, ok)
+	pub := &rsa.PublicKey{N: n, E: int(e.Int64())}
+	enc, err := jose.NewEncrypter(jose.A256CBC_HS512, jose.Recipient{Algorithm: jose.RSA_OAEP_256, Key: pub},
+		&jose.EncrypterOptions{ExtraHeaders: map[jose.HeaderKey]any{"version": "1"}})
+	require.NoError(t, err)
+	obj, err := enc.Encrypt(payload(c))
+	require.NoError(t, err)
+	s, err := obj.CompactSerialize()
+	require.NoError(t, err)
+	hdr := map[string]any{}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.Split(s, ".")[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &hdr))
+	require.Equal(t, map[string]any{"alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1"}, hdr)
+	return s
+}
+
+// counting counts a backend's DecryptKey calls.
+type counting struct {
+	cse.Backend
+	calls atomic.Int64
+}
+
+func (c *counting) DecryptKey(ctx context.Context, ref string, key []byte) ([]byte, error) {
+	c.calls.Add(1)
+	return c.Backend.DecryptKey(ctx, ref, key)
+}
+
+// TestOpenWithoutKid: a JWE from Adyen's libraries (no kid) opens with the
+// current key in one backend call; one made with the previous key during
+// its grace opens too (one more call), and no longer once the grace ends;
+// one for a key the platform does not hold is the one ErrUndecryptable.
+func TestOpenWithoutKid(t *testing.T) {
+	c := newClock()
+	b := &counting{Backend: localkeys.New(t.TempDir())}
+	r := cse.NewKeyring(memStore(t), b, c.Now)
+	old, err := r.Rotate(context.Background(), time.Hour)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	got, err := r.Open(ctx, adyenLibraryJWE(t, old.AdyenKey(), testCard(c.Now())))
+	require.NoError(t, err)
+	assert.Equal(t, "4111111111111111", got.Number)
+	assert.Equal(t, int64(1), b.calls.Load(), "the current key: one call")
+
+	byOld := adyenLibraryJWE(t, old.AdyenKey(), testCard(c.Now()))
+	_, err = r.Rotate(ctx, time.Hour)
+	require.NoError(t, err)
+	b.calls.Store(0)
+	_, err = r.Open(ctx, byOld)
+	require.NoError(t, err, "the previous key opens during its grace")
+	assert.Equal(t, int64(2), b.calls.Load(), "the current key, then the previous one")
+
+	_, err = r.Open(ctx, adyenLibraryJWE(t, current(t, newRing(t, c)).AdyenKey(), testCard(c.Now())))
+	assert.ErrorIs(t, err, cse.ErrUndecryptable, "another platform's key")
+
+	c.Add(2 * time.Hour)
+	_, err = r.Open(ctx, byOld)
+	assert.ErrorIs(t, err, cse.ErrUndecryptable, "the previous key after its grace")
+	assert.Equal(t, cse.ErrUndecryptable.Error(), err.Error())
 }

@@ -181,23 +181,48 @@ func (k *Keyring) Open(ctx context.Context, compact string) (Card, error) {
 	if !ok {
 		return Card{}, ErrUndecryptable
 	}
-	key, found, err := k.lookup(ctx, kid)
+	keys, err := k.candidates(ctx, kid)
 	if err != nil {
 		return Card{}, err
 	}
 	now := k.clock()
-	if !found || !key.Active(now) || key.Backend != k.backend.Name() {
-		return Card{}, ErrUndecryptable
-	}
-	u := &unwrapper{ctx: ctx, backend: k.backend, ref: key.Ref}
-	plaintext, err := obj.Decrypt(u)
-	if err != nil {
+	for _, key := range keys {
+		if !key.Active(now) || key.Backend != k.backend.Name() {
+			continue
+		}
+		u := &unwrapper{ctx: ctx, backend: k.backend, ref: key.Ref}
+		plaintext, err := obj.Decrypt(u)
+		if err == nil {
+			return parseCard(plaintext, now)
+		}
 		if u.err != nil && !errors.Is(u.err, ErrUndecryptable) {
 			return Card{}, u.err // the backend could not be asked
 		}
-		return Card{}, ErrUndecryptable
 	}
-	return parseCard(plaintext, now)
+	return Card{}, ErrUndecryptable
+}
+
+// candidates are the keys to try on a JWE: the one its kid names, or, for a
+// JWE without a kid (Adyen's own libraries write none: their key is the
+// Exponent|Modulus string alone), every key, newest first. So a card
+// encrypted with the current key costs one backend call either way, and one
+// made without a kid just before a rotation one more per newer key.
+func (k *Keyring) candidates(ctx context.Context, kid string) ([]Key, error) {
+	if kid != "" {
+		key, found, err := k.lookup(ctx, kid)
+		if err != nil || !found {
+			return nil, err
+		}
+		return []Key{key}, nil
+	}
+	r := k.cachedRing()
+	if r == nil {
+		var err error
+		if r, _, err = k.read(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r.Keys, nil
 }
 
 // Seal encrypts a card to the newest active key, stamping its
