@@ -485,3 +485,50 @@ func TestAdyenLibraryJWE(t *testing.T) {
 	assert.Equal(t, "charged", p.Map(t)["status"])
 	assert.Equal(t, "4444", p.Map(t)["last4"])
 }
+
+// readmeEncrypt is the README's five-line Go example for merchants (between
+// the markers, as README.md shows it; TestREADMEEncryptionExample holds the
+// two to the same text). Errors are left out there for brevity.
+func readmeEncrypt(jwk, card []byte) string {
+	// README begin
+	var key jose.JSONWebKey
+	_ = key.UnmarshalJSON(jwk) // GET /v1/payments/direct/keys: data[0].jwk (its kid included)
+	enc, _ := jose.NewEncrypter(jose.A256CBC_HS512, jose.Recipient{Algorithm: jose.RSA_OAEP_256, Key: key.Key, KeyID: key.KeyID}, (&jose.EncrypterOptions{}).WithHeader("version", "1"))
+	obj, _ := enc.Encrypt(card) // {"number":"4111111111111111","holderName":"J Smith","cvc":"737","expiryMonth":"03","expiryYear":"2030","generationtime":"2024-05-01T09:00:00.000Z"}
+	encryptedCard, _ := obj.CompactSerialize()
+	// README end
+	return encryptedCard
+}
+
+// TestREADMEEncryptionExample: the README's Go example is readmeEncrypt's
+// body, and what it makes pays.
+func TestREADMEEncryptionExample(t *testing.T) {
+	src, err := os.ReadFile("direct_test.go")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(src), "\t// README begin\n")
+	require.True(t, ok)
+	snippet, _, ok := strings.Cut(rest, "\t// README end\n")
+	require.True(t, ok)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(snippet, "\n"), "\n") {
+		lines = append(lines, strings.TrimPrefix(l, "\t"))
+	}
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "```go\n"+strings.Join(lines, "\n")+"\n```\n", "README's merchant encryption example")
+
+	e := newEnv(t, embedded)
+	r := e.Do("GET", "/v1/payments/direct/keys", nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	var list struct {
+		Data []struct {
+			JWK json.RawMessage `json:"jwk"`
+		} `json:"data"`
+	}
+	r.JSON(t, &list)
+	require.NotEmpty(t, list.Data)
+	card, _ := json.Marshal(e.card("4111111111111111", "737"))
+	p := e.pay(body(readmeEncrypt(list.Data[0].JWK, card), "order-readme"))
+	require.Equal(t, 201, p.Status, "%s", p.Body)
+	assert.Equal(t, "charged", p.Map(t)["status"])
+}
