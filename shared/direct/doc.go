@@ -43,7 +43,11 @@
 //     decrypted card (device account number, expiry, cryptogram) to the
 //     current card key, in the same JWE format, and keeps it in the payments
 //     table (PK "wtok#<account>", SK the payment_token_id, expiring an hour
-//     after the decode, kept a day longer). So the card is never stored in
+//     after the decode, kept a day longer), beside a claim of its wallet
+//     transaction (PK "wclaim#<type>", SK a hash of the wallet's
+//     transaction id, whichever account decoded it: an Apple Pay token is
+//     not bound to an account, so a second account's decode of it is a
+//     409). So the card is never stored in
 //     clear, only this function can open it, and a token payment is the one
 //     decrypt path. Its id is a hash of the account and the wallet's own
 //     transaction id (Apple's transactionId, Google's messageId): the same

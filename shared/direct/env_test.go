@@ -153,10 +153,10 @@ func (e *env) events(accountID, id string) []string {
 func (e *env) token(typ TokenType, txn, number string, cryptogram string, amount *Amount) string {
 	e.T.Helper()
 	ts := NewTokens(e.Deps.Store, e.keys)
-	t, op, err := ts.Build(context.Background(), NewToken{AccountID: e.Account.ID, Type: typ, WalletTransaction: txn,
+	t, ops, err := ts.Build(context.Background(), NewToken{AccountID: e.Account.ID, Type: typ, WalletTransaction: txn,
 		Card:  cse.Card{Number: number, ExpiryMonth: "12", ExpiryYear: "2030", Cryptogram: cryptogram, ECI: "05"},
 		Brand: "visa", ExpiryMonth: 12, ExpiryYear: 2030, Amount: amount, Now: e.Clock.Now()})
 	require.NoError(e.T, err)
-	require.NoError(e.T, e.Deps.Store.Write(context.Background(), op))
+	require.NoError(e.T, e.Deps.Store.Write(context.Background(), ops...))
 	return t.ID
 }

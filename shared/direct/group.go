@@ -42,5 +42,6 @@ var Area = registry.Area{
 	Keys: []registry.Key{
 		{Table: store.TableAccounts, Prefix: cse.RingKey.PK, What: "the direct-payment keyring (public keys and where their private halves are)"},
 		{Table: store.TablePayments, Prefix: TokensPK(""), What: "wallet payment tokens"},
+		{Table: store.TablePayments, Prefix: "wclaim#", What: "wallet transaction claims (one per Apple Pay transaction or Google Pay message, any account)"},
 	},
 }

@@ -90,6 +90,18 @@ func (t *PaymentToken) View() TokenView {
 // TokensPK is the partition of an account's payment tokens (payments table).
 func TokensPK(accountID string) string { return "wtok#" + accountID }
 
+// ClaimsPK is the partition of the wallets' transaction claims (payments
+// table): one item per wallet transaction, whichever account decoded it.
+// Apple Pay's tokens are sealed to the platform's processing key, not to an
+// account, so without a claim another account holding the same token could
+// decode it into a token of its own and pay the shopper's transaction twice.
+func ClaimsPK(typ TokenType) string { return "wclaim#" + string(typ) }
+
+func claimKey(typ TokenType, walletTransaction string) store.Key {
+	sum := sha256.Sum256([]byte(walletTransaction))
+	return store.Key{Table: store.TablePayments, PK: ClaimsPK(typ), SK: hex.EncodeToString(sum[:])}
+}
+
 func tokenKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TablePayments, PK: TokensPK(accountID), SK: id}
 }
@@ -127,14 +139,15 @@ type Tokens struct {
 // NewTokens is the token store over st, sealing card data with keys.
 func NewTokens(st store.Store, keys *cse.Keyring) *Tokens { return &Tokens{st: st, keys: keys} }
 
-// Build seals a decoded card into a new token and returns it with the write
-// that stores it (put-if-absent: a second decode of the same wallet
-// transaction finds the first token, see Get). The card data never leaves
-// this call in clear.
-func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, store.Op, error) {
+// Build seals a decoded card into a new token and returns it with the
+// writes that store it: the token and its wallet transaction's claim, both
+// put-if-absent, so a second decode of the same wallet transaction, by this
+// account (see Get) or any other (see ClaimedElsewhere), fails its
+// condition. The card data never leaves this call in clear.
+func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, []store.Op, error) {
 	sealed, err := ts.keys.Seal(ctx, in.Card)
 	if err != nil {
-		return nil, store.Op{}, apierr.Wrap("direct.Tokens.Build", apierr.Unavailable, err)
+		return nil, nil, apierr.Wrap("direct.Tokens.Build", apierr.Unavailable, err)
 	}
 	now := in.Now.UTC()
 	last4 := ""
@@ -145,7 +158,20 @@ func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, store.
 		Type: in.Type, Brand: in.Brand, Last4: last4, ExpiryMonth: in.ExpiryMonth, ExpiryYear: in.ExpiryYear, Amount: in.Amount,
 		Cryptogram: in.Card.Cryptogram != "", Sealed: sealed, CreatedAt: now, ExpiresAt: now.Add(TokenTTL)}
 	op, err := t.putOp(store.IfAbsent)
-	return t, op, err
+	if err != nil {
+		return nil, nil, err
+	}
+	claim, _ := json.Marshal(map[string]string{"account_id": t.AccountID, "payment_token_id": t.ID})
+	return t, []store.Op{op, store.Put(store.Item{Key: claimKey(in.Type, in.WalletTransaction), Data: claim,
+		ExpiresAt: t.ExpiresAt.Add(tokenKeep)}, store.IfAbsent)}, nil
+}
+
+// ClaimedElsewhere is the answer to a decode whose wallet transaction
+// another account decoded first: a Conflict that names neither the other
+// account nor its token.
+func ClaimedElsewhere(param string) error {
+	return &apierr.Error{Kind: apierr.Conflict, Code: "wallet_transaction_claimed", Param: param,
+		Message: "this wallet payment was already decoded by another merchant: a wallet transaction pays once; ask the shopper to pay again"}
 }
 
 func (t *PaymentToken) putOp(cond store.Cond) (store.Op, error) {

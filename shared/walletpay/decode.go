@@ -167,15 +167,19 @@ func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) 
 		return nil, invalidToken("card_not_supported", "the token's card is not a visa, mc or amex card")
 	}
 	nt.AccountID, nt.Livemode, nt.Brand, nt.Now = in.AccountID, !in.TestMode, brand, s.clock()
-	tok, op, err := s.tokens.Build(ctx, nt)
+	tok, ops, err := s.tokens.Build(ctx, nt)
 	if err != nil {
 		return nil, err
 	}
 	out := &Decoded{Token: tok.View(), Status: http.StatusCreated}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: out.Status, Kind: direct.KindToken, Value: out.Token}, op)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: out.Status, Kind: direct.KindToken, Value: out.Token}, ops...)
 	if _, ok := store.IsConditionFailed(err); ok {
-		// Decoded before: the token as it stands (used, perhaps).
+		// Decoded before: the token as it stands (used, perhaps); no token
+		// of this account means another account claimed the transaction.
 		prev, gerr := s.tokens.Get(ctx, in.AccountID, tok.ID)
+		if apierr.KindOf(gerr) == apierr.NotFound {
+			return nil, direct.ClaimedElsewhere("token")
+		}
 		if gerr != nil {
 			return nil, gerr
 		}

@@ -41,8 +41,14 @@
 //   - Tokens: shared/direct's, keyed by the wallet's own transaction id, so
 //     the same Apple Pay transaction (or Google Pay message) decoded again
 //     answers the same payment_token_id (200, with used and transaction_id)
-//     and pays once. The decrypted number and cryptogram are never returned,
-//     logged or stored in clear.
+//     and pays once. Apple Pay's tokens are sealed to the platform's
+//     processing key, not an account's, so a decode also claims its wallet
+//     transaction across accounts (direct.ClaimsPK, "wclaim#<type>", SK a
+//     hash of the transaction id, put-if-absent in the token's own write):
+//     another account decoding the same transaction gets 409
+//     wallet_transaction_claimed and no token. (Google Pay's tokens name
+//     the account as gatewayMerchantId, checked first.) The decrypted number
+//     and cryptogram are never returned, logged or stored in clear.
 //   - Idempotency-Key is optional on the decodes (the record joins the
 //     token's put); the session routes store nothing (an Apple session is
 //     minutes long: a replay of one would be stale).
@@ -50,8 +56,8 @@
 //     and /googlepay make sandbox tokens, so a merchant without a device, the
 //     schemathesis run and the README's walk-through can decode one.
 //   - Calls per request: a decode is GetItem (key), GetItem (the keyring, at
-//     most once a minute per instance), one write (the token with the key's
-//     record), and on a repeat a GetItem of the token; sessions are the
+//     most once a minute per instance), one TransactWriteItems (the token,
+//     its claim, the key's record), and on a repeat a GetItem of the token; sessions are the
 //     key's GetItem alone (live Apple: one HTTPS call to Apple). Live mode
 //     adds one SSM GetParameter per RefreshEvery per instance.
 package walletpay

@@ -471,3 +471,49 @@ func foreignSigner(t *testing.T) sandbox.AppleSigner {
 		ExtraExtensions: []pkix.Extension{{Id: asn1.ObjectIdentifier{1, 2, 840, 113635, 100, 6, 29}, Value: null}}}, inter, &leafKey.PublicKey, interKey)
 	return sandbox.AppleSigner{Leaf: leaf, Intermediate: inter, Key: leafKey}
 }
+
+// TestApplePayTransactionClaimedOnce: an Apple Pay token is sealed to the
+// platform's processing key, not to an account, so two accounts can hold
+// the same one. Whichever decodes it first owns the transaction; the other
+// gets a 409 (naming neither the account nor its token) and no token, so
+// the shopper's transaction pays once across the platform. Racing decodes
+// from two accounts: one token.
+func TestApplePayTransactionClaimedOnce(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b, options{})
+		other, otherKey := e.NewAccount(accounts.Test)
+		tok := e.appleToken("4111111111111111", 1000, "EUR")
+		r := e.post("/v1/applepay/decode", map[string]any{"token": tok})
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		id := r.Map(t)["payment_token_id"].(string)
+
+		r = e.DoKey(otherKey, "POST", "/v1/applepay/decode", map[string]any{"token": tok}, "Idempotency-Key", e.key())
+		require.Equal(t, 409, r.Status, "%s", r.Body)
+		code, param, msg := errOf(t, r)
+		assert.Equal(t, "wallet_transaction_claimed", code)
+		assert.Equal(t, "token", param)
+		assert.NotContains(t, msg, e.Account.ID)
+		assert.NotContains(t, msg, id)
+		page, err := e.Deps.Store.Query(context.Background(), storeQuery(other.ID))
+		require.NoError(t, err)
+		assert.Empty(t, page.Items, "no token for the other account")
+
+		r = e.post("/v1/applepay/decode", map[string]any{"token": tok})
+		require.Equal(t, 200, r.Status, "the first account's decode again: %s", r.Body)
+		assert.Equal(t, id, r.Map(t)["payment_token_id"])
+
+		// Both accounts at once, a fresh transaction: one 201, one 409.
+		tok = e.appleToken("5555555555554444", 1000, "EUR")
+		var wg sync.WaitGroup
+		statuses := make([]int, 2)
+		for i, key := range []string{e.Key, otherKey} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = e.DoKey(key, "POST", "/v1/applepay/decode", map[string]any{"token": tok}, "Idempotency-Key", e.key()).Status
+			}()
+		}
+		wg.Wait()
+		assert.ElementsMatch(t, []int{201, 409}, statuses)
+	})
+}
