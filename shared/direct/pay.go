@@ -216,7 +216,7 @@ func validTokenID(id string) bool {
 // says what to do, never why the decryption failed.
 func undecryptable(param string) error {
 	return &apierr.Error{Kind: apierr.Invalid, Code: "encrypted_card_invalid", Param: param,
-		Message: "encrypted_card could not be decrypted: encrypt the card fields with an active key from GET /v1/payments/direct/keys (alg RSA-OAEP-256, enc A256CBC-HS512, version 1, its kid), at most 24 hours before the payment"}
+		Message: "encrypted_card could not be decrypted: encrypt the card fields with an active key from GET /v1/payments/direct/keys (alg RSA-OAEP-256, enc A256CBC-HS512, version 1, its kid or none), at most 24 hours before the payment"}
 }
 
 // source is the card a payment charges, decrypted.

@@ -16,7 +16,7 @@ import (
 // /test-helpers/wallet-tokens/applepay: the token a device would make for
 // the sandbox's merchant.
 type SandboxAppleTokenRequest struct {
-	Number     string         `json:"number" maxlen:"19"` // a test card; default 4111111111111111
+	Number     *string        `json:"number" maxlen:"19"` // a test card; default 4111111111111111
 	Amount     *AmountRequest `json:"amount"`
 	Cryptogram *bool          `json:"cryptogram"` // default true (3DSecure); false: an EMV token
 }
@@ -24,7 +24,7 @@ type SandboxAppleTokenRequest struct {
 // SandboxGoogleTokenRequest is the body of POST
 // /test-helpers/wallet-tokens/googlepay.
 type SandboxGoogleTokenRequest struct {
-	Number     string `json:"number" maxlen:"19"`
+	Number     *string `json:"number" maxlen:"19"`
 	Cryptogram *bool  `json:"cryptogram"` // default true (CRYPTOGRAM_3DS); false: PAN_ONLY
 }
 
@@ -40,14 +40,17 @@ const KindSandboxToken = "sandbox_wallet_token"
 // sandboxExpiry is the sandbox tokens' card expiry.
 var sandboxExpiry = time.Date(2030, 12, 31, 0, 0, 0, 0, time.UTC)
 
-func sandboxNumber(n string) (string, error) {
-	if n == "" {
+// sandboxNumber is the test card to put in a sandbox token: 4111 1111
+// 1111 1111 when none is sent; one sent empty is refused like any other
+// that is not a test card (an optional field is left out, not blank).
+func sandboxNumber(n *string) (string, error) {
+	if n == nil {
 		return "4111111111111111", nil
 	}
-	if !processor.Luhn(n) || processor.Brand(n) == "" {
+	if !processor.Luhn(*n) || processor.Brand(*n) == "" {
 		return "", apierr.Invalidf("number", "number must be a visa, mc or amex test card number (digits, passing Luhn)")
 	}
-	return n, nil
+	return *n, nil
 }
 
 func cryptogram(want *bool) string {

@@ -108,7 +108,7 @@ func (s *Service) AppleSession(ctx context.Context, c Caller, in AppleSessionReq
 type GoogleSessionRequest struct {
 	MerchantName string         `json:"merchant_name" maxlen:"100"`
 	Amount       *AmountRequest `json:"amount"`
-	CountryCode  string         `json:"country_code" maxlen:"2"`
+	CountryCode  *string        `json:"country_code" maxlen:"2"`
 }
 
 // AmountRequest is an amount as sent.
@@ -138,8 +138,13 @@ func (s *Service) GoogleSession(ctx context.Context, c Caller, in GoogleSessionR
 	if utf8.RuneCountInString(in.MerchantName) > MaxMerchantName {
 		return nil, apierr.Invalidf("merchant_name", "merchant_name must have at most %d characters", MaxMerchantName)
 	}
-	if in.CountryCode != "" && !countryPattern.MatchString(in.CountryCode) {
-		return nil, apierr.Invalidf("country_code", "country_code must be an ISO 3166-1 alpha-2 code in upper case")
+	// Optional, but not blank: one sent must be a code.
+	country := ""
+	if in.CountryCode != nil {
+		country = *in.CountryCode
+		if !countryPattern.MatchString(country) {
+			return nil, apierr.Invalidf("country_code", "country_code must be an ISO 3166-1 alpha-2 code in upper case")
+		}
 	}
 	req := googlepay.PaymentDataRequest{APIVersion: 2, APIVersionMinor: 0,
 		MerchantInfo:          googlepay.MerchantInfo{MerchantName: in.MerchantName},
@@ -158,7 +163,7 @@ func (s *Service) GoogleSession(ctx context.Context, c Caller, in GoogleSessionR
 			return nil, err
 		}
 		req.TransactionInfo = &googlepay.TransactionInfo{TotalPriceStatus: "FINAL", TotalPrice: money.FormatDecimal(*in.Amount.Value, cur),
-			CurrencyCode: cur.Code(), CountryCode: in.CountryCode}
+			CurrencyCode: cur.Code(), CountryCode: country}
 	}
 	out := &GoogleSession{Environment: "TEST", PaymentDataRequest: req}
 	if !c.TestMode {
