@@ -285,11 +285,9 @@ KNOWN = [
           "pinned to 2023-06-01 (Service-Version, which the fuzzer sets) does not have it, so it is an unknown field; one "
           "document serves every version", param="off_session",
           message=r'unknown field "off_session" in version 2023-06-01: it exists from version 2023-09-01 .*'),
-    known("POST", r"^/v1/payments/direct$", REJECTED, "a direct payment needs exactly one of encrypted_card and "
-          "payment_token_id (the schema says so in words); encrypted_card must be a JWE made with one of the "
-          "platform's keys, which no generator can make (encrypted_card_invalid, one message for every reason)",
-          param=r"encrypted_card|payment_token_id",
-          message=r"(send encrypted_card or payment_token_id.*|encrypted_card could not be decrypted: .*)"),
+    known("POST", r"^/v1/payments/direct$", REJECTED, "encrypted_card must be a JWE made with one of the platform's "
+          "keys, which no generator can make (encrypted_card_invalid, one message for every reason)",
+          param="encrypted_card", message=r"encrypted_card could not be decrypted: .*"),
     known("POST", r"^/v1/payments/direct$", REJECTED, "in the stateful phase payment_token_id comes from a decode's "
           "answer (a sandbox Apple Pay token from the test helper): such a token pays exactly the amount the shopper "
           "approved in the wallet (amount_mismatch), within an hour of the decode (payment_token_expired)",
