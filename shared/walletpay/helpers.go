@@ -25,7 +25,7 @@ type SandboxAppleTokenRequest struct {
 // /test-helpers/wallet-tokens/googlepay.
 type SandboxGoogleTokenRequest struct {
 	Number     *string `json:"number" maxlen:"19"`
-	Cryptogram *bool  `json:"cryptogram"` // default true (CRYPTOGRAM_3DS); false: PAN_ONLY
+	Cryptogram *bool   `json:"cryptogram"` // default true (CRYPTOGRAM_3DS); false: PAN_ONLY
 }
 
 // SandboxToken answers both: the token string the merchant's page would
