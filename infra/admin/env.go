@@ -121,13 +121,9 @@ func (e *env) Dynamo(ctx context.Context) (*dynamodb.Client, error) {
 	if e.Store != "dynamodb" {
 		return nil, usagef("this command needs --store dynamodb")
 	}
-	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(e.Region)}
-	if e.Endpoint != "" && e.Getenv("AWS_ACCESS_KEY_ID") == "" && e.Getenv("AWS_PROFILE") == "" {
-		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := e.awsConfig(ctx, e.Endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("aws config: %w", err)
+		return nil, err
 	}
 	e.dynamo = dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if e.Endpoint != "" {
@@ -135,6 +131,21 @@ func (e *env) Dynamo(ctx context.Context) (*dynamodb.Client, error) {
 		}
 	})
 	return e.dynamo, nil
+}
+
+// awsConfig is the SDK config of the commands that call AWS: the default
+// chain, or with a local endpoint (DynamoDB Local, moto) and no credentials
+// configured, dummy ones (emulators only need requests signed).
+func (e *env) awsConfig(ctx context.Context, endpoint string) (aws.Config, error) {
+	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(e.Region)}
+	if endpoint != "" && e.Getenv("AWS_ACCESS_KEY_ID") == "" && e.Getenv("AWS_PROFILE") == "" {
+		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("aws config: %w", err)
+	}
+	return cfg, nil
 }
 
 func (e *env) close() {

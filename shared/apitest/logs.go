@@ -70,13 +70,42 @@ func scanKeys(logs string, keys []string) error {
 	return nil
 }
 
-// NoCardDataLogged scans the whole run's logs for card numbers and CVCs
-// (see FindCardData).
+// NoCardDataLogged scans the whole run's logs for card numbers, CVCs and
+// cryptograms (see FindCardData), and for every value a test handled in
+// clear and remembered with RememberSensitive.
 func NoCardDataLogged() error {
-	if found := FindCardData(Logs.String()); len(found) > 0 {
+	logs := Logs.String()
+	found := FindCardData(logs)
+	sensitiveMu.Lock()
+	for _, v := range sensitive {
+		if strings.Contains(logs, v) {
+			found = append(found, fmt.Sprintf("a remembered sensitive value (%d characters)", len(v)))
+		}
+	}
+	sensitiveMu.Unlock()
+	if len(found) > 0 {
 		return fmt.Errorf("card data in the logs: %s", strings.Join(found, "; "))
 	}
 	return nil
+}
+
+var (
+	sensitiveMu sync.Mutex
+	sensitive   []string
+)
+
+// RememberSensitive records values a test handled in clear that no log may
+// hold: a wallet token's cryptogram, a decrypted device account number, a
+// whole encrypted card or wallet token. Values shorter than 8 characters
+// are not kept (they would match by chance).
+func RememberSensitive(values ...string) {
+	sensitiveMu.Lock()
+	defer sensitiveMu.Unlock()
+	for _, v := range values {
+		if len(v) >= 8 {
+			sensitive = append(sensitive, v)
+		}
+	}
 }
 
 // cvcPattern is a CVC beside its name, as JSON, a query string or a log
@@ -85,11 +114,17 @@ func NoCardDataLogged() error {
 var cvcPattern = regexp.MustCompile(`(?i)"?\b(?:cvc|cvv2?|cvn|card_?verification(?:_?code|_?value)?|security_?code)"?\s*[:=]\s*"?[0-9]{3,4}\b` +
 	`|"?encryptedSecurityCode"?\s*[:=]\s*"?[^"\s,}]`)
 
+// cryptogramPattern is a wallet cryptogram beside its name (Apple Pay's
+// onlinePaymentCryptogram, Google Pay's cryptogram, the platform's sealed
+// token fields): base64 of 8 characters or more.
+var cryptogramPattern = regexp.MustCompile(`(?i)"?\b(?:online_?payment_?)?cryptogram"?\s*[:=]\s*"?[A-Za-z0-9+/]{8,}`)
+
 // digitRun is digits, maybe in groups split by one space or dash.
 var digitRun = regexp.MustCompile(`[0-9]+(?:[ -][0-9]+)*`)
 
-// FindCardData returns, masked, each card number (see cardNumbers) and each
-// CVC beside its name that logs contain, with its line number.
+// FindCardData returns, masked, each card number (see cardNumbers), each
+// CVC and each cryptogram beside its name that logs contain, with its line
+// number.
 func FindCardData(logs string) []string {
 	var found []string
 	for n, line := range strings.Split(logs, "\n") {
@@ -98,6 +133,9 @@ func FindCardData(logs string) []string {
 		}
 		if cvcPattern.MatchString(line) {
 			found = append(found, fmt.Sprintf("line %d: a CVC", n+1))
+		}
+		if cryptogramPattern.MatchString(line) {
+			found = append(found, fmt.Sprintf("line %d: a cryptogram", n+1))
 		}
 	}
 	return found

@@ -110,3 +110,36 @@ func TestScanKeys(t *testing.T) {
 	assert.ErrorContains(t, scanKeys("", keys), "no log output")
 	assert.ErrorContains(t, scanKeys("x", nil), "no keys")
 }
+
+func TestFindCardDataCatchesCryptograms(t *testing.T) {
+	for _, line := range []string{
+		`{"onlinePaymentCryptogram":"AgAAAAAABk4DWZ4C28yUQAAAAAA="}`,
+		`{"paymentData":{"onlinePaymentCryptogram": "Af9x/QwAA/DjmU65oyc1MAABAAA="}}`,
+		`cryptogram=AgAAAAAABk4DWZ4C28yUQAAAAAA=`,
+		`{"Cryptogram":"AgAAAAAABk4DWZ4C28yUQAAAAAA="}`,
+	} {
+		assert.NotEmpty(t, FindCardData(line), "%s", line)
+	}
+	for _, line := range []string{`{"cryptogram_present":true}`, `{"msg":"no cryptogram"}`, `"cryptogram":""`} {
+		assert.Empty(t, FindCardData(line), "%s", line)
+	}
+}
+
+// TestRememberedValuesAreScanned: a value a test remembered fails the scan
+// when a log holds it, without repeating it.
+func TestRememberedValuesAreScanned(t *testing.T) {
+	secret := "eyJhbGciOiJSU0EtT0FFUC0yNTYiLCJlbmMiOiJBMjU2Q0JDLUhTNTEyIn0.remembered"
+	RememberSensitive(secret, "short")
+	_, _ = Logs.Write([]byte(`{"msg":"nothing sensitive"}` + "\n"))
+	require.NoError(t, NoCardDataLogged())
+	saved := Logs.String()
+	_, _ = Logs.Write([]byte(`{"msg":"oops","v":"` + secret + `"}` + "\n"))
+	err := NoCardDataLogged()
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), secret)
+	// Leave the run's logs as they were, or this test's line would fail it.
+	Logs.mu.Lock()
+	Logs.buf.Reset()
+	Logs.buf.WriteString(saved)
+	Logs.mu.Unlock()
+}

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -14,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/direct/cse"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/openapi"
 	"github.com/paygate/paygate/shared/wiring"
@@ -502,6 +505,42 @@ func operations() []operation {
 					"order_reference": "cof-" + uuid.NewString()[:8], "recurring_type": "card_on_file"}
 			},
 		}},
+		{path: "/v1/payments/direct", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				return "/v1/payments/direct", map[string]any{"encrypted_card": f.encryptedCard(t, "4111111111111111"),
+					"amount": map[string]any{"value": 1000, "currency": "EUR"}, "order_reference": "direct-" + uuid.NewString()[:8],
+					"return_url": "https://shop.example.com/back", "capture": "manual", "metadata": map[string]any{"order": "46"},
+					"browser_info": map[string]any{"accept_header": "text/html", "user_agent": "Mozilla/5.0", "language": "en-US", "color_depth": 24,
+						"screen_height": 900, "screen_width": 1440, "time_zone_offset": -60, "java_enabled": false, "javascript_enabled": true}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				tok := f.ok(t, "/test-helpers/wallet-tokens/googlepay", map[string]any{})["token"]
+				id := f.ok(t, "/v1/googlepay/decode", map[string]any{"token": tok})["payment_token_id"]
+				return "/v1/payments/direct", map[string]any{"payment_token_id": id, "amount": map[string]any{"value": 700, "currency": "KZT"},
+					"order_reference": "gpay-" + uuid.NewString()[:8], "return_url": "https://shop.example.com/back"}
+			},
+		}},
+		{path: "/v1/applepay/sessions", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/applepay/sessions", map[string]any{"validation_url": "https://apple-pay-gateway-cert.apple.com/paymentservices/paymentSession",
+				"domain_name": "shop.example.com", "display_name": "Shop"}
+		})},
+		{path: "/v1/applepay/decode", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			tok := f.ok(t, "/test-helpers/wallet-tokens/applepay", map[string]any{"amount": map[string]any{"value": 1000, "currency": "EUR"}})["token"]
+			return "/v1/applepay/decode", map[string]any{"token": tok}
+		})},
+		{path: "/v1/googlepay/sessions", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/googlepay/sessions", map[string]any{"merchant_name": "Shop", "amount": map[string]any{"value": 1000, "currency": "EUR"}, "country_code": "KZ"}
+		})},
+		{path: "/v1/googlepay/decode", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			tok := f.ok(t, "/test-helpers/wallet-tokens/googlepay", map[string]any{"number": "5555555555554444", "cryptogram": false})["token"]
+			return "/v1/googlepay/decode", map[string]any{"token": tok}
+		})},
+		{path: "/test-helpers/wallet-tokens/applepay", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/test-helpers/wallet-tokens/applepay", map[string]any{"number": "5555555555554444", "amount": map[string]any{"value": 250, "currency": "USD"}, "cryptogram": false}
+		})},
+		{path: "/test-helpers/wallet-tokens/googlepay", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/test-helpers/wallet-tokens/googlepay", map[string]any{"number": "4111111111111111", "cryptogram": true}
+		})},
 	}, modifications()...)
 }
 
@@ -579,6 +618,29 @@ func payoutCardBody() map[string]any {
 func splitParts() []any {
 	return []any{map[string]any{"reference": "partner-1", "amount": 300, "pays_fees": true},
 		map[string]any{"reference": "partner-2", "percentage": 10}}
+}
+
+// encryptedCard encrypts a test card as a merchant does, with the current
+// key of GET /v1/payments/direct/keys.
+func (f *fixture) encryptedCard(t *testing.T, number string) string {
+	r := f.e.Do("GET", "/v1/payments/direct/keys", nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	var keys struct {
+		Data []struct {
+			Kid string          `json:"kid"`
+			JWK json.RawMessage `json:"jwk"`
+		} `json:"data"`
+	}
+	r.JSON(t, &keys)
+	require.NotEmpty(t, keys.Data)
+	var jwk jose.JSONWebKey
+	require.NoError(t, jwk.UnmarshalJSON(keys.Data[0].JWK))
+	card, _ := json.Marshal(map[string]string{"number": number, "holderName": "J. Smith", "cvc": "737", "expiryMonth": "03",
+		"expiryYear": "2030", "generationtime": cse.FormatGenerationTime(time.Now())})
+	jwe, err := cse.Encrypt(keys.Data[0].Kid, jwk.Key.(*rsa.PublicKey), card)
+	require.NoError(t, err)
+	apitest.RememberSensitive(jwe)
+	return jwe
 }
 
 // customer creates a customer through the API and returns its id.

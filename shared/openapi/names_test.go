@@ -48,6 +48,13 @@ func ruleFor(path string, adyen map[string]bool) nameRule {
 	return nameRule{"snake_case (Pay API, Gate API)", snakeCase, nil}
 }
 
+// foreignNames are components that copy another API's object whole, in that
+// API's names, because the merchant's page hands them to it as they are: a
+// Google Pay PaymentDataRequest (POST /v1/googlepay/sessions).
+var foreignNames = map[string]nameRule{
+	"#/components/schemas/GooglePayPaymentDataRequest": {"camelCase (Google Pay API)", camelCase, nil},
+}
+
 // adyenNames is every property name of Adyen's Checkout API v71 (the copy
 // checkout's tests validate against).
 func adyenNames(t *testing.T) map[string]bool {
@@ -111,7 +118,8 @@ func TestEveryDocumentedNameFollowsTheNamesRule(t *testing.T) {
 		"snake_case (Pay API, Gate API) external_ref", "snake_case (Pay API, Gate API) product_id",
 		"snake_case (Pay API, Gate API) request_id", "snake_case (Pay API, Gate API) currency_code",
 		"camelCase (checkout, wallet) returnUrl", "camelCase (checkout, wallet) sessionData",
-		"camelCase (checkout, wallet) merchantAccount",
+		"camelCase (checkout, wallet) merchantAccount", "camelCase (Google Pay API) allowedPaymentMethods",
+		"snake_case (Pay API, Gate API) payment_data_request",
 	} {
 		assert.True(t, w.checked[seen], "the walk never checked %s", seen)
 	}
@@ -232,6 +240,9 @@ func (w *namesWalk) schema(rule nameRule, where, at, component string, s any) {
 		return
 	}
 	if ref, ok := m["$ref"].(string); ok {
+		if foreign, ok := foreignNames[ref]; ok {
+			rule = foreign
+		}
 		key := rule.name + " " + ref
 		if w.seen[key] {
 			return

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/customers"
+	"github.com/paygate/paygate/shared/direct"
 	"github.com/paygate/paygate/shared/disputes"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
@@ -26,22 +27,25 @@ import (
 	"github.com/paygate/paygate/shared/splits"
 	pay "github.com/paygate/paygate/shared/transactions"
 	"github.com/paygate/paygate/shared/wallet"
+	"github.com/paygate/paygate/shared/walletpay"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/customerwire"
+	"github.com/paygate/paygate/shared/wiring/directwire"
 	"github.com/paygate/paygate/shared/wiring/disputewire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
+	"github.com/paygate/paygate/shared/wiring/walletpaywire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
 	"github.com/paygate/paygate/shared/wiring/webhookwire"
 )
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area, disputes.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area, disputes.Area, direct.Area, walletpay.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -78,6 +82,8 @@ var builders = map[string]any{
 	disputes.DisputesGroup.Function:    app.HTTPBuilder(disputewire.Disputes),
 	disputes.SweeperGroup.Function:     TaskBuilder(disputewire.DisputeSweeper),
 	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
+	direct.PaymentsGroup.Function:      app.HTTPBuilder(directwire.DirectPayments),
+	walletpay.SessionsGroup.Function:   app.HTTPBuilder(walletpaywire.WalletSessions),
 	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
 	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
 	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),

@@ -296,6 +296,28 @@ KNOWN = [
           "pinned to 2023-06-01 (Service-Version, which the fuzzer sets) does not have it, so it is an unknown field; one "
           "document serves every version", param="off_session",
           message=r'unknown field "off_session" in version 2023-06-01: it exists from version 2023-09-01 .*'),
+    known("POST", r"^/v1/payments/direct$", REJECTED, "encrypted_card must be a JWE made with one of the platform's "
+          "keys, which no generator can make (encrypted_card_invalid, one message for every reason)",
+          param="encrypted_card", message=r"encrypted_card could not be decrypted: .*"),
+    known("POST", r"^/v1/payments/direct$", REJECTED, "in the stateful phase payment_token_id comes from a decode's "
+          "answer (a sandbox Apple Pay token from the test helper): such a token pays exactly the amount the shopper "
+          "approved in the wallet (amount_mismatch), within an hour of the decode (payment_token_expired)",
+          param=r"amount|payment_token_id",
+          message=r"(amount must be the amount the shopper approved in the wallet.*|the payment token expired.*)"),
+    known("POST", r"^/v1/(applepay|googlepay)/decode$", REJECTED, "token must be a wallet's payment token signed by the "
+          "sandbox's (or Apple's, Google's) keys, which no generator can make; the refusal says which check failed "
+          "(applepay_token_invalid, googlepay_token_invalid)", param="token",
+          message=r"(the token.*|only (EC_v1|ECv2) tokens are supported)"),
+    known("POST", r"^/v1/applepay/sessions$", REJECTED, "validation_url must be the https URL of one of Apple Pay's "
+          "gateway hosts (anything else is never fetched), and domain_name the host name of the merchant's page",
+          param=r"validation_url|domain_name",
+          message=r"(validation_url must be the https URL of one of Apple Pay's gateway hosts .*|domain_name must be the host name .*)"),
+    known("POST", r"^/test-helpers/wallet-tokens/(applepay|googlepay)$", REJECTED, "number must be a test card the "
+          "sandbox processor knows: visa, mc or amex, passing Luhn", param="number",
+          message=r"number must be a visa, mc or amex test card number .*"),
+    known("POST", r"^/test-helpers/wallet-tokens/applepay$", REJECTED, "a sandbox Apple Pay token is made in a currency "
+          "with an ISO 4217 numeric code the platform takes", param="amount.currency",
+          message=r"Apple Pay tokens of the sandbox are made in the currencies the platform takes; .*"),
     known("POST", r"^/v1/transactions/\{id\}/(capture|refund)$", REJECTED, "currency, when sent, must be the "
           "transaction's (the seeded one is EUR); the schema allows any ISO 4217 code", param="currency",
           message="currency must be the transaction's.*"),

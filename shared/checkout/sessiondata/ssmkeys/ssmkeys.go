@@ -36,6 +36,24 @@ const callTimeout = 5 * time.Second
 // ssm:GetParameter on the parameter and kms:Decrypt through SSM). endpoint
 // overrides AWS's (moto in tests); empty means the region's.
 func Source(cfg aws.Config, endpoint, name string) func(context.Context) ([][]byte, error) {
+	get := Parameter(cfg, endpoint, name)
+	return func(ctx context.Context) ([][]byte, error) {
+		value, err := get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		keys, err := sessiondata.ParseKeys(value)
+		if err != nil {
+			return nil, fmt.Errorf("ssmkeys: %s: %w", name, err)
+		}
+		return keys, nil
+	}
+}
+
+// Parameter reads one SecureString parameter, decrypted, with the same
+// hand-sent GetParameter: other secrets of the platform (the wallets' live
+// keys, shared/walletpay) are read the way the signing keys are.
+func Parameter(cfg aws.Config, endpoint, name string) func(context.Context) (string, error) {
 	if endpoint == "" {
 		endpoint = "https://ssm." + cfg.Region + "." + dnsSuffix(cfg.Region)
 	}
@@ -45,16 +63,12 @@ func Source(cfg aws.Config, endpoint, name string) func(context.Context) ([][]by
 		client = &http.Client{Timeout: callTimeout}
 	}
 	signer := v4.NewSigner()
-	return func(ctx context.Context) ([][]byte, error) {
+	return func(ctx context.Context) (string, error) {
 		value, err := getParameter(ctx, cfg, client, signer, url, name)
 		if err != nil {
-			return nil, fmt.Errorf("ssmkeys: read %s: %w", name, err)
+			return "", fmt.Errorf("ssmkeys: read %s: %w", name, err)
 		}
-		keys, err := sessiondata.ParseKeys(value)
-		if err != nil {
-			return nil, fmt.Errorf("ssmkeys: %s: %w", name, err)
-		}
-		return keys, nil
+		return value, nil
 	}
 }
 

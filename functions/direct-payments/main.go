@@ -1,0 +1,11 @@
+// Command direct-payments is the DirectPaymentsFunction Lambda: the public
+// keys merchants encrypt card fields with, and host-to-host payments of an
+// encrypted card or a decoded wallet token.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/directwire"
+)
+
+func main() { app.StartHTTP(directwire.DirectPayments) }
