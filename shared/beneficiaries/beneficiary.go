@@ -79,8 +79,8 @@ type Beneficiary struct {
 	Metadata map[string]string `json:"metadata"`
 	// Balances, per currency it ever held: on a read of one beneficiary only.
 	Balances  *[]Balance `json:"balances,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
 }
 
 // record is the stored beneficiary.
