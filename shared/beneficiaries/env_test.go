@@ -2,6 +2,7 @@ package beneficiaries
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -274,3 +275,5 @@ func holdsEntry(ops []store.Op, t ledger.EntryType) bool {
 	}
 	return false
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
