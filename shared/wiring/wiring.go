@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/invoices"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/splits"
@@ -29,6 +30,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/invoicewire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
@@ -37,7 +39,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, beneficiaries.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, beneficiaries.Area, invoices.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -73,6 +75,8 @@ var builders = map[string]any{
 	balance.SettlementGroup.Function:          TaskBuilder(balancewire.Settlement),
 	beneficiaries.BeneficiariesGroup.Function: app.HTTPBuilder(beneficiarywire.Beneficiaries),
 	beneficiaries.PaymentOrdersGroup.Function: app.SQSBuilder(beneficiarywire.PaymentOrdersSender),
+	invoices.InvoicesGroup.Function:           app.HTTPBuilder(invoicewire.Invoices),
+	invoices.ExpiryGroup.Function:             TaskBuilder(invoicewire.InvoiceExpiry),
 }
 
 // TaskBuilder builds a scheduled function's task.
