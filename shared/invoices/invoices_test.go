@@ -264,7 +264,7 @@ func TestInvoiceExpirer(t *testing.T) {
 		}
 		var due []string
 		for i := 0; i < 5; i++ {
-			due = append(due, e.invoice(soon(2*time.Minute))["id"].(string))
+			due = append(due, e.invoice(soon(2 * time.Minute))["id"].(string))
 		}
 		later := e.invoice(soon(time.Hour))["id"].(string)
 		paid := e.invoice(soon(2 * time.Minute))["id"].(string)
