@@ -18,7 +18,7 @@ type EventTypeInfo struct {
 // validates enabled_events against. The OpenAPI enum (EventType in
 // paths-webhooks.json) and the README table repeat it; a test holds the three
 // and the writers (orders, payments, checkout sessions, deposits, wallet,
-// split requests, payouts) to it. A group that starts emitting a
+// split requests, payouts, payment orders, distributions, invoices) to it. A group that starts emitting a
 // new type adds it here first.
 var Catalogue = []EventTypeInfo{
 	{"order.completed", "A Gate order was fulfilled; data is the order with its order_content."},
@@ -46,6 +46,13 @@ var Catalogue = []EventTypeInfo{
 	{"payout.created", "A payout was requested: its amount moved from available to reserved (pending); data is the payout."},
 	{"payout.paid", "The payout processor paid a payout to its card (paid)."},
 	{"payout.failed", "The payout processor refused a payout, or never answered and has no record of it (failed, with failure_reason); the reserved amount is available again."},
+	{"payment_order.created", "A settlement payment order was created: its amount moved from the beneficiary's balance to its reserve; data is the order (amount, currency, status, merchant_id, beneficiary_id, id)."},
+	{"payment_order.paid", "The bank paid a settlement payment order to the beneficiary's account (paid)."},
+	{"payment_order.failed", "The bank refused a settlement payment order, or never answered and has no record of it (failed, with failure_reason); the reserve is the beneficiary's balance again."},
+	{"distribution.completed", "Every line of a distribution is credited to its beneficiary; data is the distribution with its lines."},
+	{"invoice.paid", "The payer paid a bank invoice: its amount is the merchant's (pending, then available as a capture's)."},
+	{"invoice.expired", "A bank invoice reached expires_at unpaid (written within about a minute)."},
+	{"invoice.cancelled", "The merchant cancelled an unpaid bank invoice."},
 }
 
 // KnownEventType reports whether t is in the catalogue.
