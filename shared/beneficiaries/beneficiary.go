@@ -124,7 +124,7 @@ const (
 // CreateRequest is the body of POST /v1/merchants/beneficiaries.
 type CreateRequest struct {
 	Name     *string           `json:"name" maxlen:"200"`
-	Type     *string           `json:"type" maxlen:"8"`
+	Type     *string           `json:"type" maxlen:"7"`
 	IIN      *string           `json:"iin" maxlen:"12"`
 	BIN      *string           `json:"bin" maxlen:"12"`
 	IBAN     *string           `json:"iban" maxlen:"34"`

@@ -76,12 +76,12 @@ func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) update(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return nil, err
-	}
 	var body UpdateRequest
 	if err := r.Decode(&body); err != nil {
+		return nil, err
+	}
+	id, err := pathID(r)
+	if err != nil {
 		return nil, err
 	}
 	b, err := s.Update(r.HTTP.Context(), UpdateInput{AccountID: r.AccountID(), ID: id, Request: body, Idem: r.Idem()})
@@ -92,12 +92,12 @@ func (s *Service) update(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) transfer(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return nil, err
-	}
 	var body TransferRequest
 	if err := r.Decode(&body); err != nil {
+		return nil, err
+	}
+	id, err := pathID(r)
+	if err != nil {
 		return nil, err
 	}
 	t, err := s.Transfer(r.HTTP.Context(), TransferInput{AccountID: r.AccountID(), BeneficiaryID: id, Request: body, Idem: r.Idem()})

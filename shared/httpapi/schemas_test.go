@@ -389,7 +389,7 @@ func operations() []operation {
 			id := f.ok(t, "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts()})["id"]
 			return "/v1/split-requests/" + id.(string), map[string]any{"parts": splitParts(), "metadata": map[string]any{"order": "45"}}
 		})},
-	}, modifications()...)
+	}, append(modifications(), beneficiaryOperations()...)...)
 }
 
 // adyenApplicationInfo is Adyen's ApplicationInfo as its libraries send it,

@@ -78,15 +78,15 @@ func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
 
 // action reads the path id and an optional empty body ({} or none).
 func action(r *httpapi.Request) (ActionInput, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return ActionInput{}, err
-	}
 	if len(r.Body) > 0 {
 		var body struct{}
 		if err := r.Decode(&body); err != nil {
 			return ActionInput{}, err
 		}
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return ActionInput{}, err
 	}
 	return ActionInput{AccountID: r.AccountID(), ID: id, Idem: r.Idem()}, nil
 }
