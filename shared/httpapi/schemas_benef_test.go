@@ -51,7 +51,9 @@ func beneficiaryOperations() []operation {
 	kzt := func(n int) map[string]any { return map[string]any{"value": n, "currency": "KZT"} }
 	return []operation{
 		{path: "/v1/merchants/beneficiaries", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
-			func(t *testing.T, f *fixture) (string, map[string]any) { return "/v1/merchants/beneficiaries", beneficiaryBody() },
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				return "/v1/merchants/beneficiaries", beneficiaryBody()
+			},
 			func(t *testing.T, f *fixture) (string, map[string]any) {
 				return "/v1/merchants/beneficiaries", map[string]any{"name": "Kaspi Courier LLP", "type": "company", "bin": "971240001315",
 					"iban": "KZ86125KZT5004100100", "bic": "HSBKKZKX", "kbe": "17"}
