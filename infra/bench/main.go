@@ -114,6 +114,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("webhook calls per event per endpoint", func() ([]row, error) { return webhookCallRows(ctx) })
 	step("DynamoDB and SQS calls per wallet authorisation and confirmation", func() ([]row, error) { return walletDynamoRows(ctx) })
 	step("DynamoDB calls per capture and refund", func() ([]row, error) { return txDynamoRows(ctx) })
+	step("DynamoDB calls per distribution, payment order and invoice", func() ([]row, error) { return benefDynamoRows(ctx) })
 	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })
 	loadSteps(ctx, o, root, step)
 	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
