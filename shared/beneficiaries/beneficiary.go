@@ -198,6 +198,9 @@ func (in *CreateRequest) validate() (*Beneficiary, error) {
 	}
 	b.IBAN, b.BIC, b.KBe = *in.IBAN, *in.BIC, *in.KBe
 	if in.Email != nil {
+		if err := checkEmail(*in.Email); err != nil {
+			return nil, err
+		}
 		b.Email = *in.Email
 	}
 	return b, checkFields(b)
@@ -221,6 +224,9 @@ func (in *UpdateRequest) apply(b *Beneficiary) error {
 		b.KBe = *in.KBe
 	}
 	if in.Email != nil {
+		if err := checkEmail(*in.Email); err != nil {
+			return err
+		}
 		b.Email = *in.Email
 	}
 	if in.Status != nil {
@@ -257,13 +263,17 @@ func checkFields(b *Beneficiary) error {
 	if err := kzid.CheckKBe("kbe", b.KBe, b.Type == Person); err != nil {
 		return err
 	}
-	if b.Email != "" {
-		a, err := mail.ParseAddress(b.Email)
-		if err != nil || a.Address != b.Email || a.Name != "" || len(b.Email) > MaxEmail {
-			return apierr.Invalidf("email", "email must be a plain address such as name@example.com (at most %d characters)", MaxEmail)
-		}
-	}
 	return checkMetadata(b.Metadata)
+}
+
+// checkEmail holds an e-mail address to a plain address (no display name,
+// no comment): what mail.ParseAddress reads back unchanged.
+func checkEmail(s string) error {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" || len(s) > MaxEmail {
+		return apierr.Invalidf("email", "email must be a plain address such as name@example.com")
+	}
+	return nil
 }
 
 func checkMetadata(md map[string]string) error {

@@ -82,8 +82,26 @@ split = call("POST", "/v1/split-requests", {"transaction_id": split_tx["pspRefer
 call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
                               "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                               "additionalData": {"manualCapture": "true"}})
+# Beneficiaries: an invoice the sandbox pays makes KZT available; a
+# beneficiary holds part of it (a distribution), a payment order reserves
+# some of that, and an unpaid invoice waits for generated cancels and
+# payments.
+funds = call("POST", "/v1/invoices", {"amount": {"value": 100000000, "currency": "KZT"}, "payer": {"phone": "+77011234567"},
+                                       "description": "schemathesis funds", "order_reference": "schemathesis-funds"})
+call("POST", "/test-helpers/invoices/" + funds["id"] + "/pay", {})
+beneficiary = call("POST", "/v1/merchants/beneficiaries", {"name": "Schemathesis Seed", "type": "person", "iin": "900101300017",
+                                                           "iban": "KZ699990000000000001", "bic": "CASPKZKA", "kbe": "19"})
+distribution = call("POST", "/v1/distributions", {"reference": "schemathesis-seed", "lines": [
+    {"beneficiary_id": beneficiary["id"], "amount": {"value": 50000000, "currency": "KZT"}}]})
+payment_order = call("POST", "/v1/merchants/settlement-payment-orders", {"beneficiary_id": beneficiary["id"],
+                     "amount": {"value": 1000, "currency": "KZT"}, "purpose_code": "119", "description": "schemathesis seed",
+                     "request_id": "schemathesis-seed"})
+invoice = call("POST", "/v1/invoices", {"amount": {"value": 1000, "currency": "KZT"}, "payer": {"phone": "+77011234567"},
+                                        "description": "schemathesis seed", "order_reference": "schemathesis-seed"})
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
            "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
            "cancel_reference": "schemathesis-cancel", "payout_card_id": payout_card["id"], "payout_id": payout["id"],
-           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"]}, sys.stdout)
+           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"],
+           "beneficiary_id": beneficiary["id"], "distribution_id": distribution["id"], "payment_order_id": payment_order["id"],
+           "invoice_id": invoice["id"]}, sys.stdout)
