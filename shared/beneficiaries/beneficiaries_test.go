@@ -73,6 +73,13 @@ func TestBeneficiaryLifecycle(t *testing.T) {
 		r = e.post("/v1/merchants/beneficiaries/"+c, map[string]any{"status": "active"})
 		require.Equal(t, 200, r.Status, string(r.Body))
 		assert.Equal(t, "active", r.Map(t)["status"])
+
+		// Before 2024-01-15 resources carry no metadata.
+		for _, path := range []string{"/v1/merchants/beneficiaries/" + c, "/v1/merchants/beneficiaries", "/v1/distributions"} {
+			r = e.Do("GET", path, nil, "Service-Version", "2023-06-01")
+			require.Equal(t, 200, r.Status, string(r.Body))
+			assert.NotContains(t, string(r.Body), `"metadata"`, path)
+		}
 	})
 }
 

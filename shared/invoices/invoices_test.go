@@ -166,6 +166,9 @@ func TestInvoicePaidCreditsTheLedger(t *testing.T) {
 		require.Len(t, list.Data, 1)
 		e.Do("GET", "/v1/invoices?status=created", nil).JSON(t, &list)
 		assert.Empty(t, list.Data)
+		r = e.Do("GET", "/v1/invoices/"+id, nil, "Service-Version", "2023-09-01")
+		require.Equal(t, 200, r.Status, string(r.Body))
+		assert.NotContains(t, r.Map(t), "metadata", "before 2024-01-15 resources carry no metadata")
 		e.check()
 	})
 }
