@@ -290,8 +290,6 @@ KNOWN = [
           "attribute; IBAN: ISO 13616 mod 97), its kbe must suit its type (a person is sector 9), a person has an iin "
           "and no bin (a company the other way round), a name is not blank, an e-mail is a plain address: rules the "
           "patterns cannot state", param=r"iin|bin|iban|kbe|name|email"),
-    known("POST", r"^/v1/merchants/beneficiaries/\{id\}$", REJECTED, "status moves between active and disabled, which "
-          "any value reaches; a generated kbe must still suit the seeded person", param=r"kbe"),
     known("POST", r"^/v1/(merchants/(beneficiaries/\{id\}/transfer|settlement-payment-orders)|distributions)$", REJECTED,
           "money moves only from what is held in that currency: the seeded beneficiary holds KZT and generated "
           "transfers and orders use it up; the merchant's available balance likewise",
