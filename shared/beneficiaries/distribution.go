@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -58,8 +57,6 @@ const (
 	// aggregate, the mark, and with the last the open entry's removal and
 	// the event: 92 at most). DynamoDB takes 100 (store.MaxTransactOps).
 	ChunkLines = 85
-	// readers bounds the beneficiary reads in flight for one distribution.
-	readers = 16
 )
 
 // Line is one line of a distribution.
@@ -291,36 +288,33 @@ func (s *Service) Distribute(ctx context.Context, in DistributionInput) (*Distri
 	return &view, nil
 }
 
-// checkBeneficiaries reads every line's beneficiary (readers at a time) and
-// answers the first line, in line order, whose beneficiary is missing (or
-// another account's: the key holds the account) or disabled.
+// checkBeneficiaries reads every line's beneficiary (store.GetMany: one
+// BatchGetItem per 100 on DynamoDB) and answers the first line, in line
+// order, whose beneficiary is missing (or another account's: the key holds
+// the account) or disabled.
 func (s *Service) checkBeneficiaries(ctx context.Context, accountID string, lines []Line) error {
-	errs := make([]error, len(lines))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, readers)
+	keys := make([]store.Key, len(lines))
 	for i, l := range lines {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			b, err := s.load(ctx, accountID, l.BeneficiaryID)
-			switch {
-			case apierr.Is(err, apierr.NotFound):
-				e := notFound(l.BeneficiaryID)
-				e.Param = lineParam(i, "beneficiary_id")
-				errs[i] = e
-			case err != nil:
-				errs[i] = err
-			case b.Status != Active:
-				errs[i] = &apierr.Error{Kind: apierr.Conflict, Code: "beneficiary_disabled", Param: lineParam(i, "beneficiary_id"),
-					Message: fmt.Sprintf("beneficiary %s is disabled: enable it or leave its line out", b.ID)}
-			}
-		}()
+		keys[i] = beneficiaryKey(accountID, l.BeneficiaryID)
 	}
-	wg.Wait()
-	for _, err := range errs {
+	found, err := store.GetMany(ctx, s.st, keys)
+	if err != nil {
+		return apierr.Wrap("beneficiaries.checkBeneficiaries", apierr.Unavailable, err)
+	}
+	for i, l := range lines {
+		it, ok := found[keys[i]]
+		if !ok {
+			e := notFound(l.BeneficiaryID)
+			e.Param = lineParam(i, "beneficiary_id")
+			return e
+		}
+		b, err := decodeBeneficiary(it)
 		if err != nil {
 			return err
+		}
+		if b.Status != Active {
+			return &apierr.Error{Kind: apierr.Conflict, Code: "beneficiary_disabled", Param: lineParam(i, "beneficiary_id"),
+				Message: fmt.Sprintf("beneficiary %s is disabled: enable it or leave its line out", b.ID)}
 		}
 	}
 	return nil

@@ -35,10 +35,11 @@ var BeneficiariesGroup = registry.Group{
 		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 		// Beneficiaries, orders, distributions and balances (GetItem,
-		// Query); every write is a put or an add (UpdateItem) in one
+		// Query; a distribution reads its beneficiaries 100 at a time:
+		// BatchGetItem); every write is a put or an add (UpdateItem) in one
 		// TransactWriteItems; a distribution's last chunk removes its
 		// open-index entry (DeleteItem).
-		{Name: store.TableLedger, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
+		{Name: store.TableLedger, Actions: []string{"GetItem", "BatchGetItem", "Query", "UpdateItem", "DeleteItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 	},
 	Queues: []registry.Queue{{Name: queue.PaymentOrders, Access: registry.Send}},
