@@ -23,6 +23,7 @@ import (
 // success gets, and what a success's body must show.
 type loadCase struct {
 	name, path string
+	pathFor    func(i int) string // request i's path when requests differ in it; nil: path
 	body       func(i int) []byte
 	headers    func(i int) http.Header
 	want       int
@@ -32,6 +33,14 @@ type loadCase struct {
 
 // checkAnswer is c.check for the load generator's sample: a status other
 // than c.want is already counted apart, so only successes are inspected.
+// url is request i's URL on base.
+func (c loadCase) url(base string, i int) string {
+	if c.pathFor != nil {
+		return base + c.pathFor(i)
+	}
+	return base + c.path
+}
+
 func (c loadCase) checkAnswer() func(status int, body []byte) error {
 	return func(status int, body []byte) error {
 		if status != c.want {

@@ -16,12 +16,13 @@ import (
 var quick = options{concurrency: 4, loadFor: 300 * time.Millisecond, loadRequests: 200}
 
 // checkLoadRows holds the load rows to their shape: the baseline, then
-// orders, sessions, payments and wallet authorisations, each a success with the /health ratio and
-// the target named.
+// orders, sessions, payments, wallet authorisations, refunds and recurring
+// payments, each a success with the /health ratio and the target named.
 func checkLoadRows(t *testing.T, rows []row, targetName string) {
 	t.Helper()
-	require.Len(t, rows, 5)
-	for i, want := range []string{"GET /health", "POST /orders", "POST /v2/sessions", "POST /v2/payments", "POST /v1/wallet/authorize"} {
+	require.Len(t, rows, 7)
+	for i, want := range []string{"GET /health", "POST /orders", "POST /v2/sessions", "POST /v2/payments", "POST /v1/wallet/authorize",
+		"POST /v1/transactions/{id}/refund", "POST /v1/payments/recurring"} {
 		assert.Contains(t, rows[i].name, want)
 		assert.Contains(t, rows[i].name, "["+targetName+"]")
 		assert.Equal(t, "ok", rows[i].ok, "%s: %s", rows[i].name, rows[i].value)

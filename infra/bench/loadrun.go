@@ -27,9 +27,10 @@ const (
 	targetInProcess = "in-process" // every HTTP group on an httptest server in this process
 )
 
-// loadSteps adds the throughput rows (issues 3 and 4): GET /health, orders,
-// sessions and authorised card payments, all on one server in one run, so
-// the ratios to /health compare like with like.
+// loadSteps adds the throughput rows (issues 3, 4, 10 and 12): GET /health,
+// orders, sessions, authorised card payments, wallet authorisations,
+// refunds and recurring payments, all on one server in one run, so the
+// ratios to /health compare like with like.
 func loadSteps(ctx context.Context, o options, root string, step func(string, func() ([]row, error))) {
 	step("load through the "+o.loadTarget, func() ([]row, error) {
 		t, stop, err := openTarget(ctx, o.loadTarget, root)
@@ -117,7 +118,8 @@ func seedDemo(ctx context.Context, d *app.Deps) error {
 	return catalog.NewRepo(d.Store).Load(ctx, id, f)
 }
 
-// measureLoad runs the /health baseline, funds the orders, then each write
+// measureLoad runs the /health baseline, funds the orders and sets up the
+// payments the refunds and recurring payments need, then runs each write
 // case, on t.
 func measureLoad(ctx context.Context, o options, t target) ([]row, error) {
 	bound := fmt.Sprintf("%d clients, %s or %d requests", o.concurrency, o.loadFor, o.loadRequests)
@@ -140,11 +142,17 @@ func measureLoad(ctx context.Context, o options, t target) ([]row, error) {
 	if err := fundOrders(ctx, t, runID, o.loadRequests); err != nil {
 		return rows, err
 	}
-	for _, c := range loadCases(runID, t.key) {
+	cases := loadCases(runID, t.key)
+	pay, err := payCases(ctx, t, runID, o)
+	if err != nil {
+		return rows, err
+	}
+	for _, c := range append(cases, pay...) {
 		if err := probe(ctx, t.url, c); err != nil {
 			return rows, err
 		}
-		res, err := load.Run(ctx, load.Config{URL: t.url + c.path, Method: http.MethodPost, Body: c.body, Headers: c.headers,
+		res, err := load.Run(ctx, load.Config{URL: t.url + c.path, URLFor: func(i int) string { return c.url(t.url, i) },
+			Method: http.MethodPost, Body: c.body, Headers: c.headers,
 			Concurrency: o.concurrency, Duration: o.loadFor, Requests: o.loadRequests, Check: c.checkAnswer(), CheckEvery: checkEvery})
 		if err != nil {
 			return rows, err
@@ -186,7 +194,7 @@ func loadRow(c loadCase, t target, bound string, res, health load.Result) row {
 // probe sends request -1 of c once and checks it really succeeds, so the
 // load measures successes, not cheap errors.
 func probe(ctx context.Context, base string, c loadCase) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+c.path, bytes.NewReader(c.body(-1)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url(base, -1), bytes.NewReader(c.body(-1)))
 	if err != nil {
 		return err
 	}

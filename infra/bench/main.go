@@ -116,6 +116,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB calls per capture and refund", func() ([]row, error) { return txDynamoRows(ctx) })
 	step("DynamoDB calls per distribution, payment order and invoice", func() ([]row, error) { return benefDynamoRows(ctx) })
 	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })
+	step("DynamoDB calls per recurring payment", func() ([]row, error) { return recurringDynamoRows(ctx) })
 	loadSteps(ctx, o, root, step)
 	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
 	if len(failed) > 0 {

@@ -36,10 +36,7 @@ var projected = []registry.Group{
 		"GET /v1/payment-links/by-order-reference/{order_reference}", "GET /v1/payment-links/statistics",
 		"POST /v1/payment-links/{id}/cancel", "POST /v1/payment-links/{id}/expiration"),
 	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
-	group("RecurringFunction", "POST /v1/payments/recurring"),
 	group("DirectPaymentsFunction", "GET /v1/payments/direct/keys", "POST /v1/payments/direct"),
-	group("CustomersFunction", "POST /v1/customers", "GET /v1/customers", "GET /v1/customers/{id}",
-		"GET /v1/customers/{id}/card-tokens", "DELETE /v1/customers/{id}/card-tokens/{token_id}", "GET /v1/customers/{id}/transactions"),
 	group("WalletFunction", "POST /v1/wallet/authorize", "POST /v1/wallet/{id}/capture", "POST /v1/wallet/{id}/refund",
 		"POST /v1/wallet/{id}/cancel", "GET /v1/wallet/transaction/{id}", "GET /v1/wallet/transactions",
 		"POST /test-helpers/wallet/{id}/confirm", "POST /test-helpers/wallet/{id}/decline"),
@@ -102,14 +99,16 @@ type projection struct {
 // the other resources its issues add: the webhook publisher (events stream)
 // and sender (webhooks queue), a schedule for links' expiry (the invoices'
 // expirer and the payment orders' queue and consumer are built), and a
-// table per new area (invoices and beneficiaries live in the ledger table).
+// table per new area (customers and card tokens live in the payments
+// table; invoices and beneficiaries in the ledger table: no tables of their
+// own).
 func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 	all := specGroups()
 	p := projection{
 		Like: "MerchantsFunction", Functions: map[string][]string{},
 		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue"},
 		Schedules: []string{"PaymentLinkExpiryFunction"},
-		Tables:    []string{"links", "customers", "webhooks", "disputes"},
+		Tables:    []string{"links", "webhooks", "disputes"},
 		Queues:    []string{},
 	}
 	for fn, k := range keys(all) {
@@ -159,7 +158,7 @@ func withDelivery(p projection) projection {
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
 var projectedMoneyPaths = []string{"PaymentLinksFunction",
-	"RecurringFunction", "DirectPaymentsFunction"}
+	"DirectPaymentsFunction"}
 
 type stackCount struct {
 	Total int            `json:"total"`

@@ -166,11 +166,8 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 	if err != nil {
 		return nil, err
 	}
-	ops, err := svc.pays.SaveOps(p)
-	if err != nil {
-		return nil, err
-	}
-	err = svc.commitWithSession(ctx, c, body, ops, s)
+	// A card the payment asked to save is saved once it is authorised.
+	err = svc.commitPayment(ctx, c, p, body, s, vaultUse{})
 	if apierr.Is(err, apierr.Conflict) {
 		// Lost a race. A twin of this request that decided or advanced the
 		// payment gave the answer this one owes; a session that expired

@@ -90,11 +90,24 @@
 //     session's payments; one whose session was completed or taken over is
 //     Cancelled. The session result lists no Pending payment once the session
 //     is no longer paymentPending, even before the details call comes.
-//   - Stored cards: SK "spm_<fingerprint>", a keyed hash of account,
-//     shopper, number and expiry (sessiondata.Signer.Fingerprint), written
-//     unconditionally, so one card stored twice, even concurrently, is one
-//     record; the listing also folds one card kept under two ids (ids from
-//     before fingerprints, or after a key rotation).
+//   - Stored payment methods are the Pay API's card tokens (shared/vault,
+//     tokens.go): one record, one id ("spm_<fingerprint>", a keyed hash of
+//     account, shopper, number and expiry: sessiondata.Signer.Fingerprint).
+//     storePaymentMethod with a shopperReference saves the card as a token
+//     of the customer whose external_ref is the shopperReference, creating
+//     the customer when there is none, in the payment's own transaction; a
+//     payment waiting for 3-D Secure keeps the token's fields in Internal
+//     and saves it with the write that authorises it. The token keeps brand,
+//     last four, expiry, holder name and the sandbox card's outcome profile:
+//     never the number or CVC. One card saved twice, even at once, is one
+//     token (the same id, unconditional puts); two first payments of a new
+//     shopper make one customer (the reference's claim is put-if-absent; the
+//     loser re-reads and writes again). storedPaymentMethodId charges a
+//     token of that shopperReference with the shopper present
+//     (processor.AuthoriseStored); legacy stored cards (which kept the test
+//     number) still pay, and migrate to tokens in that payment's write. A
+//     payment with a shopperReference whose customer exists is that
+//     customer's (customer_id, the customer's transactions).
 //   - Live mode: raw card numbers and test_ card data are refused with a 400;
 //     any other live card data gets a 403 (no live acquirer is connected).
 package checkout

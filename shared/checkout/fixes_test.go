@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/vault"
 )
 
 // twice sends the same request two times and requires the same status and
@@ -147,12 +148,20 @@ func TestConcurrentDetailsAnswerTheSame(t *testing.T) {
 	})
 }
 
-// storedItems lists the stored-card items of a shopper, as stored.
+// storedItems lists the card token records of a shopper, as stored.
 func storedItems(t *testing.T, e *apitest.Env, shopper string) []store.Item {
 	t.Helper()
-	page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TablePayments, PK: "spm#" + e.Account.ID + "#" + shopper, Limit: 100})
+	page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TablePayments, PK: vault.TokensPK(e.Account.ID), Limit: 100})
 	require.NoError(t, err)
-	return page.Items
+	var out []store.Item
+	for _, it := range page.Items {
+		tok, err := vault.DecodeToken(it)
+		require.NoError(t, err)
+		if tok.ShopperReference == shopper {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 func storedMethodIDs(t *testing.T, e *apitest.Env, shopper string) []string {
@@ -219,6 +228,9 @@ func TestStoringACardTwiceKeepsOne(t *testing.T) {
 		for _, it := range append(items, storedItems(t, e, "shopper-a")...) {
 			for _, digits := range []string{"4111111111111111", "5555555555554444", "370000000000002", "1111", "4444"} {
 				assert.NotContains(t, it.Key.SK, digits, "the key holds no card number")
+			}
+			for _, number := range []string{"4111111111111111", "5555555555554444", "4111 1111 1111 1111", "cvc", "number"} {
+				assert.NotContains(t, string(it.Data), number, "the record holds no card number, nor the CVC")
 			}
 		}
 		// The stored method pays.

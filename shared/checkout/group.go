@@ -43,7 +43,11 @@ var paymentTables = []registry.Table{
 	{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 	{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 	{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
-	{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query"}},
+	// Payments, card tokens and customers (shared/vault): a payment that
+	// saves a card of a new shopper creates its customer; Query reads a
+	// shopper's tokens and, creating its customer, its legacy stored cards,
+	// which the same write deletes (DeleteItem).
+	{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query", "DeleteItem"}},
 	{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 	// An authorisation in automatic capture mode is also the capture: its
 	// ledger entries and balances (shared/ledger) join its transaction.
@@ -85,7 +89,9 @@ var TestHelpersGroup = registry.Group{
 	Tables: []registry.Table{
 		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
-		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem"}},
+		// A challenge passed saves the card its payment asked to keep, as
+		// /payments/details does (paymentTables).
+		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query", "DeleteItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 		// A challenge passed authorises, and in automatic mode captures.
 		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
@@ -109,8 +115,9 @@ var ExpirerGroup = registry.Group{
 	},
 }
 
-// Area is checkout: sessions, and the payment records (shared/payments) and
-// stored cards it keeps in the payments table.
+// Area is checkout: sessions, and the payment records (shared/payments) it
+// keeps in the payments table. Its stored payment methods are the card
+// tokens of shared/vault, whose keys the customers area declares.
 var Area = registry.Area{
 	Name:   "checkout",
 	Groups: []registry.Group{SessionsGroup, PaymentsGroup, ClientGroup, TestHelpersGroup, ExpirerGroup},
@@ -118,7 +125,6 @@ var Area = registry.Area{
 		{Table: store.TableSessions, Prefix: sessionKey("").PK, What: "sessions and their live markers"},
 		{Table: store.TableSessions, Prefix: strings.TrimSuffix(expiryPK(0), "0"), What: "the session expiry index shards"},
 		{Table: store.TablePayments, Prefix: payments.Key("", "").PK, What: "payment records"},
-		{Table: store.TablePayments, Prefix: strings.TrimSuffix(storedPK("", ""), "#"), What: "stored cards per shopper"},
 		{Table: store.TableAccounts, Prefix: "config#session-signing-secret", What: "the local sessionData signing secret (checkout/sessiondata)"},
 	},
 }

@@ -2,14 +2,11 @@ package checkout
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/vault"
 )
 
 // Sandbox availability rules of /paymentMethods, documented in the README:
@@ -18,7 +15,8 @@ import (
 //     country in walletCountries (or none sent);
 //   - googlepay: channel Android or Web (or none sent), same amount and
 //     country rules;
-//   - storedPaymentMethods: the cards stored for shopperReference.
+//   - storedPaymentMethods: the card tokens of the customer whose
+//     external_ref is shopperReference (shared/vault).
 var amexCurrencies = []string{"AUD", "CAD", "EUR", "GBP", "JPY", "USD"}
 
 var walletCountries = []string{
@@ -95,12 +93,12 @@ func (svc *Service) methods(ctx context.Context, accountID string, f methodFilte
 		out.PaymentMethods = []PaymentMethod{}
 	}
 	if f.shopperRef != "" && f.wants("scheme") {
-		cards, err := svc.storedCards(ctx, accountID, f.shopperRef)
+		tokens, err := svc.vault.ShopperTokens(ctx, accountID, f.shopperRef)
 		if err != nil {
 			return out, err
 		}
-		for _, c := range cards {
-			out.StoredPaymentMethods = append(out.StoredPaymentMethods, c.view())
+		for _, t := range tokens {
+			out.StoredPaymentMethods = append(out.StoredPaymentMethods, storedMethod(t))
 		}
 	}
 	return out, nil
@@ -155,84 +153,14 @@ func sessionFilter(s *Session) methodFilter {
 	return methodFilter{amount: &a, country: s.CountryCode, channel: s.Channel, shopperRef: s.ShopperReference}
 }
 
-// StoredCard is a card kept for a shopperReference after an authorised
-// payment with storePaymentMethod. Only test-mode payments store cards (the
-// sandbox keeps the test card number to re-run it through the processor).
-type StoredCard struct {
-	ID          string `json:"id"`
-	Brand       string `json:"brand"`
-	Last4       string `json:"last4"`
-	ExpiryMonth string `json:"expiryMonth"`
-	ExpiryYear  string `json:"expiryYear"`
-	HolderName  string `json:"holderName,omitempty"`
-	// Number is kept so the sandbox processor can replay the card's test
-	// outcome. It is only ever one of the public sandbox test cards: raw
-	// card data is refused for live keys, and only authorised cards are
-	// stored, which in the sandbox means the documented test cards. A live
-	// acquirer would keep its network token here instead, never a PAN.
-	Number string `json:"number"`
-}
-
-// storedCard is the record kept for card c of shopperRef. Its id is a keyed
-// fingerprint of the account, shopper, card number and expiry (never the
-// number in clear), so one card stored twice is one stored method.
-func (svc *Service) storedCard(accountID, shopperRef string, out processor.Outcome, c *processor.Card) StoredCard {
-	num, month, year := cardIdentity(c.Number, c.ExpiryMonth, c.ExpiryYear)
-	return StoredCard{ID: "spm_" + svc.signer.Fingerprint("stored-card", accountID, shopperRef, num, month, year),
-		Brand: out.Brand, Last4: out.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, HolderName: c.HolderName, Number: c.Number}
-}
-
-// cardIdentity normalises what makes two stored cards the same card: the
-// number without spaces, a two-digit month and a four-digit year.
-func cardIdentity(number, month, year string) (string, string, string) {
-	number = strings.ReplaceAll(number, " ", "")
-	if len(month) == 1 {
-		month = "0" + month
-	}
-	if len(year) == 2 {
-		year = "20" + year
-	}
-	return number, month, year
-}
-
-// MaxStoredCards bounds the cards listed per shopper.
-const MaxStoredCards = 20
-
-func storedPK(accountID, shopperRef string) string { return "spm#" + accountID + "#" + shopperRef }
-
-func storedKey(accountID, shopperRef, id string) store.Key {
-	return store.Key{Table: store.TablePayments, PK: storedPK(accountID, shopperRef), SK: id}
-}
-
-func (svc *Service) storedCards(ctx context.Context, accountID, shopperRef string) ([]StoredCard, error) {
-	page, err := svc.st.Query(ctx, store.Query{Table: store.TablePayments, PK: storedPK(accountID, shopperRef), Limit: MaxStoredCards})
-	if err != nil {
-		return nil, apierr.Wrap("checkout.storedCards", apierr.Unavailable, err)
-	}
-	out := make([]StoredCard, 0, len(page.Items))
-	seen := map[[3]string]bool{}
-	for _, it := range page.Items {
-		var c StoredCard
-		if err := json.Unmarshal(it.Data, &c); err != nil {
-			return nil, apierr.Wrap("checkout.storedCards", apierr.Internal, err)
-		}
-		// One card kept under two ids (random ids from before fingerprints,
-		// or fingerprints under a rotated key) is listed once; both ids pay.
-		n, m, y := cardIdentity(c.Number, c.ExpiryMonth, c.ExpiryYear)
-		if id := [3]string{n, m, y}; !seen[id] {
-			seen[id] = true
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
-func (c StoredCard) view() StoredMethod {
+// storedMethod is a card token as Adyen's stored payment method: the same
+// id, usable as storedPaymentMethodId.
+func storedMethod(c vault.CardToken) StoredMethod {
 	return StoredMethod{
 		ID: c.ID, Type: "scheme", Brand: c.Brand, Name: brandName(c.Brand), LastFour: c.Last4,
 		ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, HolderName: c.HolderName,
 		SupportedShopperInteractions:       []string{"Ecommerce", "ContAuth"},
-		SupportedRecurringProcessingModels: []string{"CardOnFile"},
+		SupportedRecurringProcessingModels: []string{"CardOnFile", "Subscription", "UnscheduledCardOnFile"},
 	}
 }
 

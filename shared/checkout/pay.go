@@ -96,8 +96,9 @@ func (m *MethodDetails) usesTestData() bool {
 // attempt is a processed payment method, before it is recorded.
 type attempt struct {
 	out    processor.Outcome
-	method string // payment record's paymentMethod (the response's type follows from it)
-	card   *processor.Card
+	method string          // payment record's paymentMethod (the response's type follows from it)
+	card   *processor.Card // a card entered now
+	token  *tokenUse       // or a stored one (a card token)
 }
 
 // run sends the method to the sandbox processor. Live keys never reach it.
@@ -133,49 +134,34 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 }
 
 func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails, shopperRef string) (*attempt, error) {
+	if m.StoredPaymentMethodID != "" {
+		return svc.runToken(ctx, caller, m.StoredPaymentMethodID, shopperRef)
+	}
 	var c processor.Card
 	names := map[string]string{}
-	if m.StoredPaymentMethodID != "" {
-		if shopperRef == "" {
-			return nil, apierr.Missing("shopperReference")
-		}
-		it, err := svc.st.Get(ctx, storedKey(caller.AccountID, shopperRef, m.StoredPaymentMethodID))
-		if err != nil {
-			return nil, invalid("paymentMethod.storedPaymentMethodId", "stored_method_unknown", "no stored payment method %q for this shopperReference", m.StoredPaymentMethodID)
-		}
-		var sc StoredCard
-		if err := json.Unmarshal(it.Data, &sc); err != nil {
-			return nil, apierr.Wrap("checkout.runCard", apierr.Internal, err)
-		}
-		c = processor.Card{Number: sc.Number, ExpiryMonth: sc.ExpiryMonth, ExpiryYear: sc.ExpiryYear, HolderName: sc.HolderName, Stored: true}
-		for _, f := range []string{"number", "expiryMonth", "expiryYear", "cvc"} {
-			names[f] = "paymentMethod.storedPaymentMethodId"
-		}
-	} else {
-		var err error
-		fields := []struct {
-			dst           *string
-			logical       string
-			raw, enc      string
-			rawN, encName string
-		}{
-			{&c.Number, "number", m.Number, m.EncryptedCardNumber, "number", "encryptedCardNumber"},
-			{&c.ExpiryMonth, "expiryMonth", m.ExpiryMonth, m.EncryptedExpiryMonth, "expiryMonth", "encryptedExpiryMonth"},
-			{&c.ExpiryYear, "expiryYear", m.ExpiryYear, m.EncryptedExpiryYear, "expiryYear", "encryptedExpiryYear"},
-			{&c.CVC, "cvc", m.CVC, m.EncryptedSecurityCode, "cvc", "encryptedSecurityCode"},
-		}
-		for _, f := range fields {
-			var name string
-			if *f.dst, name, err = cardField(f.raw, f.rawN, f.enc, f.encName); err != nil {
-				return nil, err
-			}
-			names[f.logical] = name
-			if *f.dst == "" && f.logical != "cvc" {
-				return nil, apierr.Missing("paymentMethod." + f.encName)
-			}
-		}
-		c.HolderName = m.HolderName
+	var err error
+	fields := []struct {
+		dst           *string
+		logical       string
+		raw, enc      string
+		rawN, encName string
+	}{
+		{&c.Number, "number", m.Number, m.EncryptedCardNumber, "number", "encryptedCardNumber"},
+		{&c.ExpiryMonth, "expiryMonth", m.ExpiryMonth, m.EncryptedExpiryMonth, "expiryMonth", "encryptedExpiryMonth"},
+		{&c.ExpiryYear, "expiryYear", m.ExpiryYear, m.EncryptedExpiryYear, "expiryYear", "encryptedExpiryYear"},
+		{&c.CVC, "cvc", m.CVC, m.EncryptedSecurityCode, "cvc", "encryptedSecurityCode"},
 	}
+	for _, f := range fields {
+		var name string
+		if *f.dst, name, err = cardField(f.raw, f.rawN, f.enc, f.encName); err != nil {
+			return nil, err
+		}
+		names[f.logical] = name
+		if *f.dst == "" && f.logical != "cvc" {
+			return nil, apierr.Missing("paymentMethod." + f.encName)
+		}
+	}
+	c.HolderName = m.HolderName
 	out, err := processor.AuthoriseCard(c, caller.Now)
 	if err != nil {
 		e := *apierr.As(err)
@@ -501,19 +487,8 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if err != nil {
 		return nil, err
 	}
-	ops, err := svc.pays.SaveOps(p)
-	if err != nil {
-		return nil, err
-	}
-	if in.StorePaymentMethod && shopperRef != "" && att.card != nil && !att.card.Stored && p.Status.Succeeded() {
-		sc := svc.storedCard(c.AccountID, shopperRef, att.out, att.card)
-		data, _ := json.Marshal(sc)
-		// The id is the card's fingerprint: storing the same card again, even
-		// from two payments at once, writes the same item, so the shopper
-		// keeps one stored method.
-		ops = append(ops, store.Put(store.Item{Key: storedKey(c.AccountID, shopperRef, sc.ID), Data: data}, store.Always))
-	}
-	if err := svc.commitWithSession(ctx, c, body, ops, s); err != nil {
+	use := vaultUse{shopperRef: shopperRef, keep: svc.cardToKeep(c, in, shopperRef, att), token: att.token}
+	if err := svc.commitPayment(ctx, c, p, body, s, use); err != nil {
 		return nil, err
 	}
 	return &body, nil

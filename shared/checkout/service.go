@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/vault"
 )
 
 // Service holds what every checkout route needs.
@@ -19,11 +20,12 @@ type Service struct {
 	st     store.Store
 	pays   *payments.Repo
 	signer *sessiondata.Signer
+	vault  *vault.Vault // card tokens: checkout's stored payment methods
 }
 
 // New builds the service over st, sealing tokens with signer.
 func New(st store.Store, signer *sessiondata.Signer) *Service {
-	return &Service{st: st, pays: payments.NewRepo(st), signer: signer}
+	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st)}
 }
 
 // Caller is who calls a checkout operation and how, typed and without HTTP:

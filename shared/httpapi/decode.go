@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/version"
 )
 
 // DefaultMaxString is the longest string (in characters, as JSON Schema's
@@ -105,11 +106,48 @@ func strictValue(dec *jsontext.Decoder, v any) error {
 // missing body, malformed JSON, a duplicate or unknown name, a wrong type, a
 // null, trailing data or a string that breaks the string rule is a 400 that
 // names the field by its JSON path.
+//
+// A field added in a dated version after the request's (version.AddField)
+// is unknown to that request: sending it is the same 400
+// parameter_unknown, naming the version that added it.
 func (r *Request) Decode(v any) error {
 	if len(bytes.TrimSpace(r.Body)) == 0 {
 		return &apierr.Error{Kind: apierr.Invalid, Code: "body_missing", Message: "a JSON request body is required"}
 	}
-	return DecodeStrict(r.Body, v)
+	if err := DecodeStrict(r.Body, v); err != nil {
+		return err
+	}
+	return checkAddedFields(r.Body, r.Version, reflect.TypeOf(v))
+}
+
+// checkAddedFields refuses the fields of body that version v does not have
+// yet (version.Absent): the decoder took them, as the current version does,
+// so only their presence is looked up here, and only for request types with
+// such fields.
+func checkAddedFields(body []byte, v string, t reflect.Type) error {
+	for _, f := range version.Absent(v, t) {
+		if !jsonHas(body, strings.Split(f.Name, ".")) {
+			continue
+		}
+		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_unknown", Param: f.Name,
+			Message: fmt.Sprintf("unknown field %q in version %s: it exists from version %s (send Service-Version: %s or later to use it)",
+				f.Name, v, f.Version, f.Version)}
+	}
+	return nil
+}
+
+// jsonHas reports whether the JSON object body holds path (object names,
+// outermost first). body was decoded strictly already, so it is valid.
+func jsonHas(body []byte, path []string) bool {
+	var obj map[string]jsontext.Value
+	if json.Unmarshal(body, &obj) != nil {
+		return false
+	}
+	val, ok := obj[path[0]]
+	if !ok || len(path) == 1 {
+		return ok
+	}
+	return jsonHas(val, path[1:])
 }
 
 // DecodeStrict is Decode on raw bytes, for bodies that are not the request's.

@@ -389,6 +389,23 @@ func operations() []operation {
 			id := f.ok(t, "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts()})["id"]
 			return "/v1/split-requests/" + id.(string), map[string]any{"parts": splitParts(), "metadata": map[string]any{"order": "45"}}
 		})},
+		{path: "/v1/customers", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/customers", map[string]any{"external_ref": "crm-" + uuid.NewString()[:8], "email": "ana@example.com",
+				"name": "Ana", "description": "VIP", "metadata": map[string]any{"tier": "gold"}}
+		})},
+		{path: "/v1/payments/recurring", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				_, token := f.cardToken(t)
+				return "/v1/payments/recurring", map[string]any{"card_token_id": token, "amount": map[string]any{"value": 2500, "currency": "EUR"},
+					"order_reference": "sub-" + uuid.NewString()[:8], "recurring_type": "subscription", "off_session": true, "capture": "manual",
+					"description": "May", "return_url": "https://shop.example.com/back", "metadata": map[string]any{"plan": "pro"}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				customer, _ := f.cardToken(t)
+				return "/v1/payments/recurring", map[string]any{"customer_id": customer, "amount": map[string]any{"value": 900, "currency": "USD"},
+					"order_reference": "cof-" + uuid.NewString()[:8], "recurring_type": "card_on_file"}
+			},
+		}},
 	}, append(modifications(), beneficiaryOperations()...)...)
 }
 
@@ -453,6 +470,18 @@ func payoutCardBody() map[string]any {
 func splitParts() []any {
 	return []any{map[string]any{"reference": "partner-1", "amount": 300, "pays_fees": true},
 		map[string]any{"reference": "partner-2", "percentage": 10}}
+}
+
+// cardToken saves a card for a new shopper in checkout and returns its
+// customer and card token.
+func (f *fixture) cardToken(t *testing.T) (string, string) {
+	ref := "shopper-" + uuid.NewString()[:8]
+	b := f.paymentBody(card("4111111111111111"))
+	b["shopperReference"] = ref
+	tx := f.ok(t, "/v2/payments", b)["pspReference"].(string)
+	r := f.e.Do("GET", "/v1/transactions/"+tx, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	return r.Map(t)["customer_id"].(string), r.Map(t)["card_token_id"].(string)
 }
 
 // authorised is a card payment authorised through checkout for manual

@@ -17,6 +17,10 @@ import (
 //     GET /v1/transactions/by-order-reference/{order_reference}.
 //   - PK "paylink#<account>#<payment link id>", SK "<payment id>": a payment
 //     link's transactions.
+//   - PK "paycust#<account>#<customer id>", SK "<payment id>": a customer's
+//     transactions (payments and their refunds), for
+//     GET /v1/customers/{id}/transactions; written with a new record that
+//     has a customer, or by the save of a stored one SetCustomer linked.
 //   - PK "payexp#<shard>", SK "<expiry>#<account>#<payment id>": the
 //     authorisations that hold funds, by the time they expire
 //     (AuthorizationTTL after authorisation); put when a payment becomes
@@ -36,6 +40,22 @@ func RefPK(accountID, ref string) string { return "payref#" + accountID + "#" + 
 
 // LinkPK is the payment-link index partition.
 func LinkPK(accountID, linkID string) string { return "paylink#" + accountID + "#" + linkID }
+
+// CustomerPK is the customer index partition of an account's customer.
+func CustomerPK(accountID, customerID string) string {
+	return "paycust#" + accountID + "#" + customerID
+}
+
+// SetCustomer ties the payment to a customer. A payment stored before it
+// had one (a 3-D Secure payment whose first card token is saved when it
+// completes) joins the customer's index with its next save.
+func (p *Payment) SetCustomer(customerID string) {
+	if p.CustomerID == customerID {
+		return
+	}
+	p.CustomerID = customerID
+	p.gainedCust = p.version > 0
+}
 
 // ExpiryPK is an expiry index shard's partition.
 func ExpiryPK(shard int) string { return "payexp#" + strconv.Itoa(shard) }
@@ -82,6 +102,9 @@ func (p *Payment) indexOps() []store.Op {
 		if p.PaymentLinkID != "" {
 			ops = append(ops, store.Put(store.Item{Key: store.Key{Table: store.TablePayments, PK: LinkPK(p.AccountID, p.PaymentLinkID), SK: p.ID}, Data: []byte("{}")}, store.Always))
 		}
+	}
+	if p.CustomerID != "" && (p.version == 0 || p.gainedCust) {
+		ops = append(ops, store.Put(store.Item{Key: store.Key{Table: store.TablePayments, PK: CustomerPK(p.AccountID, p.CustomerID), SK: p.ID}, Data: []byte("{}")}, store.Always))
 	}
 	was, is := p.readStatus == Authorized, p.Status == Authorized
 	switch {

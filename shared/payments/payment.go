@@ -184,6 +184,9 @@ type Payment struct {
 	Secure3D          bool   `json:"secure3d"`
 	PaymentSessionID  string `json:"paymentSessionId,omitempty"`
 	CustomerID        string `json:"customerId,omitempty"`
+	// RecurringType is a charge of a saved card's model (subscription,
+	// unscheduled, card_on_file: shared/customers); empty otherwise.
+	RecurringType string `json:"recurringType,omitempty"`
 	// CaptureMode is set when the payment is created; a record stored
 	// before modes existed has none and behaves as manual (it stays
 	// authorised until captured, cancelled or expired).
@@ -212,6 +215,7 @@ type Payment struct {
 
 	version    int64      // stored version read; 0 for a new record
 	readStatus Status     // status when read (or last saved): SaveOps keeps the expiry index by it
+	gainedCust bool       // SetCustomer linked a stored record: SaveOps adds it to the customer's index
 	pending    []Event    // events queued by Transition, written by SaveOps
 	extra      []*Payment // new records written with this one (a refund's own record)
 

@@ -120,3 +120,45 @@ func TestTransitionBecauseKeepsReasonAndWhyApart(t *testing.T) {
 	assert.True(t, apierr.Is(err, apierr.Conflict), "a final payment does not move")
 	assert.Equal(t, "3D Not Authenticated", p.RefusalReason)
 }
+
+// TestCustomerIndex: a payment with a customer, and its refund, are in the
+// customer's index partition from their first save; a stored payment that
+// gains a customer (SetCustomer) joins it with its next save.
+func TestCustomerIndex(t *testing.T) {
+	now := time.Date(2024, 2, 1, 10, 0, 0, 0, time.UTC)
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "s.db"), func() time.Time { return now })
+	require.NoError(t, err)
+	defer st.Close()
+	ctx := context.Background()
+	repo := NewRepo(st)
+	entries := func(customer string) []string {
+		page, err := st.Query(ctx, store.Query{Table: store.TablePayments, PK: CustomerPK("acct1", customer), Limit: 10})
+		require.NoError(t, err)
+		var out []string
+		for _, it := range page.Items {
+			out = append(out, it.SK)
+		}
+		return out
+	}
+
+	p := New(Payment{ID: "pay1", AccountID: "acct1", Amount: 1000, Currency: "EUR", CustomerID: "cus1", CaptureMode: CaptureAutomatic}, now)
+	require.NoError(t, p.Authorise("", now))
+	require.NoError(t, repo.Save(ctx, p))
+	r, err := p.Refund(Op{}, "ref1", now)
+	require.NoError(t, err)
+	require.NoError(t, repo.Save(ctx, p))
+	assert.Equal(t, "cus1", r.CustomerID)
+	assert.Equal(t, []string{"pay1", "ref1"}, entries("cus1"))
+
+	q := New(Payment{ID: "pay2", AccountID: "acct1", Amount: 1000, Currency: "EUR"}, now)
+	require.NoError(t, q.Transition(RequiresAction, "3ds2", now))
+	require.NoError(t, repo.Save(ctx, q))
+	assert.Empty(t, entries("cus2"))
+	q.SetCustomer("cus2")
+	require.NoError(t, q.Authorise("", now))
+	require.NoError(t, repo.Save(ctx, q))
+	assert.Equal(t, []string{"pay2"}, entries("cus2"))
+	got, err := repo.Get(ctx, "acct1", "pay2")
+	require.NoError(t, err)
+	assert.Equal(t, "cus2", got.CustomerID)
+}

@@ -54,9 +54,11 @@
 //     currency is a 400 naming currency; another account's transaction is a
 //     404 on every route.
 //   - Indexes (payments/index.go), written with the record in SaveOps:
-//     payref#<account>#<reference> and paylink#<account>#<link> list a
-//     reference's or a link's transactions (one Query, then a GetItem per
-//     transaction); payexp#<shard> holds authorised payments by expiry,
+//     payref#<account>#<reference>, paylink#<account>#<link> and
+//     paycust#<account>#<customer> list a reference's, a link's or a
+//     customer's transactions (one Query, then a GetItem per transaction;
+//     the list's customer_id filter reads the customer's); payexp#<shard>
+//     holds authorised payments by expiry,
 //     read by the expirer (a Query per shard, then per due payment a GetItem
 //     and one TransactWriteItems).
 //   - Routing: Go's mux refuses /v1/transactions/{id}/history beside

@@ -37,9 +37,14 @@ func (f Filter) match(p *payments.Payment) bool {
 // List returns the account's transactions newest first: one partition, the
 // created range as a key range (ids are time-ordered UUIDv7), the other
 // filters applied to at most listing.DefaultBudget records per call (a
-// filtered page may be short and still have has_more). Errors: Invalid
-// (cursor), Unavailable, Internal.
+// filtered page may be short and still have has_more). With customer_id the
+// partition is the customer's index (ByCustomer's), so the list reads only
+// that customer's transactions. Errors: Invalid (cursor), Unavailable,
+// Internal.
 func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Transaction, string, error) {
+	if f.CustomerID != "" {
+		return s.ByCustomer(ctx, accountID, f.CustomerID, f, p)
+	}
 	q := store.Query{Table: store.TablePayments, PK: payments.Key(accountID, "").PK, Desc: true, Cursor: p.Cursor}
 	if !f.filtered() {
 		q.Limit = p.Limit + 1
@@ -75,6 +80,40 @@ func (s *Service) ByOrderReference(ctx context.Context, accountID, ref string, p
 		return View(pay), true, nil
 	})
 }
+
+// ByCustomer lists a customer's transactions (payments and their refunds)
+// matching f, newest first, through the customer index (payments.CustomerPK):
+// one query of the index partition and one read per transaction, at most
+// customerBudget entries per call when f filters (a filtered page may be
+// short and still have has_more). Errors: as List.
+func (s *Service) ByCustomer(ctx context.Context, accountID, customerID string, f Filter, p httpapi.ListParams) ([]Transaction, string, error) {
+	f.CustomerID = ""
+	q := store.Query{Table: store.TablePayments, PK: payments.CustomerPK(accountID, customerID), Desc: true, Cursor: p.Cursor}
+	budget := customerBudget
+	if !f.filtered() && f.From.IsZero() && f.To.IsZero() {
+		q.Limit, budget = p.Limit+1, p.Limit+1
+	}
+	if !f.From.IsZero() {
+		q.From = idBound(f.From, false)
+	}
+	if !f.To.IsZero() {
+		q.To = idBound(f.To, true)
+	}
+	return listing.Collect(ctx, s.st, q, p.Limit, budget, func(it store.Item) (Transaction, bool, error) {
+		pay, err := s.repo.Get(ctx, accountID, it.SK)
+		if apierr.Is(err, apierr.NotFound) {
+			return Transaction{}, false, nil
+		}
+		if err != nil {
+			return Transaction{}, false, err
+		}
+		return View(pay), f.match(pay), nil
+	})
+}
+
+// customerBudget bounds the index entries a filtered customer list reads
+// per call: each costs a GetItem.
+const customerBudget = 200
 
 // maxLinkTransactions bounds the transactions of one payment link read to
 // pick the answer (a link takes payments until one succeeds, so it has few).

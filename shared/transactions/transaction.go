@@ -32,6 +32,7 @@ type Transaction struct {
 	ParentTransactionID string            `json:"parent_transaction_id,omitempty"`
 	CustomerID          string            `json:"customer_id,omitempty"`
 	CardTokenID         string            `json:"card_token_id,omitempty"`
+	RecurringType       string            `json:"recurring_type,omitempty"` // a charge of a card token: subscription, unscheduled, card_on_file
 	PaymentSessionID    string            `json:"payment_session_id,omitempty"`
 	PaymentLinkID       string            `json:"payment_link_id,omitempty"`
 	RefusalReason       string            `json:"refusal_reason,omitempty"`
@@ -50,7 +51,7 @@ func View(p *payments.Payment) Transaction {
 		ID: p.ID, Type: p.Type, Status: p.Status, Amount: p.Amount, ProcessedAmount: p.ProcessedAmount,
 		RefundedAmount: p.RefundedAmount, Balance: p.Balance(), Currency: p.Currency, PaymentMethod: p.PaymentMethod,
 		Last4: p.Last4, MerchantReference: p.MerchantReference, Description: p.Description, Secure3D: p.Secure3D,
-		ParentTransactionID: p.ParentTransactionID, CustomerID: p.CustomerID, CardTokenID: p.CardTokenID,
+		ParentTransactionID: p.ParentTransactionID, CustomerID: p.CustomerID, CardTokenID: p.CardTokenID, RecurringType: p.RecurringType,
 		PaymentSessionID: p.PaymentSessionID, PaymentLinkID: p.PaymentLinkID, RefusalReason: p.RefusalReason,
 		CaptureMode: string(p.CaptureMode), Livemode: p.Livemode, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, AuthedAt: p.AuthedAt,
 		CapturedAt: p.CapturedAt, Metadata: p.Metadata,

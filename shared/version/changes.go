@@ -1,8 +1,10 @@
 package version
 
 // The changes of the spec's version table (§9) that alter representations.
-// Changes that only add request parameters or endpoints (off_session,
-// disputes) need no transform: older versions simply do not document them.
+// A version that adds a request parameter (2023-09-01: off_session) declares
+// it as a Field (fields.go), next to its request type (shared/customers):
+// the decoder refuses it, as an unknown field, in older versions. New
+// endpoints need neither.
 
 func init() {
 	// 2024-01-15: "metadata field on all resources". Older versions never see it.

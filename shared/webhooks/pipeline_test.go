@@ -138,6 +138,11 @@ func (p *pipe) publish(t *testing.T) string {
 	return id
 }
 
+// liveness bounds a wait for something that must happen: generous, since a
+// loaded machine (DynamoDB Local and moto share two cores with the build)
+// can be slow, and a passing run returns as soon as it happens.
+const liveness = 60 * time.Second
+
 // pump feeds the webhooks queue to the sender until done holds.
 func (p *pipe) pump(t *testing.T, within time.Duration, done func() bool) {
 	t.Helper()
@@ -192,7 +197,7 @@ func TestDeliveredOnTheFourthAttemptAfterThree500s(t *testing.T) {
 		})
 		ep, secret := p.endpoint(t, rc.srv.URL+"/hook", []string{"order.completed"}, nil)
 		evt := p.publish(t)
-		p.pump(t, 20*time.Second, func() bool { return len(p.attempts(t, ep)) == 4 })
+		p.pump(t, liveness, func() bool { return len(p.attempts(t, ep)) == 4 })
 
 		reqs := rc.requests()
 		require.Len(t, reqs, 4)
@@ -253,7 +258,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 			for range 5 {
 				evts = append(evts, p.publish(t))
 			}
-			p.pump(t, 10*time.Second, func() bool { return len(p.attempts(t, ep)) >= 5 })
+			p.pump(t, liveness, func() bool { return len(p.attempts(t, ep)) >= 5 })
 			for _, a := range p.attempts(t, ep) {
 				assert.Equal(t, "failed", a["status"])
 				assert.Nil(t, a["status_code"])
@@ -272,7 +277,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 			go srv.Serve(ln)
 			t.Cleanup(func() { srv.Close() })
 
-			p.pump(t, 20*time.Second, func() bool {
+			p.pump(t, liveness, func() bool {
 				mu.Lock()
 				defer mu.Unlock()
 				return len(okBy) == len(evts)
@@ -335,7 +340,7 @@ func TestRecordPublishedTwiceIsDeliveredOnce(t *testing.T) {
 		require.NoError(t, err)
 		_, err = p.pub.Publish(context.Background(), it)
 		require.NoError(t, err)
-		p.pump(t, 10*time.Second, func() bool { return len(p.attempts(t, ep)) >= 1 })
+		p.pump(t, liveness, func() bool { return len(p.attempts(t, ep)) >= 1 })
 		p.pump(t, 5*time.Second, func() bool { return true })
 		assert.Len(t, rc.requests(), 1)
 		assert.Len(t, p.attempts(t, ep), 1)
@@ -358,7 +363,7 @@ func TestOnlySubscribedEnabledEndpointsHear(t *testing.T) {
 
 		evt := p.publish(t)
 		lateID, _ := p.endpoint(t, later.srv.URL, []string{"order.completed"}, nil)
-		p.pump(t, 10*time.Second, func() bool { return len(on.requests()) == 1 })
+		p.pump(t, liveness, func() bool { return len(on.requests()) == 1 })
 		p.pump(t, 3*time.Second, func() bool { return true })
 		assert.Empty(t, off.requests(), "disabled")
 		assert.Empty(t, other.requests(), "not subscribed")
@@ -366,7 +371,7 @@ func TestOnlySubscribedEnabledEndpointsHear(t *testing.T) {
 
 		r = p.Do("POST", "/v1/events/"+evt+"/resend", map[string]any{"endpoint_id": lateID})
 		require.Equal(t, 202, r.Status, "%s", r.Body)
-		p.pump(t, 10*time.Second, func() bool { return len(later.requests()) == 1 })
+		p.pump(t, liveness, func() bool { return len(later.requests()) == 1 })
 		assert.Equal(t, evt, later.requests()[0].header.Get("Service-Event-Id"))
 		as := p.attempts(t, lateID)
 		require.Len(t, as, 1)
@@ -376,7 +381,7 @@ func TestOnlySubscribedEnabledEndpointsHear(t *testing.T) {
 		r = p.Do("POST", "/v1/events/"+evt+"/resend", nil)
 		require.Equal(t, 202, r.Status, "%s", r.Body)
 		assert.Len(t, r.Map(t)["deliveries"], 2)
-		p.pump(t, 10*time.Second, func() bool { return len(on.requests()) == 2 && len(later.requests()) == 2 })
+		p.pump(t, liveness, func() bool { return len(on.requests()) == 2 && len(later.requests()) == 2 })
 
 		r = p.Do("POST", "/v1/events/"+evt+"/resend", map[string]any{"endpoint_id": disabled})
 		assert.Equal(t, 400, r.Status, "%s", r.Body)

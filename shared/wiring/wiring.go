@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/checkout"
+	"github.com/paygate/paygate/shared/customers"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -29,6 +30,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/invoicewire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
@@ -39,7 +41,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, beneficiaries.Area, invoices.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -77,6 +79,7 @@ var builders = map[string]any{
 	beneficiaries.PaymentOrdersGroup.Function: app.SQSBuilder(beneficiarywire.PaymentOrdersSender),
 	invoices.InvoicesGroup.Function:           app.HTTPBuilder(invoicewire.Invoices),
 	invoices.ExpiryGroup.Function:             TaskBuilder(invoicewire.InvoiceExpiry),
+	customers.CustomersGroup.Function:         app.HTTPBuilder(customerwire.Customers),
 }
 
 // TaskBuilder builds a scheduled function's task.

@@ -26,6 +26,7 @@ import (
 // first) bounds it.
 type Config struct {
 	URL         string
+	URLFor      func(i int) string      // request i's URL, when requests differ in it (a refund of payment i); nil: URL
 	Method      string                  // "" means GET
 	Body        func(i int) []byte      // request i's body; nil sends none
 	Headers     func(i int) http.Header // request i's headers; nil sends none
@@ -59,7 +60,7 @@ type Result struct {
 // Run sends the load and waits for it to finish, or for ctx to end (then
 // requests in flight finish, none start).
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if cfg.URL == "" {
+	if cfg.URL == "" && cfg.URLFor == nil {
 		return Result{}, errors.New("load: no URL")
 	}
 	if cfg.Requests <= 0 && cfg.Duration <= 0 {
@@ -84,6 +85,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return vegeta.ErrNoTargets
 		}
 		t.Method, t.URL = cfg.Method, cfg.URL
+		if cfg.URLFor != nil {
+			t.URL = cfg.URLFor(i)
+		}
 		t.Body = nil
 		if cfg.Body != nil {
 			t.Body = cfg.Body(i)

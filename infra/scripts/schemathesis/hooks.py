@@ -51,6 +51,8 @@ def _path_ids(path):
         return {"id": SEED["distribution_id"]}
     if path.startswith("/v1/invoices/{id}") or path.startswith("/test-helpers/invoices/{id}"):
         return {"id": SEED["invoice_id"]}
+    if path.startswith("/v1/customers/{id}"):
+        return {"id": SEED["customer_id"], "token_id": SEED["spare_card_token_id"]}
     if "{paymentPspReference}" in path:
         return {"paymentPspReference": SEED["transaction_id"]}
     if "{orderId}" in path:
@@ -100,6 +102,11 @@ def map_case(context, case):
             if isinstance(line, dict) and isinstance(line.get("beneficiary_id"), str):
                 line["beneficiary_id"] = SEED["beneficiary_id"]
                 case.body["lines"] = [line]
+        if path == "/v1/payments/recurring":
+            if isinstance(case.body.get("card_token_id"), str):
+                case.body["card_token_id"] = SEED["card_token_id"]
+            if isinstance(case.body.get("customer_id"), str):
+                case.body["customer_id"] = SEED["customer_id"]
     # A valid request with a new body needs a new key: a generated key that
     # comes back with another body is rightly a 422.
     if case.headers and "Idempotency-Key" in case.headers:
@@ -192,7 +199,7 @@ def _contains_control(v):
 ACCEPTED = "negative_data_rejection"  # ST201: a request the schema refuses was accepted
 REJECTED = "positive_data_acceptance"  # ST202: a request the schema allows was refused
 ANY = r".*"
-LISTS = r"^/(agent/\{agent_id\}/)?(product-types|product-categories|products|deposits|orders|v1/events)$"
+LISTS = r"^/(agent/\{agent_id\}/)?(product-types|product-categories|products|deposits|orders|v1/events|v1/customers)$"
 
 KNOWN = [
     # --- False positives: rules that depend on state or on other fields, which
@@ -257,6 +264,18 @@ KNOWN = [
           "capturable, a refund at most the balance (the captured amount not yet refunded); both shrink as earlier "
           "cases capture and refund the seeded transaction", param="amount",
           message="amount is more than the .*"),
+    known("POST", r"^/v1/payments/recurring$", REJECTED, "a recurring payment needs card_token_id or customer_id (the "
+          "schema cannot say one of two); card_on_file is on-session, so off_session true is refused with it",
+          param=r"card_token_id|off_session", message=r"(card_token_id is required .*|a card_on_file payment is made by .*)"),
+    known("POST", r"^/v1/payments/recurring$", REJECTED, "customer_id charges the customer's default card token: the "
+          "stateful phase links the id of a customer it just created (POST /v1/customers; only checkout saves cards) or "
+          "one whose tokens it deleted, and such a customer has none to charge (no_card_token; matched by message, as "
+          "the legacy error body of 2023-06-01 has no code)", param="customer_id",
+          message=r"customer [0-9a-f-]+ has no card token that can be charged .*"),
+    known("POST", r"^/v1/payments/recurring$", REJECTED, "off_session exists from version 2023-09-01: a request "
+          "pinned to 2023-06-01 (Service-Version, which the fuzzer sets) does not have it, so it is an unknown field; one "
+          "document serves every version", param="off_session",
+          message=r'unknown field "off_session" in version 2023-06-01: it exists from version 2023-09-01 .*'),
     known("POST", r"^/v1/transactions/\{id\}/(capture|refund)$", REJECTED, "currency, when sent, must be the "
           "transaction's (the seeded one is EUR); the schema allows any ISO 4217 code", param="currency",
           message="currency must be the transaction's.*"),

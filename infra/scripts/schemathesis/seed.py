@@ -1,8 +1,9 @@
 """Seeds the local gateway for schemathesis: an order, a checkout session, a
 payment waiting for its 3-D Secure challenge, a wallet transaction, a
-captured card payment, a payout card and a payout, and a split request, so
-generated requests reach real records, not only 404s. Prints the ids as JSON
-(read by hooks.py).
+captured card payment, a payout card and a payout, a split request, a
+customer with two card tokens, a beneficiary holding KZT with a distribution
+and a payment order, and an unpaid invoice, so generated requests reach real
+records, not only 404s. Prints the ids as JSON (read by hooks.py).
 
 Environment: PG_BASE_URL, SANDBOX_API_KEY.
 """
@@ -82,6 +83,18 @@ split = call("POST", "/v1/split-requests", {"transaction_id": split_tx["pspRefer
 call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-cancel",
                               "returnUrl": "https://shop.example.com/return", "paymentMethod": card("4111111111111111"),
                               "additionalData": {"manualCapture": "true"}})
+# A customer with two card tokens, saved by checkout payments: recurring
+# payments charge the first; deleting a card token takes the second, so the
+# first keeps paying whatever order the cases run in.
+saved = []
+for number in ("4111111111111111", "5555555555554444"):
+    p = call("POST", "/v2/payments", {"amount": {"value": 1000, "currency": "EUR"}, "reference": "schemathesis-save",
+                                      "returnUrl": "https://shop.example.com/return", "paymentMethod": card(number),
+                                      "shopperReference": "schemathesis-shopper", "storePaymentMethod": True})
+    saved.append(call("GET", "/v1/transactions/" + p["pspReference"]))
+customer = saved[0]["customer_id"]
+if saved[1]["customer_id"] != customer or saved[0]["card_token_id"] == saved[1]["card_token_id"]:
+    sys.exit(f"seed: expected one customer with two card tokens, got {saved}")
 # Beneficiaries: an invoice the sandbox pays makes KZT available; a
 # beneficiary holds part of it (a distribution), a payment order reserves
 # some of that, and an unpaid invoice waits for generated cancels and
@@ -102,6 +115,7 @@ json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
            "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
            "cancel_reference": "schemathesis-cancel", "payout_card_id": payout_card["id"], "payout_id": payout["id"],
-           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"],
+           "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"], "customer_id": customer,
+           "card_token_id": saved[0]["card_token_id"], "spare_card_token_id": saved[1]["card_token_id"],
            "beneficiary_id": beneficiary["id"], "distribution_id": distribution["id"], "payment_order_id": payment_order["id"],
            "invoice_id": invoice["id"]}, sys.stdout)

@@ -15,6 +15,9 @@
 //	4212 3456 7890 1237  visa   RedirectShopper, then Authorised with the redirectResult
 //	4000 0000 0000 0010  visa   Refused ("Refused", code 2)
 //	4000 0000 0000 0002  visa   Error ("Acquirer Error", code 4)
+//	4000 0000 0000 0341  visa   Authorised, and may be saved; every charge of its saved
+//	                            card token is Refused ("Not enough balance", code 12:
+//	                            insufficient funds)
 //	any other valid card        Refused ("Not a sandbox test card", code 0)
 //
 // Holder names force an outcome on any test card: DECLINED (Refused, 2),
@@ -26,6 +29,17 @@
 //
 // Checks before any outcome: Luhn, expiry month 1-12 and not in the past (a
 // card is valid through the last day of its expiry month), CVC digits.
+//
+// Saved cards (stored.go): the sandbox never keeps a card number or CVC. A
+// saved card is its brand, last four digits, expiry, holder name and its
+// Profile, the name of the test card's outcome row above, which is all the
+// processor needs to replay that card's outcome on a later charge
+// (AuthoriseStored). A charge with the shopper present runs the row as a
+// first payment does (3-D Secure and redirects included); an off-session
+// (merchant-initiated) charge never asks for the shopper: cards enrolled in
+// 3-D Secure or redirected authorise without it, as the exemption for
+// merchant-initiated transactions allows, and the answer is Authorised or
+// Refused.
 package processor
 
 import (
@@ -65,8 +79,6 @@ const ChallengePassword = "password"
 // Card is unencrypted card data (test mode only).
 type Card struct {
 	Number, ExpiryMonth, ExpiryYear, CVC, HolderName string
-	// Stored cards were checked when saved and carry no CVC.
-	Stored bool
 }
 
 // Outcome is the processor's answer.
@@ -77,6 +89,9 @@ type Outcome struct {
 	Brand             string
 	Last4             string
 	Flow              Flow
+	// Profile is the card's outcome profile (cards only): what a saved
+	// card keeps so later charges replay its outcome.
+	Profile Profile
 }
 
 type profile struct {
@@ -84,17 +99,63 @@ type profile struct {
 	flow   Flow
 	reason string
 	code   string
+	// savedRefused: charges of the saved card are refused with reason and
+	// code (the first payment authorises).
+	savedRefused bool
 }
 
-var testCards = map[string]profile{
-	"4111111111111111": {result: Authorised},
-	"5555555555554444": {result: Authorised},
-	"370000000000002":  {result: Authorised},
-	"4917610000000000": {result: IdentifyShopper, flow: FlowFrictionless},
-	"5454545454545454": {result: IdentifyShopper, flow: FlowChallenge},
-	"4212345678901237": {result: RedirectShopper, flow: FlowRedirect},
-	"4000000000000010": {result: Refused, reason: "Refused", code: "2"},
-	"4000000000000002": {result: Error, reason: "Acquirer Error", code: "4"},
+// Profile names one row of the test card table (stored.go).
+type Profile string
+
+// The profiles, one per outcome row of the test card table.
+const (
+	ProfileAuthorised        Profile = "authorised"
+	ProfileFrictionless      Profile = "3ds2_frictionless"
+	ProfileChallenge         Profile = "3ds2_challenge"
+	ProfileRedirect          Profile = "redirect"
+	ProfileRefused           Profile = "refused"
+	ProfileError             Profile = "error"
+	ProfileInsufficientFunds Profile = "saved_card_insufficient_funds"
+	ProfileUnknown           Profile = "not_a_test_card"
+)
+
+// InsufficientFunds is the refusal of a charge the card's balance cannot
+// cover, as Adyen words it.
+const (
+	InsufficientFundsReason = "Not enough balance"
+	InsufficientFundsCode   = "12"
+)
+
+var profiles = map[Profile]profile{
+	ProfileAuthorised:        {result: Authorised},
+	ProfileFrictionless:      {result: IdentifyShopper, flow: FlowFrictionless},
+	ProfileChallenge:         {result: IdentifyShopper, flow: FlowChallenge},
+	ProfileRedirect:          {result: RedirectShopper, flow: FlowRedirect},
+	ProfileRefused:           {result: Refused, reason: "Refused", code: "2"},
+	ProfileError:             {result: Error, reason: "Acquirer Error", code: "4"},
+	ProfileInsufficientFunds: {result: Authorised, savedRefused: true, reason: InsufficientFundsReason, code: InsufficientFundsCode},
+	ProfileUnknown:           {result: Refused, reason: "Not a sandbox test card", code: "0"},
+}
+
+var testCards = map[string]Profile{
+	"4111111111111111": ProfileAuthorised,
+	"5555555555554444": ProfileAuthorised,
+	"370000000000002":  ProfileAuthorised,
+	"4917610000000000": ProfileFrictionless,
+	"5454545454545454": ProfileChallenge,
+	"4212345678901237": ProfileRedirect,
+	"4000000000000010": ProfileRefused,
+	"4000000000000002": ProfileError,
+	"4000000000000341": ProfileInsufficientFunds,
+}
+
+// ProfileOf is the outcome profile of a card number (spaces allowed):
+// ProfileUnknown for a number that is not a test card.
+func ProfileOf(number string) Profile {
+	if p, ok := testCards[strings.ReplaceAll(number, " ", "")]; ok {
+		return p
+	}
+	return ProfileUnknown
 }
 
 var holderOutcomes = map[string]profile{
@@ -160,35 +221,42 @@ func Validate(c Card, now time.Time) (string, error) {
 	if brand == "" {
 		return "", cardError("number", "card_not_supported", "only visa, mc and amex cards are supported")
 	}
-	month, err := strconv.Atoi(c.ExpiryMonth)
-	if err != nil || month < 1 || month > 12 || len(c.ExpiryMonth) > 2 {
-		return "", cardError("expiryMonth", "invalid_expiry_month", "the expiry month must be 1 to 12")
+	if err := CheckExpiry(c.ExpiryMonth, c.ExpiryYear, now); err != nil {
+		return "", err
 	}
-	year, err := strconv.Atoi(c.ExpiryYear)
-	if err != nil || !(len(c.ExpiryYear) == 4 || len(c.ExpiryYear) == 2) {
-		return "", cardError("expiryYear", "invalid_expiry_year", "the expiry year must have 4 digits")
+	want := 3
+	if brand == "amex" {
+		want = 4
+	}
+	if len(c.CVC) != want || strings.Trim(c.CVC, "0123456789") != "" {
+		return "", cardError("cvc", "invalid_cvc", "the security code must have %d digits for %s", want, brand)
+	}
+	return brand, nil
+}
+
+// CheckExpiry checks an expiry month (1-12) and year (4 digits, or 2) at
+// now: a card is valid through the last day of its expiry month. Errors are
+// card_error naming expiryMonth or expiryYear (expired_card when past).
+func CheckExpiry(monthText, yearText string, now time.Time) error {
+	month, err := strconv.Atoi(monthText)
+	if err != nil || month < 1 || month > 12 || len(monthText) > 2 {
+		return cardError("expiryMonth", "invalid_expiry_month", "the expiry month must be 1 to 12")
+	}
+	year, err := strconv.Atoi(yearText)
+	if err != nil || !(len(yearText) == 4 || len(yearText) == 2) {
+		return cardError("expiryYear", "invalid_expiry_year", "the expiry year must have 4 digits")
 	}
 	if year < 100 {
 		year += 2000
 	}
 	now = now.UTC()
-	// Valid through the last day of the expiry month.
 	if !now.Before(time.Date(year, time.Month(month)+1, 1, 0, 0, 0, 0, time.UTC)) {
-		return "", cardError("expiryYear", "expired_card", "the card expired in %02d/%d", month, year)
+		return cardError("expiryYear", "expired_card", "the card expired in %02d/%d", month, year)
 	}
 	if year > now.Year()+20 {
-		return "", cardError("expiryYear", "invalid_expiry_year", "the expiry year is too far in the future")
+		return cardError("expiryYear", "invalid_expiry_year", "the expiry year is too far in the future")
 	}
-	if !c.Stored {
-		want := 3
-		if brand == "amex" {
-			want = 4
-		}
-		if len(c.CVC) != want || strings.Trim(c.CVC, "0123456789") != "" {
-			return "", cardError("cvc", "invalid_cvc", "the security code must have %d digits for %s", want, brand)
-		}
-	}
-	return brand, nil
+	return nil
 }
 
 // AuthoriseCard runs a card's first call.
@@ -198,19 +266,18 @@ func AuthoriseCard(c Card, now time.Time) (Outcome, error) {
 		return Outcome{}, err
 	}
 	num := strings.ReplaceAll(c.Number, " ", "")
-	out := Outcome{Brand: brand, Last4: num[len(num)-4:]}
+	out := Outcome{Brand: brand, Last4: num[len(num)-4:], Profile: ProfileOf(num)}
 	if p, ok := holderOutcomes[strings.ToUpper(strings.TrimSpace(c.HolderName))]; ok {
 		return out.with(p), nil
 	}
-	p, ok := testCards[num]
-	if !ok {
-		p = profile{result: Refused, reason: "Not a sandbox test card", code: "0"}
-	}
-	return out.with(p), nil
+	return out.with(profiles[out.Profile]), nil
 }
 
 func (o Outcome) with(p profile) Outcome {
-	o.Result, o.Flow, o.RefusalReason, o.RefusalReasonCode = p.result, p.flow, p.reason, p.code
+	o.Result, o.Flow = p.result, p.flow
+	if p.result != Authorised {
+		o.RefusalReason, o.RefusalReasonCode = p.reason, p.code
+	}
 	return o
 }
 

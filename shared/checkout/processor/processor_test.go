@@ -90,11 +90,12 @@ func TestChecks(t *testing.T) {
 	c.ExpiryMonth, c.ExpiryYear = "03", "24"
 	_, err := AuthoriseCard(c, now)
 	assert.NoError(t, err)
-	// Stored cards need no CVC.
+	// A card entered now needs its CVC (a saved one is charged through
+	// AuthoriseStored, without).
 	c = card("4111111111111111")
-	c.CVC, c.Stored = "", true
+	c.CVC = ""
 	_, err = AuthoriseCard(c, now)
-	assert.NoError(t, err)
+	assert.Equal(t, "invalid_cvc", apierr.As(err).Code)
 }
 
 func TestWalletsAnd3DS(t *testing.T) {
@@ -112,4 +113,71 @@ func TestWalletsAnd3DS(t *testing.T) {
 	assert.Equal(t, Authorised, ChallengeWithPassword("password").Result)
 	assert.Equal(t, Refused, ChallengeWithPassword("nope").Result)
 	assert.Equal(t, Cancelled, AfterChallenge("U").Result)
+}
+
+func TestProfiles(t *testing.T) {
+	for number, want := range map[string]Profile{
+		"4111111111111111": ProfileAuthorised, "4111 1111 1111 1111": ProfileAuthorised, "4917610000000000": ProfileFrictionless,
+		"5454545454545454": ProfileChallenge, "4212345678901237": ProfileRedirect, "4000000000000341": ProfileInsufficientFunds,
+		"4000020000000000": ProfileUnknown,
+	} {
+		assert.Equal(t, want, ProfileOf(number), number)
+	}
+	// The insufficient-funds card authorises its first payment, which may
+	// save it; its profile goes with the outcome.
+	out, err := AuthoriseCard(card("4000000000000341"), now)
+	require.NoError(t, err)
+	assert.Equal(t, Authorised, out.Result)
+	assert.Empty(t, out.RefusalReason)
+	assert.Equal(t, ProfileInsufficientFunds, out.Profile)
+}
+
+func TestAuthoriseStored(t *testing.T) {
+	saved := func(p Profile) SavedCard {
+		return SavedCard{Profile: p, Brand: "visa", Last4: "0000", ExpiryMonth: "03", ExpiryYear: "2030"}
+	}
+	cases := []struct {
+		profile    Profile
+		offSession bool
+		result     Result
+		flow       Flow
+	}{
+		{ProfileAuthorised, false, Authorised, FlowNone},
+		{ProfileAuthorised, true, Authorised, FlowNone},
+		{ProfileFrictionless, false, IdentifyShopper, FlowFrictionless},
+		{ProfileFrictionless, true, Authorised, FlowNone},
+		{ProfileChallenge, false, IdentifyShopper, FlowChallenge},
+		{ProfileChallenge, true, Authorised, FlowNone},
+		{ProfileRedirect, false, RedirectShopper, FlowRedirect},
+		{ProfileRedirect, true, Authorised, FlowNone},
+		{ProfileInsufficientFunds, false, Refused, FlowNone},
+		{ProfileInsufficientFunds, true, Refused, FlowNone},
+		{ProfileError, true, Error, FlowNone},
+		{"no-such-profile", true, Refused, FlowNone},
+	}
+	for _, c := range cases {
+		out, err := AuthoriseStored(saved(c.profile), c.offSession, now)
+		require.NoError(t, err)
+		assert.Equal(t, c.result, out.Result, "%s off_session=%v", c.profile, c.offSession)
+		assert.Equal(t, c.flow, out.Flow, "%s off_session=%v", c.profile, c.offSession)
+		assert.Equal(t, "0000", out.Last4)
+		if c.offSession {
+			assert.NotContains(t, []Result{IdentifyShopper, ChallengeShopper, RedirectShopper}, out.Result, "off-session never waits for the shopper")
+		}
+	}
+	out, _ := AuthoriseStored(saved(ProfileInsufficientFunds), true, now)
+	assert.Equal(t, InsufficientFundsReason, out.RefusalReason)
+	assert.Equal(t, InsufficientFundsCode, out.RefusalReasonCode)
+
+	declined := saved(ProfileAuthorised)
+	declined.HolderName = "declined"
+	out, _ = AuthoriseStored(declined, true, now)
+	assert.Equal(t, Refused, out.Result, "holder names still force their outcome")
+
+	expired := saved(ProfileAuthorised)
+	expired.ExpiryMonth, expired.ExpiryYear = "02", "2024"
+	_, err := AuthoriseStored(expired, true, now)
+	require.Error(t, err)
+	assert.Equal(t, "expired_card", apierr.As(err).Code)
+	assert.Equal(t, "expiryYear", apierr.As(err).Param)
 }

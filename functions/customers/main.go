@@ -1,0 +1,11 @@
+// Command customers is the CustomersFunction Lambda: Pay API customers,
+// their card tokens and transactions, and recurring payments of a card
+// token.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/customerwire"
+)
+
+func main() { app.StartHTTP(customerwire.Customers) }
