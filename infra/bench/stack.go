@@ -32,10 +32,6 @@ const stackTarget = 400
 // projected are the spec's groups that are not built yet, with the routes
 // their issues name (service-interface.md section 1.1 and 4.5, issues 9-16).
 var projected = []registry.Group{
-	group("PaymentLinksFunction", "POST /v1/payment-links", "GET /v1/payment-links", "GET /v1/payment-links/{id}",
-		"GET /v1/payment-links/by-order-reference/{order_reference}", "GET /v1/payment-links/statistics",
-		"POST /v1/payment-links/{id}/cancel", "POST /v1/payment-links/{id}/expiration"),
-	group("HostedPageFunction", "GET /pay/{id}", "POST /pay/{id}/session"),
 	group("DirectPaymentsFunction", "GET /v1/payments/direct/keys", "POST /v1/payments/direct"),
 	group("WalletFunction", "POST /v1/wallet/authorize", "POST /v1/wallet/{id}/capture", "POST /v1/wallet/{id}/refund",
 		"POST /v1/wallet/{id}/cancel", "GET /v1/wallet/transaction/{id}", "GET /v1/wallet/transactions",
@@ -97,18 +93,17 @@ type projection struct {
 
 // fullSpec is every group of the spec with the route keys keys gives, and
 // the other resources its issues add: the webhook publisher (events stream)
-// and sender (webhooks queue), a schedule for links' expiry (the invoices'
-// expirer and the payment orders' queue and consumer are built), and a
-// table per new area (customers and card tokens live in the payments
-// table; invoices and beneficiaries in the ledger table: no tables of their
-// own).
+// and sender (webhooks queue), and a table per new area (customers and card
+// tokens, and payment links, live in the payments table; invoices and
+// beneficiaries in the ledger table; links, invoices and payment orders
+// have their own expirers and queue, built).
 func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 	all := specGroups()
 	p := projection{
 		Like: "MerchantsFunction", Functions: map[string][]string{},
 		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue"},
-		Schedules: []string{"PaymentLinkExpiryFunction"},
-		Tables:    []string{"links", "webhooks", "disputes"},
+		Schedules: []string{},
+		Tables:    []string{"disputes"},
 		Queues:    []string{},
 	}
 	for fn, k := range keys(all) {
@@ -157,8 +152,7 @@ func withDelivery(p projection) projection {
 
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
-var projectedMoneyPaths = []string{"PaymentLinksFunction",
-	"DirectPaymentsFunction"}
+var projectedMoneyPaths = []string{"DirectPaymentsFunction"}
 
 type stackCount struct {
 	Total int            `json:"total"`

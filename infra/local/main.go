@@ -143,6 +143,12 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	// The sample link's url needs the address just taken (PORT may be 0).
+	link, err := ensureSampleLink(ctx, d, sb.AccountID, "http://"+ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("sample payment link: %w", err)
+	}
 	to := gatewayTimeouts
 	if o.Timeouts != nil {
 		to = *o.Timeouts
@@ -168,7 +174,7 @@ func run(ctx context.Context, o options) error {
 	startPeriodic(wctx, &wg, periodics)
 
 	addr := ln.Addr().String()
-	printBanner(o.Stdout, "http://"+addr, cfg.DataDir, sb)
+	printBanner(o.Stdout, "http://"+addr, cfg.DataDir, sb, link)
 	d.Log.Info("local gateway listening", "addr", addr, "data_dir", cfg.DataDir,
 		"routes", len(srv.Routes()), "workers", len(pollers), "stream_consumers", len(feeds))
 	if o.Ready != nil {

@@ -80,9 +80,10 @@ func createSandbox(ctx context.Context, d *app.Deps, sb *sandbox, withKey bool) 
 	return d.Store.Write(ctx, store.Put(store.Item{Key: sandboxRecord, Data: data}, store.IfAbsent))
 }
 
-// printBanner tells a person where the gateway is and how to call it. The
-// secret appears only when it was created at this start.
-func printBanner(w io.Writer, url, dataDir string, sb *sandbox) {
+// printBanner tells a person where the gateway is and how to call it, and
+// gives a payment link to pay with a test card. The secret appears only
+// when it was created at this start.
+func printBanner(w io.Writer, url, dataDir string, sb *sandbox, link string) {
 	rule := strings.Repeat("=", 72)
 	lines := []string{
 		rule,
@@ -103,6 +104,9 @@ func printBanner(w io.Writer, url, dataDir string, sb *sandbox) {
 			"  for a new one, stop the gateway (it holds the store) and run:",
 			"  go run ./infra/admin keys create --data-dir "+dataDir+" --account "+sb.AccountID)
 	}
-	lines = append(lines, rule)
+	lines = append(lines,
+		"sample payment link (25.00 USD): "+link,
+		"  open it and pay with 4111 1111 1111 1111, 03/30, CVC 737 (more test cards in the README)",
+		rule)
 	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }

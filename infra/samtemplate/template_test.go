@@ -523,3 +523,26 @@ func TestSigningKeyPolicyReadsOneParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestPreflightsReachTheDropinsFunction: a CORS preflight carries no key, so
+// the client function decides it per session (shared/checkout cors.go). The
+// HTTP API must not answer preflights itself: no CorsConfiguration (API
+// Gateway would answer every OPTIONS with a fixed origin list before any
+// route), and the drop-in's OPTIONS reach CheckoutClientFunction.
+func TestPreflightsReachTheDropinsFunction(t *testing.T) {
+	tpl := load(t)
+	for _, api := range tpl.ResourcesOfType(TypeHTTPAPI) {
+		if _, ok := api.Properties["CorsConfiguration"]; ok {
+			t.Errorf("%s has a CorsConfiguration: preflights must reach the client function", api.LogicalID)
+		}
+	}
+	keys := map[string]string{}
+	for _, r := range tpl.Routes() {
+		keys[r.String()] = r.Function
+	}
+	for _, path := range []string{"/v2/client/sessions/CS1/setup", "/v2/client/sessions/CS1/payments/details"} {
+		if fn, key, _ := Match(keys, "OPTIONS", path); fn != "CheckoutClientFunction" {
+			t.Errorf("OPTIONS %s reaches %q through %q, want CheckoutClientFunction", path, fn, key)
+		}
+	}
+}

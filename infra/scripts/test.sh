@@ -27,7 +27,7 @@ trap cleanup EXIT
 step "lint"
 "$scripts/lint.sh"
 
-step "start DynamoDB Local and moto, install schemathesis (first run installs them)"
+step "start DynamoDB Local and moto, install schemathesis and Chromium (first run installs them)"
 ddb_log="$PAYGATE_CACHE/test-ddb.out"; moto_log="$PAYGATE_CACHE/test-moto.out"
 # Install and start both at once; each prints its endpoint last.
 "$scripts/dynamodb-local.sh" start >"$ddb_log" & ddb_pid=$!
@@ -35,16 +35,24 @@ ddb_log="$PAYGATE_CACHE/test-ddb.out"; moto_log="$PAYGATE_CACHE/test-moto.out"
 # schemathesis (a later step) installs meanwhile.
 st_log="$PAYGATE_CACHE/test-schemathesis-install.out"
 "$scripts/schemathesis.sh" install >"$st_log" 2>&1 & st_pid=$!
+# Debian's chromium for the browser tests (apt-get, once; the .deb files are
+# kept under the cache).
+cr_log="$PAYGATE_CACHE/test-chromium.out"
+"$scripts/chromium.sh" install >"$cr_log" 2>&1 & cr_pid=$!
 wait $ddb_pid || { echo "DynamoDB Local did not start"; exit 1; }
 wait $moto_pid || { echo "moto did not start"; exit 1; }
 wait $st_pid || { echo "schemathesis did not install:"; cat "$st_log"; exit 1; }
+wait $cr_pid || { echo "chromium did not install:"; cat "$cr_log"; exit 1; }
 DYNAMODB_ENDPOINT=$(tail -n 1 "$ddb_log")
 SQS_ENDPOINT=$(tail -n 1 "$moto_log")
-export DYNAMODB_ENDPOINT SQS_ENDPOINT REQUIRE_REAL_SERVERS=1
+CHROMIUM=$(tail -n 1 "$cr_log")
+# The browser tests fail, rather than skip, without a browser.
+export DYNAMODB_ENDPOINT SQS_ENDPOINT CHROMIUM REQUIRE_REAL_SERVERS=1 REQUIRE_BROWSER=1
 echo "DynamoDB Local: $DYNAMODB_ENDPOINT"
 echo "moto (SQS):     $SQS_ENDPOINT"
+echo "Chromium:       $CHROMIUM"
 
-step "go test -race (all packages; contract suites on the embedded adapters, DynamoDB Local and moto; invoker)"
+step "go test -race (all packages; contract suites on the embedded adapters, DynamoDB Local and moto; invoker; browser tests in headless Chromium)"
 go test -race -count=1 -timeout 30m ./...
 
 # The servers are not needed past this point: stop them before schemathesis

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -374,4 +375,21 @@ func (s *Keys) importKey(ctx context.Context, accountID, secret string, kind Key
 		return nil, apierr.Wrap("auth.Import", apierr.Internal, err)
 	}
 	return k, nil
+}
+
+// OriginAllowed reports whether an active client key of the account allows
+// origin: the decision of a CORS preflight, which carries no key (see
+// httpapi's cors.go). One Query of the account's key records.
+func (s *Keys) OriginAllowed(ctx context.Context, accountID, origin string) (bool, error) {
+	keys, err := s.List(ctx, accountID)
+	if err != nil {
+		return false, err
+	}
+	now := s.clock()
+	for _, k := range keys {
+		if k.Kind == Client && k.Active(now) && slices.Contains(k.AllowedOrigins, origin) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

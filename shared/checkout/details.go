@@ -157,6 +157,17 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 			return svc.abandon(ctx, c, p, s, err)
 		}
 	}
+	hold, err := linkHold(c, s)
+	if err != nil {
+		return nil, err
+	}
+	if hold != nil {
+		if err := hold.Admit(s, c.Now); err != nil {
+			// The link was paid in another tab, cancelled or expired, or
+			// took another session: this payment ends without authorisation.
+			return svc.abandon(ctx, c, p, s, err)
+		}
+	}
 	if stage != p.Internal["stage"] {
 		// A token of an earlier stage (details sent twice): the payment
 		// moved on, and answers with its current action.
@@ -167,7 +178,7 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 		return nil, err
 	}
 	// A card the payment asked to save is saved once it is authorised.
-	err = svc.commitPayment(ctx, c, p, body, s, vaultUse{})
+	err = svc.commitPayment(ctx, c, p, body, s, vaultUse{}, hold)
 	if apierr.Is(err, apierr.Conflict) {
 		// Lost a race. A twin of this request that decided or advanced the
 		// payment gave the answer this one owes; a session that expired

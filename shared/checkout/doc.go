@@ -110,4 +110,14 @@
 //     customer's (customer_id, the customer's transactions).
 //   - Live mode: raw card numbers and test_ card data are refused with a 400;
 //     any other live card data gets a 403 (no live acquirer is connected).
+//   - Payment links (links.go): a session a link's hosted page opens names
+//     the link and its customer, carries both to its payments, and takes
+//     payments only with the link's hold (Caller.Link), which admits each
+//     attempt before the processor and adds the link's change to the
+//     authorising payment's transaction; elsewhere its payments are a 409
+//     payment_link_session.
+//   - CORS (cors.go): the client routes' OPTIONS answer preflights, decided
+//     by the session's account's client keys (GetItem + one Query); the
+//     calls themselves carry Access-Control-Allow-Origin once their key
+//     allowed the origin (httpapi).
 package checkout

@@ -68,6 +68,9 @@ var PaymentsGroup = registry.Group{
 
 // ClientGroup is the CheckoutClientFunction: the drop-in's calls, with a
 // client key from an allowed Origin and the session's sessionData.
+// Its OPTIONS routes answer the browser's CORS preflights (cors.go), which
+// carry no key: they read the session and its account's key records (the
+// accounts table's Query).
 var ClientGroup = registry.Group{
 	Function: "CheckoutClientFunction", Dir: "checkout-client", OpenAPI: "paths-checkout.json", MoneyPath: true,
 	Routes: []registry.Route{
@@ -75,8 +78,21 @@ var ClientGroup = registry.Group{
 		{Method: "POST", Path: "/v2/client/sessions/{id}/paymentMethods", Auth: httpapi.AuthClient},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/payments", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional},
 		{Method: "POST", Path: "/v2/client/sessions/{id}/payments/details", Auth: httpapi.AuthClient, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/setup"},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/paymentMethods"},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/payments"},
+		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/payments/details"},
 	},
-	Tables: paymentTables,
+	Tables: []registry.Table{
+		{Name: store.TableAccounts, Actions: []string{"GetItem", "Query"}},
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
+		// As paymentTables: payments, card tokens and customers, a legacy
+		// stored card's migration deleting it (DeleteItem).
+		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem", "Query", "DeleteItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		{Name: store.TableLedger, Actions: []string{"UpdateItem"}},
+	},
 	Grants: signingKeys,
 }
 

@@ -426,9 +426,25 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		return nil, err
 	}
 	shopperRef := in.ShopperReference
+	hold, err := linkHold(c, s)
+	if err != nil {
+		return nil, err
+	}
 	if s != nil {
 		if err := s.payable(c.Now); err != nil {
+			if hold != nil {
+				// A link's session ends when the link is paid (in another
+				// tab, maybe just now): the link says so better.
+				if lerr := hold.Lost(ctx); lerr != nil {
+					return nil, lerr
+				}
+			}
 			return nil, err
+		}
+		if hold != nil {
+			if err := hold.Admit(s, c.Now); err != nil {
+				return nil, err
+			}
 		}
 		if in.Amount != nil && *in.Amount != s.Amount {
 			return nil, invalid("amount", "amount_mismatch", "amount must equal the session's amount (%d %s)", s.Amount.Value, s.Amount.Currency)
@@ -461,7 +477,6 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		return nil, err
 	}
 	var mode payments.CaptureMode
-	var err error
 	if s != nil {
 		mode, err = sessionCaptureMode(s, in)
 	} else {
@@ -481,22 +496,24 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		Internal: map[string]string{"returnUrl": in.ReturnURL},
 	}, c.Now)
 	if s != nil {
-		p.PaymentSessionID = s.ID
+		p.PaymentSessionID, p.PaymentLinkID, p.CustomerID = s.ID, s.PaymentLinkID, s.CustomerID
 	}
 	body, err := svc.apply(p, s, att.out, c.Now)
 	if err != nil {
 		return nil, err
 	}
 	use := vaultUse{shopperRef: shopperRef, keep: svc.cardToKeep(c, in, shopperRef, att), token: att.token}
-	if err := svc.commitPayment(ctx, c, p, body, s, use); err != nil {
+	if err := svc.commitPayment(ctx, c, p, body, s, use, hold); err != nil {
 		return nil, err
 	}
 	return &body, nil
 }
 
 // commitWithSession writes a payment's ops with the session's (version
-// condition and live check) and maps their failures.
-func (svc *Service) commitWithSession(ctx context.Context, c Caller, body PaymentResponse, ops []store.Op, s *Session) (err error) {
+// condition and live check) and maps their failures; with a payment link's
+// hold, a failure the link explains (paid in another tab, cancelled,
+// expired) is answered as the link's.
+func (svc *Service) commitWithSession(ctx context.Context, c Caller, body PaymentResponse, ops []store.Op, s *Session, hold LinkHold) (err error) {
 	first := len(ops)
 	if s != nil {
 		sops, err := s.updateOps(true)
@@ -512,6 +529,11 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 		}
 	}()
 	return svc.commit(ctx, c, out, ops, func(i int) error {
+		if hold != nil {
+			if err := hold.Lost(ctx); err != nil {
+				return err
+			}
+		}
 		switch {
 		case s != nil && i == first+1:
 			return apierr.New(apierr.Conflict, "session_expired", "session %s expired", s.ID)
@@ -521,4 +543,17 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 			return apierr.New(apierr.Conflict, "payment_changed", "the payment changed concurrently; retry")
 		}
 	})
+}
+
+// withLinkOps adds the link's writes for payment p (a payment link's
+// session) to ops.
+func withLinkOps(ops []store.Op, hold LinkHold, p *payments.Payment, now time.Time) ([]store.Op, error) {
+	if hold == nil {
+		return ops, nil
+	}
+	lops, err := hold.Ops(p, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(ops, lops...), nil
 }

@@ -35,6 +35,11 @@ func (svc *Service) ClientGroup() httpapi.Group {
 		"POST /v2/client/sessions/{id}/paymentMethods":   svc.clientMethods,
 		"POST /v2/client/sessions/{id}/payments":         svc.clientPayment,
 		"POST /v2/client/sessions/{id}/payments/details": svc.clientDetails,
+		// CORS preflights (cors.go).
+		"OPTIONS /v2/client/sessions/{id}/setup":            svc.preflight,
+		"OPTIONS /v2/client/sessions/{id}/paymentMethods":   svc.preflight,
+		"OPTIONS /v2/client/sessions/{id}/payments":         svc.preflight,
+		"OPTIONS /v2/client/sessions/{id}/payments/details": svc.preflight,
 	})
 }
 
@@ -124,20 +129,33 @@ func (svc *Service) clientSetup(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	s, err := svc.clientSession(r.HTTP.Context(), r.AccountID(), r.PathValue("id"), in.SessionData)
+	setup, err := svc.Setup(r.HTTP.Context(), caller(r), r.PathValue("id"), in.SessionData)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.payable(r.Now); err != nil {
-		return nil, err
-	}
-	m, err := svc.methods(r.HTTP.Context(), s.AccountID, sessionFilter(s))
+	return httpapi.OK(KindSession, setup), nil
+}
+
+// Setup is what the drop-in needs to render session sessionID, after its
+// sessionData is checked: the session's amount and status and the payment
+// methods it offers. Errors: Invalid (sessionData), NotFound, Conflict (the
+// session takes no payment: expired, completed, refused, canceled),
+// Unavailable.
+func (svc *Service) Setup(ctx context.Context, c Caller, sessionID, sessionData string) (*ClientSetup, error) {
+	s, err := svc.clientSession(ctx, c.AccountID, sessionID, sessionData)
 	if err != nil {
 		return nil, err
 	}
-	v := s.response(in.SessionData)
-	return httpapi.OK(KindSession, ClientSetup{ID: s.ID, SessionData: in.SessionData, Amount: s.Amount, CountryCode: s.CountryCode,
-		ExpiresAt: v.ExpiresAt, ReturnURL: s.ReturnURL, ShopperLocale: s.ShopperLocale, Status: s.StatusAt(r.Now), PaymentMethods: m}), nil
+	if err := s.payable(c.Now); err != nil {
+		return nil, err
+	}
+	m, err := svc.methods(ctx, s.AccountID, sessionFilter(s))
+	if err != nil {
+		return nil, err
+	}
+	v := s.response(sessionData)
+	return &ClientSetup{ID: s.ID, SessionData: sessionData, Amount: s.Amount, CountryCode: s.CountryCode,
+		ExpiresAt: v.ExpiresAt, ReturnURL: s.ReturnURL, ShopperLocale: s.ShopperLocale, Status: s.StatusAt(c.Now), PaymentMethods: m}, nil
 }
 
 func (svc *Service) clientMethods(r *httpapi.Request) (*httpapi.Response, error) {

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/auth"
 	"github.com/paygate/paygate/shared/checkout/sessiondata"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/payments"
@@ -21,11 +23,13 @@ type Service struct {
 	pays   *payments.Repo
 	signer *sessiondata.Signer
 	vault  *vault.Vault // card tokens: checkout's stored payment methods
+	keys   *auth.Keys   // the client keys' origins, for CORS preflights (cors.go)
 }
 
 // New builds the service over st, sealing tokens with signer.
 func New(st store.Store, signer *sessiondata.Signer) *Service {
-	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st)}
+	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st),
+		keys: auth.NewKeys(st, accounts.NewRepo(st, nil), nil)}
 }
 
 // Caller is who calls a checkout operation and how, typed and without HTTP:
@@ -40,6 +44,10 @@ type Caller struct {
 	// operation's transaction; nil without an Idempotency-Key.
 	Idem *idempotency.Call
 	Log  *slog.Logger // nil: discard
+	// Link is the payment link the caller pays (its hosted page), read for
+	// this request: a payment link's session takes payments only with it
+	// (links.go).
+	Link LinkHold
 }
 
 // invalid is a 400 naming param with a specific code.

@@ -56,6 +56,12 @@ type Session struct {
 	Payments         []ResultPayment      `json:"payments,omitempty"`
 	version          int64
 	events           []pendingEvent // written by the next updateOps
+
+	// PaymentLinkID and CustomerID are set on a session a payment link's
+	// page opened (links.go): its payments carry both, and it takes
+	// payments only with the link's hold.
+	PaymentLinkID string `json:"payment_link_id,omitempty"`
+	CustomerID    string `json:"customer_id,omitempty"`
 }
 
 func sessionKey(id string) store.Key {

@@ -139,7 +139,7 @@ const claimAttempts = 3
 // the race to create its shopper's customer (two first payments of a new
 // shopper) reads the winner's and writes again, so the shopper gets one
 // customer. Errors: as commitWithSession.
-func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Payment, body PaymentResponse, s *Session, use vaultUse) error {
+func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Payment, body PaymentResponse, s *Session, use vaultUse, hold LinkHold) error {
 	if use.keep == nil {
 		use.keep = takeKept(p)
 	}
@@ -155,7 +155,10 @@ func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Pay
 		if w != nil {
 			ops = append(ops, w.Ops...)
 		}
-		err = svc.commitWithSession(ctx, c, body, ops, s)
+		if ops, err = withLinkOps(ops, hold, p, c.Now); err != nil {
+			return err
+		}
+		err = svc.commitWithSession(ctx, c, body, ops, s, hold)
 		if err == nil || w == nil || w.Customer == nil || w.Claim < 0 || attempt == claimAttempts || apierr.As(err).Code != "payment_changed" {
 			return err
 		}

@@ -15,12 +15,19 @@ import (
 )
 
 // readOnlyPOSTs are the POST routes that create nothing and move no money
-// (Adyen's shapes use POST for reads), or whose repeat the state refuses.
+// (Adyen's shapes use POST for reads), or whose repeat the state refuses or
+// answers the same.
 var readOnlyPOSTs = map[string]string{
 	"POST /v2/paymentMethods":                      "lists methods",
 	"POST /v2/client/sessions/{id}/setup":          "reads a session",
 	"POST /v2/client/sessions/{id}/paymentMethods": "lists methods",
 	"POST /test-helpers/payments/{id}/challenge":   "test helper; a repeat is refused (409 no_challenge_pending)",
+	// The hosted page's calls take no key: no account scopes one (the link's
+	// url is the capability), and none is needed.
+	"POST /pay/{id}/session":                                "opens the link's one session, or answers it again",
+	"POST /pay/{id}/sessions/{session_id}/setup":            "reads a session",
+	"POST /pay/{id}/sessions/{session_id}/payments":         "a repeat after the link is paid is refused (409 payment_link_paid)",
+	"POST /pay/{id}/sessions/{session_id}/payments/details": "details sent twice answer the same (built from the payment record)",
 }
 
 // TestEveryWritingPOSTDeclaresIdempotency: a group added later cannot forget

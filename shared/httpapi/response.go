@@ -16,7 +16,10 @@ type Response struct {
 	Kind    string // resource kind for version changes; "" for none
 	Body    any
 	Headers http.Header
-	raw     []byte // pre-rendered body (replays)
+	// ContentType is the type of a body that is not JSON (Bytes: a page, a
+	// script); "" means application/json.
+	ContentType string
+	raw         []byte // pre-rendered body (replays, Bytes)
 }
 
 // OK is a 200 with a resource of kind.
@@ -31,6 +34,16 @@ func Created(kind string, body any) *Response {
 
 // Raw is a response whose body is already rendered (a replay).
 func Raw(status int, body []byte) *Response { return &Response{Status: status, raw: body} }
+
+// Bytes is a response whose body is not JSON: a page, a script, a
+// stylesheet, sent as is with contentType. Its Headers may set their own
+// Cache-Control (the platform's default is no-store).
+func Bytes(status int, contentType string, body []byte) *Response {
+	if body == nil {
+		body = []byte{}
+	}
+	return &Response{Status: status, ContentType: contentType, raw: body}
+}
 
 // ListBody is the list convention's body.
 type ListBody[T any] struct {

@@ -354,6 +354,63 @@ func operations() []operation {
 		{path: "/test-helpers/wallet/{id}/decline", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/wallet/" + f.walletTx(t, "") + "/decline", map[string]any{"reason": "shopper_busy"}
 		})},
+		{path: "/v1/payment-links", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/payment-links", map[string]any{"amount": map[string]any{"value": 1500, "currency": "KZT"}, "description": "Order 7",
+				"order_reference": "ord-" + uuid.NewString()[:8], "expires_at": time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339),
+				"customer_id": f.customer(t), "capture": "manual", "success_url": "https://shop.example.com/ok",
+				"failure_url": "https://shop.example.com/failed", "cancel_url": "https://shop.example.com/cart", "shopper_locale": "kk-KZ",
+				"country_code": "KZ", "metadata": map[string]any{"cart": "7"}}
+		})},
+		{path: "/v1/payment-links/{id}/cancel", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/payment-links/" + f.link(t) + "/cancel", map[string]any{}
+		})},
+		{path: "/v1/payment-links/{id}/expiration", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/v1/payment-links/" + f.link(t) + "/expiration", map[string]any{"expires_at": time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339)}
+		})},
+		{path: "/pay/{id}/session", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			return "/pay/" + f.link(t) + "/session", map[string]any{}
+		})},
+		{path: "/pay/{id}/sessions/{session_id}/setup", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			link, id, sd := f.linkSession(t)
+			return "/pay/" + link + "/sessions/" + id + "/setup", map[string]any{"sessionData": sd}
+		})},
+		{path: "/pay/{id}/sessions/{session_id}/payments", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd, "paymentMethod": card("4111111111111111"), "browserInfo": browserInfo}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd,
+					"paymentMethod": map[string]any{"type": "scheme", "number": "4111111111111111", "expiryMonth": "03", "expiryYear": "2030", "cvc": "737"}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd,
+					"paymentMethod": map[string]any{"type": "googlepay", "googlePayToken": "test_googlepay_authorised"}}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				return "/pay/" + link + "/sessions/" + id + "/payments", map[string]any{"sessionData": sd,
+					"paymentMethod": map[string]any{"type": "applepay", "applePayToken": "test_applepay_authorised"}}
+			},
+		}},
+		{path: "/pay/{id}/sessions/{session_id}/payments/details", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				p := f.ok(t, "/pay/"+link+"/sessions/"+id+"/payments", map[string]any{"sessionData": sd, "paymentMethod": card("4917610000000000")})
+				tok := p["action"].(map[string]any)["authorisationToken"].(string)
+				return "/pay/" + link + "/sessions/" + id + "/payments/details", map[string]any{"sessionData": sd,
+					"details": map[string]any{"threeDSResult": threeDS(tok, "")}, "paymentData": tok}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				link, id, sd := f.linkSession(t)
+				p := f.ok(t, "/pay/"+link+"/sessions/"+id+"/payments", map[string]any{"sessionData": sd, "paymentMethod": card("4212345678901237")})
+				_, rr, _ := strings.Cut(p["action"].(map[string]any)["url"].(string), "redirectResult=")
+				return "/pay/" + link + "/sessions/" + id + "/payments/details", map[string]any{"sessionData": sd,
+					"details": map[string]any{"redirectResult": rr}}
+			},
+		}},
 		{path: "/v1/transactions/{id}/capture", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v1/transactions/" + f.authorised(t) + "/capture", map[string]any{"amount": 400, "currency": "EUR", "final": false}
 		})},
@@ -459,6 +516,19 @@ func modifications() []operation {
 	}
 }
 
+// link creates a payment link and returns its id.
+func (f *fixture) link(t *testing.T) string {
+	return f.ok(t, "/v1/payment-links", map[string]any{"amount": map[string]any{"value": 1000, "currency": "EUR"}})["id"].(string)
+}
+
+// linkSession opens a new link's session as its page does: the link's id,
+// the session's id and sessionData.
+func (f *fixture) linkSession(t *testing.T) (string, string, string) {
+	link := f.link(t)
+	s := f.ok(t, "/pay/"+link+"/session", map[string]any{})
+	return link, s["id"].(string), s["sessionData"].(string)
+}
+
 // payoutCardBody is a sandbox payout card that is paid.
 func payoutCardBody() map[string]any {
 	return map[string]any{"number": "4000056655665556", "expiry_month": 3, "expiry_year": 2030, "holder_name": "J. Smith",
@@ -470,6 +540,11 @@ func payoutCardBody() map[string]any {
 func splitParts() []any {
 	return []any{map[string]any{"reference": "partner-1", "amount": 300, "pays_fees": true},
 		map[string]any{"reference": "partner-2", "percentage": 10}}
+}
+
+// customer creates a customer through the API and returns its id.
+func (f *fixture) customer(t *testing.T) string {
+	return f.ok(t, "/v1/customers", map[string]any{"external_ref": "crm-" + uuid.NewString()[:8]})["id"].(string)
 }
 
 // cardToken saves a card for a new shopper in checkout and returns its

@@ -98,6 +98,10 @@ type state struct {
 	version   string
 	status    int
 	principal *Principal
+	// corsOrigin is the request's Origin once a client key allowed from it
+	// authenticated the request: its answers, errors included, carry
+	// Access-Control-Allow-Origin for it (cors.go).
+	corsOrigin string
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
@@ -365,6 +369,8 @@ func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 		return apierr.New(apierr.Unauthenticated, "wrong_key_kind", "this endpoint takes a client key; secret keys must never reach a browser or app")
 	case rt.Auth == AuthClient && !slices.Contains(k.AllowedOrigins, req.HTTP.Header.Get("Origin")):
 		return apierr.New(apierr.Forbidden, "origin_not_allowed", "this client key is not allowed from origin %q", req.HTTP.Header.Get("Origin"))
+	case rt.Auth == AuthClient:
+		st.corsOrigin = req.HTTP.Header.Get("Origin")
 	}
 	req.Principal = k
 	st.principal = k
@@ -450,10 +456,19 @@ func (s *Server) write(w http.ResponseWriter, st *state, resp *Response) {
 	for k, vs := range resp.Headers {
 		h[k] = vs
 	}
-	if body != nil {
-		h.Set("Content-Type", "application/json")
+	if len(body) > 0 {
+		ct := resp.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		h.Set("Content-Type", ct)
 	}
-	h.Set("Cache-Control", "no-store")
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-store")
+	}
+	if st.corsOrigin != "" {
+		allowOrigin(h, st.corsOrigin)
+	}
 	st.status = resp.Status
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(body)

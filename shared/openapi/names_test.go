@@ -16,9 +16,11 @@ import (
 )
 
 // The names rule (README, "API conventions"): the Pay API and the Gate API
-// speak snake_case; checkout (/v2/..., and its test helper
-// /test-helpers/payments/..., which answers as /v2/payments/details does)
-// keeps Adyen Checkout's names, camelCase; the wallet (/v1/wallet/..., and its
+// speak snake_case; checkout (/v2/..., its test helper
+// /test-helpers/payments/..., which answers as /v2/payments/details does, and
+// the hosted payment page's drop-in calls /pay/..., which are the drop-in's
+// /v2/client/... calls for a payment link) keeps Adyen Checkout's names,
+// camelCase; the wallet (/v1/wallet/..., and its
 // test helpers /test-helpers/wallet/..., which answer with its resource) keeps
 // the spec's camelCase (§2.2, §2.3).
 var (
@@ -38,7 +40,7 @@ func (r nameRule) allows(name string) bool { return r.re.MatchString(name) || r.
 
 func ruleFor(path string, adyen map[string]bool) nameRule {
 	switch {
-	case strings.HasPrefix(path, "/v2/"), strings.HasPrefix(path, "/test-helpers/payments/"):
+	case strings.HasPrefix(path, "/v2/"), strings.HasPrefix(path, "/test-helpers/payments/"), strings.HasPrefix(path, "/pay/"):
 		return nameRule{"camelCase (checkout, wallet)", camelCase, adyen}
 	case strings.HasPrefix(path, "/v1/wallet/"), strings.HasPrefix(path, "/test-helpers/wallet/"):
 		return nameRule{"camelCase (checkout, wallet)", camelCase, nil}

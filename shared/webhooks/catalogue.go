@@ -53,6 +53,9 @@ var Catalogue = []EventTypeInfo{
 	{"invoice.paid", "The payer paid a bank invoice: its amount is the merchant's (pending, then available as a capture's)."},
 	{"invoice.expired", "A bank invoice reached expires_at unpaid (written within about a minute)."},
 	{"invoice.cancelled", "The merchant cancelled an unpaid bank invoice."},
+	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
+	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
+	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},
 }
 
 // KnownEventType reports whether t is in the catalogue.

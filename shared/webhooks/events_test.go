@@ -22,6 +22,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/invoices"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/openapi"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
@@ -160,6 +161,7 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	// Settlement payment orders and distributions; bank invoices.
 	emitted = append(emitted, beneficiaries.EventTypes...)
 	emitted = append(emitted, invoices.EventTypes...)
+	emitted = append(emitted, links.EventTypes...)
 	for _, typ := range emitted {
 		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/health"
 	"github.com/paygate/paygate/shared/invoices"
+	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/splits"
@@ -33,6 +34,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/invoicewire"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
 	"github.com/paygate/paygate/shared/wiring/walletwire"
@@ -41,7 +43,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -80,6 +82,9 @@ var builders = map[string]any{
 	invoices.InvoicesGroup.Function:           app.HTTPBuilder(invoicewire.Invoices),
 	invoices.ExpiryGroup.Function:             TaskBuilder(invoicewire.InvoiceExpiry),
 	customers.CustomersGroup.Function:         app.HTTPBuilder(customerwire.Customers),
+	links.APIGroup.Function:                   app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:                  app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:               TaskBuilder(linkwire.PaymentLinkExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.

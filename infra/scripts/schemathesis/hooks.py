@@ -28,7 +28,18 @@ with open(os.environ["PG_SEED_FILE"]) as f:
 PRODUCT_IDS = [101, 131, 201, 302, 311]
 
 
+DROPIN_FILES = ["dropin.js", "dropin.css", "hosted.js", "acs.js"]
+
+
 def _path_ids(path):
+    if path.startswith("/pay/"):
+        return {"id": SEED["page_link_id"], "session_id": SEED["link_session_id"]}
+    if path.startswith("/v1/payment-links/{id}"):
+        return {"id": SEED["link_id"]}
+    if "{payment_link_id}" in path:
+        return {"payment_link_id": SEED["paid_link_id"]}
+    if path.startswith("/dropin/"):
+        return {"version": "1.0.0"}
     if path.startswith("/v2/client/sessions/") or path.startswith("/v2/sessions/"):
         return {"id": SEED["session_id"]}
     if path.startswith("/test-helpers/payments/"):
@@ -73,13 +84,15 @@ def map_case(context, case):
         for name, value in _path_ids(path).items():
             if name in case.path_parameters:
                 case.path_parameters[name] = value
+        if path.startswith("/dropin/") and isinstance(case.path_parameters.get("file"), str):
+            case.path_parameters["file"] = DROPIN_FILES[len(case.path_parameters["file"]) % len(DROPIN_FILES)]
         if "productId" in case.path_parameters:
             pid = case.path_parameters["productId"]
             if isinstance(pid, int):
                 case.path_parameters["productId"] = PRODUCT_IDS[pid % len(PRODUCT_IDS)]
     if isinstance(case.body, dict):
         if isinstance(case.body.get("sessionData"), str):
-            case.body["sessionData"] = SEED["session_data"]
+            case.body["sessionData"] = SEED["link_session_data"] if path.startswith("/pay/") else SEED["session_data"]
         # Adyen's modifications require merchantAccount, and it must be the
         # key's own: give valid cases the seeded account's, so they reach
         # the payment (the refusal of another one is tested in Go).
@@ -199,7 +212,7 @@ def _contains_control(v):
 ACCEPTED = "negative_data_rejection"  # ST201: a request the schema refuses was accepted
 REJECTED = "positive_data_acceptance"  # ST202: a request the schema allows was refused
 ANY = r".*"
-LISTS = r"^/(agent/\{agent_id\}/)?(product-types|product-categories|products|deposits|orders|v1/events|v1/customers)$"
+LISTS = r"^/(agent/\{agent_id\}/)?(product-types|product-categories|products|deposits|orders|v1/events|v1/customers|v1/payment-links(/statistics)?)$"
 
 KNOWN = [
     # --- False positives: rules that depend on state or on other fields, which
@@ -214,7 +227,7 @@ KNOWN = [
           param=r"currency_code|topup_request.*|quantity|product_id|balance"),
     known("POST", r"^/orders$", REJECTED, "the balance cannot pay this order (seed.py deposits 100,000,000 per currency; "
           "big quantities of big prices still pass it)", code="insufficient_balance"),
-    known("POST", r"^/v2/(payments|client/sessions/\{id\}/payments)$", REJECTED,
+    known("POST", r"^/(v2/payments|v2/client/sessions/\{id\}/payments|pay/\{id\}/sessions/\{session_id\}/payments)$", REJECTED,
           "a payment needs a sandbox test card or wallet token that passes Luhn, expiry and CVC rules, "
           "or a stored method of this shopper", param=r"paymentMethod.*|shopperReference"),
     known("POST", ANY, REJECTED, "returnUrl and shopperReference must not carry an e-mail address; merchantAccount "
@@ -228,11 +241,24 @@ KNOWN = [
           "a finished session takes no more payments",
           param=r"amount|reference|shopperReference|merchantAccount", message=r".*(session's|session).*"),
     known("POST", r"^/v2/client/sessions/\{id\}/", REJECTED, "the seeded session was finished by an earlier case", status=409),
-    known("POST", r"^/(v2/payments/details|v2/client/sessions/\{id\}/payments/details)$", REJECTED,
+    known("POST", r"^/(v2/client/sessions/\{id\}|pay/\{id\}/sessions/\{session_id\})/", REJECTED,
+          "in the stateful phase the session id comes from another answer (a payment link's session from POST "
+          "/pay/{id}/session, or a merchant's from POST /v2/sessions) while the body's sessionData is the seeded "
+          "session's; sessionData must be the session's own", code="session_data_mismatch"),
+    known("POST", r"^/(v2/payments/details|v2/client/sessions/\{id\}/payments/details|pay/\{id\}/sessions/\{session_id\}/payments/details)$", REJECTED,
           "details carry a token only the service issues (paymentData, or the authorisationToken inside "
           "threeDSResult, which is base64 of JSON)", param=r"paymentData|details.*"),
     known("POST", r"^/test-helpers/", REJECTED, "the seeded order or payment was already completed by an earlier case",
           status=409),
+    known("POST", r"^/(v1/payment-links/\{id\}/(cancel|expiration)|pay/\{id\}/)", REJECTED,
+          "the seeded payment link was cancelled or paid by an earlier case (or its session finished): it takes no "
+          "more changes or payments", status=409),
+    known("POST", r"^/v1/payment-links(/\{id\}/expiration)?$", REJECTED, "expires_at must be later than now and at "
+          "most 90 days ahead; the schema states a date-time", param="expires_at",
+          message=r"expires_at must be (later than now|at most 90 days from now)"),
+    known("GET", r"^/v1/payment-links/statistics$", REJECTED, "statistics count at most 366 days at once (whole UTC "
+          "days); a generated range from the year 2000 is longer", param="created_from",
+          message=r"the range counts at most 366 days"),
     known("GET", ANY, REJECTED, "the fuzzer turns the documented maximum 2^63-1 into a float and sends integers "
           "beyond it (9223372036854775999); those are rightly a 400", when=_beyond_int64),
     known("POST", r"^/test-helpers/deposits$", REJECTED, "external_ref takes what Go's unicode.IsPrint takes, less "

@@ -1,9 +1,10 @@
 """Seeds the local gateway for schemathesis: an order, a checkout session, a
 payment waiting for its 3-D Secure challenge, a wallet transaction, a
 captured card payment, a payout card and a payout, a split request, a
-customer with two card tokens, a beneficiary holding KZT with a distribution
-and a payment order, and an unpaid invoice, so generated requests reach real
-records, not only 404s. Prints the ids as JSON (read by hooks.py).
+customer with two card tokens, payment links and a link's page session, a
+beneficiary holding KZT with a distribution and a payment order, and an unpaid
+invoice, so generated requests reach real records, not only 404s. Prints the
+ids as JSON (read by hooks.py).
 
 Environment: PG_BASE_URL, SANDBOX_API_KEY.
 """
@@ -111,6 +112,16 @@ payment_order = call("POST", "/v1/merchants/settlement-payment-orders", {"benefi
                      "request_id": "schemathesis-seed"})
 invoice = call("POST", "/v1/invoices", {"amount": {"value": 1000, "currency": "KZT"}, "payer": {"phone": "+77011234567"},
                                         "description": "schemathesis seed", "order_reference": "schemathesis-seed"})
+# Two payment links: one for the links API (which may cancel it), one whose
+# hosted page has its session open, for the page's calls.
+link_api = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "order_reference": "schemathesis-link"})
+link_page = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "description": "schemathesis page"})
+link_session = call("POST", "/pay/" + link_page["id"] + "/session", {})
+# A third link, paid on its page, for /v1/transactions/by-payment-link.
+link_paid = call("POST", "/v1/payment-links", {"amount": {"value": 700, "currency": "USD"}})
+paid_session = call("POST", "/pay/" + link_paid["id"] + "/session", {})
+call("POST", "/pay/" + link_paid["id"] + "/sessions/" + paid_session["id"] + "/payments",
+     {"sessionData": paid_session["sessionData"], "paymentMethod": card("4111111111111111")})
 json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
            "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],
@@ -118,4 +129,7 @@ json.dump({"transaction_id": tx["pspReference"], "account_id": me["id"], "order_
            "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"], "customer_id": customer,
            "card_token_id": saved[0]["card_token_id"], "spare_card_token_id": saved[1]["card_token_id"],
            "beneficiary_id": beneficiary["id"], "distribution_id": distribution["id"], "payment_order_id": payment_order["id"],
-           "invoice_id": invoice["id"]}, sys.stdout)
+           "invoice_id": invoice["id"],
+           "link_id": link_api["id"], "page_link_id": link_page["id"],
+           "link_session_id": link_session["id"], "link_session_data": link_session["sessionData"],
+           "paid_link_id": link_paid["id"]}, sys.stdout)

@@ -138,7 +138,16 @@ func (v *Validator) Validate(method, path string, status int, contentType string
 		return nil
 	}
 	if _, ok := resp.Content["application/json"]; !ok {
-		return fmt.Errorf("openapi: %s %s %d has no application/json content", method, tmpl, status)
+		// A page, script or stylesheet: its media type must be documented,
+		// and it has a body; the document gives no schema to check it by.
+		mt, _, _ := strings.Cut(contentType, ";")
+		if _, ok := resp.Content[strings.TrimSpace(mt)]; !ok {
+			return fmt.Errorf("openapi: %s %s %d: content type %q is not documented", method, tmpl, status, contentType)
+		}
+		if len(body) == 0 {
+			return fmt.Errorf("openapi: %s %s %d: empty %s body", method, tmpl, status, contentType)
+		}
+		return nil
 	}
 	if !strings.HasPrefix(contentType, "application/json") {
 		return fmt.Errorf("openapi: %s %s %d: content type %q, want application/json", method, tmpl, status, contentType)

@@ -1,0 +1,11 @@
+// Command hosted-page is the HostedPageFunction Lambda: the hosted payment
+// page at a link's url and the calls its Drop-in makes to pay the link, the
+// Drop-in's versioned files, and the sandbox 3-D Secure challenge screen.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
+)
+
+func main() { app.StartHTTP(linkwire.HostedPage) }

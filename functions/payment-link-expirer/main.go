@@ -1,0 +1,11 @@
+// Command payment-link-expirer is the PaymentLinkExpirerFunction, run every
+// minute by an EventBridge schedule: it stores the expiry of active payment
+// links past expires_at, with their payment_link.expired events.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
+)
+
+func main() { app.StartScheduled(linkwire.PaymentLinkExpirer) }

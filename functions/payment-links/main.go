@@ -1,0 +1,10 @@
+// Command payment-links is the PaymentLinksFunction Lambda: create, list,
+// read, cancel payment links, update their expiry, and their statistics.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/linkwire"
+)
+
+func main() { app.StartHTTP(linkwire.PaymentLinks) }
