@@ -1,11 +1,15 @@
 package beneficiaries
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 )
 
@@ -231,19 +235,40 @@ func TestAnotherAccountsRecordsAre404(t *testing.T) {
 		dist := r.Map(t)["id"].(string)
 
 		_, key := e.other()
-		for _, c := range []struct{ method, path string }{
-			{"GET", "/v1/merchants/beneficiaries/" + ben},
-			{"GET", "/v1/merchants/settlement-payment-orders/" + order},
-			{"GET", "/v1/distributions/" + dist},
+		// Each route answers another account's id exactly as an id that
+		// exists nowhere (the same status and error, the id aside).
+		missing := ids.New()
+		transfer := map[string]any{"amount": map[string]any{"value": 1, "currency": "KZT"}}
+		for _, c := range []struct {
+			method, path string
+			id           string
+			body         any
+		}{
+			{"GET", "/v1/merchants/beneficiaries/%s", ben, nil},
+			{"POST", "/v1/merchants/beneficiaries/%s", ben, map[string]any{"name": "Stolen"}},
+			{"POST", "/v1/merchants/beneficiaries/%s/transfer", ben, transfer},
+			{"GET", "/v1/merchants/settlement-payment-orders/%s", order, nil},
+			{"GET", "/v1/distributions/%s", dist, nil},
 		} {
-			r := e.DoKey(key, c.method, c.path, nil)
-			assert.Equal(t, 404, r.Status, "%s %s: %s", c.method, c.path, r.Body)
+			answer := func(id string) (int, map[string]any) {
+				var r *apitest.Resp
+				if c.method == "POST" {
+					r = e.DoKey(key, c.method, fmt.Sprintf(c.path, id), c.body, "Idempotency-Key", e.key())
+				} else {
+					r = e.DoKey(key, c.method, fmt.Sprintf(c.path, id), nil)
+				}
+				er := r.Err(t)
+				require.NotNil(t, er, string(r.Body))
+				er["message"] = strings.ReplaceAll(er["message"].(string), id, "<id>")
+				delete(er, "request_id") // per request
+				return r.Status, er
+			}
+			st, theirs := answer(c.id)
+			assert.Equal(t, 404, st, "%s %s: %v", c.method, c.path, theirs)
+			stMissing, none := answer(missing)
+			assert.Equal(t, stMissing, st, c.path)
+			assert.Equal(t, none, theirs, "%s %s: another account's record reads as a missing one", c.method, c.path)
 		}
-		r = e.DoKey(key, "POST", "/v1/merchants/beneficiaries/"+ben, map[string]any{"name": "Stolen"}, "Idempotency-Key", e.key())
-		assert.Equal(t, 404, r.Status, string(r.Body))
-		r = e.DoKey(key, "POST", "/v1/merchants/beneficiaries/"+ben+"/transfer",
-			map[string]any{"amount": map[string]any{"value": 1, "currency": "KZT"}}, "Idempotency-Key", e.key())
-		assert.Equal(t, 404, r.Status, string(r.Body))
 		r = e.DoKey(key, "POST", "/v1/merchants/settlement-payment-orders", orderBody(ben, 1, "req-other"), "Idempotency-Key", e.key())
 		require.Equal(t, 404, r.Status, string(r.Body))
 		_, param := errOf(t, r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -420,12 +421,25 @@ func TestAnotherAccountsInvoiceIs404(t *testing.T) {
 		e := newEnv(t, b, ledger.Policy{})
 		id := e.invoice(invoiceBody(1000))["id"].(string)
 		_, other := e.NewAccount(accounts.Test)
+		// Each route answers another account's invoice exactly as one that
+		// exists nowhere (the same status and error, the id aside).
+		const missing = "0190a6c2-3b7e-7d4c-9a51-2f6e8b1c0d42"
 		for _, c := range []struct{ method, path string }{
-			{"GET", "/v1/invoices/" + id}, {"POST", "/v1/invoices/" + id + "/cancel"}, {"POST", "/test-helpers/invoices/" + id + "/pay"},
-			{"GET", "/v1/invoices/0190a6c2-3b7e-7d4c-9a51-2f6e8b1c0d42"},
+			{"GET", "/v1/invoices/%s"}, {"POST", "/v1/invoices/%s/cancel"}, {"POST", "/test-helpers/invoices/%s/pay"},
 		} {
-			r := e.DoKey(other, c.method, c.path, nil, "Idempotency-Key", e.key())
-			assert.Equal(t, 404, r.Status, "%s %s: %s", c.method, c.path, r.Body)
+			answer := func(id string) (int, map[string]any) {
+				r := e.DoKey(other, c.method, fmt.Sprintf(c.path, id), nil, "Idempotency-Key", e.key())
+				er := r.Err(t)
+				require.NotNil(t, er, string(r.Body))
+				er["message"] = strings.ReplaceAll(er["message"].(string), id, "<id>")
+				delete(er, "request_id") // per request
+				return r.Status, er
+			}
+			st, theirs := answer(id)
+			assert.Equal(t, 404, st, "%s %s: %v", c.method, c.path, theirs)
+			stMissing, none := answer(missing)
+			assert.Equal(t, stMissing, st, c.path)
+			assert.Equal(t, none, theirs, "%s %s: another account's invoice reads as a missing one", c.method, c.path)
 		}
 		var list struct {
 			Data []map[string]any `json:"data"`
