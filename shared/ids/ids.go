@@ -4,8 +4,10 @@
 package ids
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -110,11 +112,54 @@ func newV7() uuid.UUID {
 
 // NewAt is a UUIDv7 carrying the millisecond of now (a service clock, which
 // tests move) instead of the wall clock's: records keyed by it sort by their
-// created time, so a created range is a key range (see Bound).
+// created time, so a created range is a key range (see Bound). Within one
+// process, ids of one millisecond are strictly increasing in call order:
+// the wall clock's sub-millisecond counter that newV7 carries restarts when
+// the wall clock's millisecond turns, so two ids of the same given
+// millisecond (a frozen test clock, or two entries of one write such as a
+// capture and its settlement) could otherwise sort the other way round.
 func NewAt(now time.Time) string {
 	u := newV7()
 	setMillis(&u, now.UnixMilli())
+	lastAt.Lock()
+	defer lastAt.Unlock()
+	if bytes.Equal(u[0:6], lastAt.u[0:6]) && bytes.Compare(u[:], lastAt.u[:]) <= 0 {
+		u = successor(lastAt.u)
+	}
+	lastAt.u = u
 	return u.String()
+}
+
+// lastAt is the last id NewAt made.
+var lastAt struct {
+	sync.Mutex
+	u uuid.UUID
+}
+
+// successor is the next UUIDv7 after u in the same millisecond: its 74
+// random bits (the 12 of rand_a, then the 62 of rand_b) counted up by one,
+// the version and variant bits kept. Their overflow would need 2^74 ids in
+// one millisecond.
+func successor(u uuid.UUID) uuid.UUID {
+	for i := 15; i >= 6; i-- {
+		switch i {
+		case 8: // variant (2 bits) and 6 bits of rand_b
+			if u[i]&0x3f != 0x3f {
+				u[i]++
+				return u
+			}
+			u[i] &^= 0x3f
+		case 6: // version (4 bits) and 4 bits of rand_a
+			u[i] = u[i]&0xf0 | (u[i]+1)&0x0f
+			return u
+		default:
+			u[i]++
+			if u[i] != 0 {
+				return u
+			}
+		}
+	}
+	return u
 }
 
 // Bound is the smallest (or, upper, the largest) UUIDv7 string of t's
