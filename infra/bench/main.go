@@ -115,6 +115,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB and SQS calls per wallet authorisation and confirmation", func() ([]row, error) { return walletDynamoRows(ctx) })
 	step("DynamoDB calls per capture and refund", func() ([]row, error) { return txDynamoRows(ctx) })
 	step("DynamoDB calls per dispute request", func() ([]row, error) { return disputeDynamoRows(ctx) })
+	step("DynamoDB calls per distribution, payment order and invoice", func() ([]row, error) { return benefDynamoRows(ctx) })
 	step("DynamoDB calls per payment link and page", func() ([]row, error) { return linkDynamoRows(ctx) })
 	step("hosted payment page first load", func() ([]row, error) { return hostedPageRows(ctx) })
 	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })

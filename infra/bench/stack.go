@@ -36,14 +36,6 @@ var projected = []registry.Group{
 	group("WalletFunction", "POST /v1/wallet/authorize", "POST /v1/wallet/{id}/capture", "POST /v1/wallet/{id}/refund",
 		"POST /v1/wallet/{id}/cancel", "GET /v1/wallet/transaction/{id}", "GET /v1/wallet/transactions",
 		"POST /test-helpers/wallet/{id}/confirm", "POST /test-helpers/wallet/{id}/decline"),
-	group("BeneficiariesFunction", "POST /v1/merchants/beneficiaries", "GET /v1/merchants/beneficiaries",
-		"GET /v1/merchants/beneficiaries/{id}", "POST /v1/merchants/beneficiaries/{id}", "POST /v1/merchants/beneficiaries/{id}/transfer",
-		"POST /v1/merchants/settlement-payment-orders", "GET /v1/merchants/settlement-payment-orders",
-		"GET /v1/merchants/settlement-payment-orders/{id}"),
-	group("InvoicesFunction", "POST /v1/invoices", "GET /v1/invoices", "GET /v1/invoices/{id}", "POST /v1/invoices/{id}/cancel",
-		"POST /test-helpers/invoices/{id}/pay"),
-	group("DistributionsFunction", "POST /v1/distributions", "GET /v1/distributions", "GET /v1/distributions/{id}",
-		"GET /v1/distributions/balance"),
 	group("WalletSessionsFunction", "POST /v1/applepay/sessions", "POST /v1/applepay/decode", "POST /v1/googlepay/sessions",
 		"POST /v1/googlepay/decode"),
 	group("WebhookEndpointsFunction", "POST /v1/webhook-endpoints", "GET /v1/webhook-endpoints", "GET /v1/webhook-endpoints/{id}",
@@ -99,17 +91,17 @@ type projection struct {
 
 // fullSpec is every group of the spec with the route keys keys gives, and
 // the other resources its issues add: the webhook publisher (events stream)
-// and sender (webhooks queue), a payouts queue and consumer, expiry
-// schedules for invoices, settlement, and a table per new area (customers
-// and card tokens, payment links and disputes live in the payments table;
-// links have their own expirer, disputes their sweeper).
+// and sender (webhooks queue), and a table per new area (customers and card
+// tokens, payment links and disputes live in the payments table; invoices and
+// beneficiaries in the ledger table; links, invoices and payment orders have
+// their own expirers and queue, disputes their sweeper: all built).
 func fullSpec(keys func([]registry.Group) map[string][]string) projection {
 	all := specGroups()
 	p := projection{
 		Like: "MerchantsFunction", Functions: map[string][]string{},
 		Consumers: map[string]string{"WebhookPublisherFunction": "EventsTable", "WebhookSenderFunction": "WebhooksQueue"},
-		Schedules: []string{"InvoiceExpiryFunction"},
-		Tables:    []string{"invoices"},
+		Schedules: []string{},
+		Tables:    []string{},
 		Queues:    []string{},
 	}
 	for fn, k := range keys(all) {
@@ -158,7 +150,7 @@ func withDelivery(p projection) projection {
 
 // projectedMoneyPaths are the groups not built yet whose requests will take
 // or move money.
-var projectedMoneyPaths = []string{"DirectPaymentsFunction", "BeneficiariesFunction", "DistributionsFunction"}
+var projectedMoneyPaths = []string{"DirectPaymentsFunction"}
 
 type stackCount struct {
 	Total int            `json:"total"`

@@ -57,18 +57,23 @@ var PayoutsGroup = registry.Group{
 }
 
 // SettlementGroup is the SettlementFunction: every SettleInterval it makes
-// available the captured funds whose settlement delay passed, and re-queues
-// payouts whose message was lost.
+// available the captured funds whose settlement delay passed, re-queues
+// payouts and settlement payment orders whose message was lost, and
+// finishes distributions whose later chunks a dead process left
+// (shared/beneficiaries Sweep, wired by balancewire).
 var SettlementGroup = registry.Group{
 	Function: "SettlementFunction", Dir: "settlement", Every: SettleInterval,
 	Timeout: 60 * time.Second,
 	Tables: []registry.Table{
 		// Query the due and open indexes; a settlement is one
 		// TransactWriteItems (entry and balances: UpdateItem; the due
-		// entry's removal: DeleteItem).
-		{Name: store.TableLedger, Actions: []string{"Query", "UpdateItem", "DeleteItem"}},
+		// entry's removal: DeleteItem); a distribution to finish is read
+		// (GetItem) and its chunks written like a settlement.
+		{Name: store.TableLedger, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
+		// A finished distribution's distribution.completed event.
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 	},
-	Queues: []registry.Queue{{Name: queue.Payouts, Access: registry.Send}},
+	Queues: []registry.Queue{{Name: queue.Payouts, Access: registry.Send}, {Name: queue.PaymentOrders, Access: registry.Send}},
 }
 
 // Area is the merchant's balance: its double-entry books (shared/ledger),

@@ -118,6 +118,7 @@ func TestRecurringBadInput(t *testing.T) {
 			{"bad capture", with(func(b map[string]any) { b["capture"] = "later" }), 400, "capture"},
 			{"off_session a string", with(func(b map[string]any) { b["off_session"] = "yes" }), 400, "off_session"},
 			{"bad return_url", with(func(b map[string]any) { b["return_url"] = "not a url" }), 400, "return_url"},
+			{"empty return_url", with(func(b map[string]any) { b["return_url"] = "" }), 400, "return_url"},
 			{"metadata", with(func(b map[string]any) { b["metadata"] = map[string]any{"": "x"} }), 400, "metadata"},
 			{"unknown field", with(func(b map[string]any) { b["cvc"] = "737" }), 400, "cvc"},
 			{"no body", nil, 400, ""},

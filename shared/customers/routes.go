@@ -157,7 +157,7 @@ type RecurringRequest struct {
 	OffSession     *bool             `json:"off_session"`
 	Capture        string            `json:"capture" maxlen:"16"`
 	Description    string            `json:"description" maxlen:"500"`
-	ReturnURL      string            `json:"return_url" maxlen:"1024"`
+	ReturnURL      *string           `json:"return_url" maxlen:"1024"` // sent empty: refused, not absent
 	Metadata       map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
 }
 
@@ -166,9 +166,15 @@ func (s *Service) recurring(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&body); err != nil {
 		return nil, err
 	}
+	returnURL := ""
+	if body.ReturnURL != nil {
+		if returnURL = *body.ReturnURL; returnURL == "" {
+			return nil, apierr.Invalidf("return_url", "return_url must be an absolute URL of at most %d characters; leave it out when there is none", MaxReturnURL)
+		}
+	}
 	in := RecurringInput{AccountID: r.AccountID(), TestMode: r.TestMode(), CardTokenID: body.CardTokenID, CustomerID: body.CustomerID,
 		OrderReference: body.OrderReference, RecurringType: RecurringType(body.RecurringType), OffSession: body.OffSession,
-		Capture: payments.CaptureMode(body.Capture), Description: body.Description, ReturnURL: body.ReturnURL,
+		Capture: payments.CaptureMode(body.Capture), Description: body.Description, ReturnURL: returnURL,
 		Metadata: body.Metadata, RequestID: r.ID, Idem: r.Idem()}
 	switch {
 	case body.Amount == nil:

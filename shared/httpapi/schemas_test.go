@@ -541,7 +541,7 @@ func operations() []operation {
 		{path: "/test-helpers/wallet-tokens/googlepay", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/wallet-tokens/googlepay", map[string]any{"number": "4111111111111111", "cryptogram": true}
 		})},
-	}, modifications()...)
+	}, append(modifications(), beneficiaryOperations()...)...)
 }
 
 // adyenApplicationInfo is Adyen's ApplicationInfo as its libraries send it,

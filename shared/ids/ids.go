@@ -112,43 +112,54 @@ func newV7() uuid.UUID {
 
 // NewAt is a UUIDv7 carrying the millisecond of now (a service clock, which
 // tests move) instead of the wall clock's: records keyed by it sort by their
-// created time, so a created range is a key range (see Bound). Ids made in
-// one process for the same millisecond sort in the order they were made: the
-// sub-millisecond counter google/uuid keeps is the wall clock's, which may
-// cross into its next millisecond (and restart low) between two ids that one
-// request stamps with the same now.
+// created time, so a created range is a key range (see Bound). Within one
+// process, ids of one millisecond are strictly increasing in call order:
+// the wall clock's sub-millisecond counter that newV7 carries restarts when
+// the wall clock's millisecond turns, so two ids of the same given
+// millisecond (a frozen test clock, or two entries of one write such as a
+// capture and its settlement) could otherwise sort the other way round.
 func NewAt(now time.Time) string {
 	u := newV7()
-	ms := now.UnixMilli()
-	setMillis(&u, ms)
-	atMu.Lock()
-	if ms == atLastMs && bytes.Compare(u[6:], atLast[6:]) <= 0 {
-		u = atLast
-		increment(&u)
+	setMillis(&u, now.UnixMilli())
+	lastAt.Lock()
+	defer lastAt.Unlock()
+	if bytes.Equal(u[0:6], lastAt.u[0:6]) && bytes.Compare(u[:], lastAt.u[:]) <= 0 {
+		u = successor(lastAt.u)
 	}
-	atLastMs, atLast = ms, u
-	atMu.Unlock()
+	lastAt.u = u
 	return u.String()
 }
 
-// The last millisecond NewAt stamped and the id it made for it.
-var (
-	atMu     sync.Mutex
-	atLastMs int64
-	atLast   uuid.UUID
-)
+// lastAt is the last id NewAt made.
+var lastAt struct {
+	sync.Mutex
+	u uuid.UUID
+}
 
-// increment adds one to the 74 bits after a UUIDv7's millisecond (the 12 of
-// rand_a, then the 62 of rand_b), leaving its version and variant as they are.
-func increment(u *uuid.UUID) {
-	const randB = 1<<62 - 1
-	lo := binary.BigEndian.Uint64(u[8:])&randB + 1
-	if lo > randB {
-		lo = 0
-		hi := binary.BigEndian.Uint16(u[6:])&0x0fff + 1 // past 2^74 ids in one millisecond: never
-		binary.BigEndian.PutUint16(u[6:], 0x7000|hi&0x0fff)
+// successor is the next UUIDv7 after u in the same millisecond: its 74
+// random bits (the 12 of rand_a, then the 62 of rand_b) counted up by one,
+// the version and variant bits kept. Their overflow would need 2^74 ids in
+// one millisecond.
+func successor(u uuid.UUID) uuid.UUID {
+	for i := 15; i >= 6; i-- {
+		switch i {
+		case 8: // variant (2 bits) and 6 bits of rand_b
+			if u[i]&0x3f != 0x3f {
+				u[i]++
+				return u
+			}
+			u[i] &^= 0x3f
+		case 6: // version (4 bits) and 4 bits of rand_a
+			u[i] = u[i]&0xf0 | (u[i]+1)&0x0f
+			return u
+		default:
+			u[i]++
+			if u[i] != 0 {
+				return u
+			}
+		}
 	}
-	binary.BigEndian.PutUint64(u[8:], 0x8000000000000000|lo)
+	return u
 }
 
 // Bound is the smallest (or, upper, the largest) UUIDv7 string of t's

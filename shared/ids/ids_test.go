@@ -161,24 +161,37 @@ func TestNewAtSortsByTheGivenTimeWithinItsBounds(t *testing.T) {
 	}
 }
 
-// TestNewAtKeepsTheOrderOfOneMillisecond: ids one request stamps with the
-// same now (a capture and its settlement) sort in the order they were made,
-// however many wall-clock milliseconds pass between them.
-func TestNewAtKeepsTheOrderOfOneMillisecond(t *testing.T) {
-	at := time.Date(2026, 11, 24, 22, 0, 0, 0, time.UTC)
+// TestNewAtIsStrictlyIncreasingWithinAMillisecond: ids of one given
+// millisecond follow their call order even while the wall clock's
+// millisecond turns (its sub-millisecond counter restarts then), so a
+// capture's entry sorts before its settlement's.
+func TestNewAtIsStrictlyIncreasingWithinAMillisecond(t *testing.T) {
+	at := time.Date(2026, 11, 24, 21, 0, 0, 0, time.UTC)
 	prev := NewAt(at)
-	deadline := time.Now().Add(20 * time.Millisecond)
-	for n := 0; n < 3000 || time.Now().Before(deadline); n++ {
+	for deadline := time.Now().Add(5 * time.Millisecond); time.Now().Before(deadline); {
 		id := NewAt(at)
 		if !(prev < id) {
-			t.Fatalf("after %d ids: %s !< %s", n, prev, id)
+			t.Fatalf("%s !< %s", prev, id)
+		}
+		if lo, hi := Bound(at, false), Bound(at, true); !(lo <= id && id <= hi) {
+			t.Fatalf("%s outside %s..%s", id, lo, hi)
+		}
+		if u, err := Parse(id); err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
+			t.Fatalf("%s: %v, version %d, variant %v", id, err, u.Version(), u.Variant())
 		}
 		prev = id
-		if n%100 == 0 {
-			time.Sleep(50 * time.Microsecond) // let the wall clock cross milliseconds
-		}
 	}
-	if lo, hi := Bound(at, false), Bound(at, true); !(lo <= prev && prev <= hi) {
-		t.Fatalf("%s left its millisecond %s..%s", prev, lo, hi)
+}
+
+func TestSuccessorCarriesPastTheVersionAndVariantBits(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"0190a6c2-3b7e-7d4c-9a51-2f6e8b1c0d42", "0190a6c2-3b7e-7d4c-9a51-2f6e8b1c0d43"},
+		{"0190a6c2-3b7e-7d4c-9a51-ffffffffffff", "0190a6c2-3b7e-7d4c-9a52-000000000000"},
+		{"0190a6c2-3b7e-7d4c-bfff-ffffffffffff", "0190a6c2-3b7e-7d4d-8000-000000000000"},
+		{"0190a6c2-3b7e-70ff-bfff-ffffffffffff", "0190a6c2-3b7e-7100-8000-000000000000"},
+	} {
+		if got := successor(uuid.MustParse(c.in)).String(); got != c.want {
+			t.Errorf("successor(%s) = %s, want %s", c.in, got, c.want)
+		}
 	}
 }

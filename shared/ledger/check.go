@@ -63,10 +63,11 @@ func (r Report) String() string {
 }
 
 // Check re-derives every balance of the account's books from its entries
-// and compares it with the stored counter: a difference, an entry that
-// does not balance, a merchant-side balance below zero or an owed balance
-// above it is reported. It
-// reads the account's entries and balances whole (two partitions, paged).
+// (and the aggregates from the beneficiary postings) and compares it with
+// the stored counter: a difference, an entry that does not balance, a
+// merchant-side balance below zero or an owed balance above it is reported.
+// It reads the account's entries and balances whole (two partitions, paged,
+// and the partition of every beneficiary the entries name).
 func Check(ctx context.Context, st store.Store, accountID string) (Report, error) {
 	var r Report
 	err := check(ctx, st, accountID, &r)
@@ -90,6 +91,9 @@ func check(ctx context.Context, st store.Store, accountID string, r *Report) err
 		}
 		for _, p := range e.Postings {
 			derived[balKey{e.Currency, p.Account}] += p.Amount
+			if agg, ok := p.Account.aggregate(); ok {
+				derived[balKey{e.Currency, agg}] += p.Amount
+			}
 		}
 		return nil
 	})
@@ -99,6 +103,26 @@ func check(ctx context.Context, st store.Store, accountID string, r *Report) err
 	stored, err := Balances(ctx, st, accountID)
 	if err != nil {
 		return err
+	}
+	// The beneficiaries' balances: the partition of every beneficiary the
+	// entries name.
+	bens := map[string]bool{}
+	for k := range derived {
+		if id, _, ok := k.account.BeneficiaryID(); ok {
+			bens[id] = true
+		}
+	}
+	ids := make([]string, 0, len(bens))
+	for id := range bens {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		bs, err := BeneficiaryBalances(ctx, st, accountID, id)
+		if err != nil {
+			return err
+		}
+		stored = append(stored, bs...)
 	}
 	r.Accounts++
 	r.Balances += len(stored)

@@ -15,9 +15,16 @@
 //
 //   - Accounts per merchant and currency: pending, available, reserved (the
 //     merchant's balance: GET /v1/balance), fees (processing fees charged),
-//     partner:<reference> (what is held for a split partner), and the
-//     external processor (captures in, refunds out) and paid_out (payouts
-//     out). The merchant-side accounts never go below zero: their counters
+//     partner:<reference> (what is held for a split partner), distributing
+//     (what a distribution took from available and has not credited yet),
+//     beneficiary:<id> and beneficiary_reserved:<id> (what a beneficiary of
+//     shared/beneficiaries holds, and what its payment orders reserved), and
+//     the external processor (captures in, refunds out), paid_out (payouts
+//     out) and bank (bank invoices in, payment orders out). Two aggregates,
+//     beneficiaries and beneficiaries_reserved, are counters kept with every
+//     beneficiary posting (never posted themselves) so what all beneficiaries
+//     hold is one read; the check derives them too. The merchant-side
+//     accounts never go below zero: their counters
 //     are changed by store.Add with the store's non-negative condition, so a
 //     refund or payout that would overdraw available fails the whole write
 //     (Insufficient words it as 400 insufficient_balance).
@@ -64,9 +71,23 @@
 // and the merchant's share sum to the refund to the minor unit. Shares and
 // reversals are computed on 128-bit products (MulDiv), exact for any amount.
 //
+// # Beneficiaries, distributions and bank invoices
+//
+// A distribution (Distribute, DistributeChunk) leaves available in its first
+// entry whole: its first chunk's lines to their beneficiaries, the rest to
+// distributing, from which each later chunk credits its lines (the chunks and
+// why are shared/beneficiaries'). A transfer moves beneficiary:<id> ->
+// available; a payment order reserves beneficiary:<id> ->
+// beneficiary_reserved:<id>, then pays it out to bank or releases it. A paid
+// bank invoice (InvoicePayment) posts as a capture does, from bank instead
+// of processor: pending (less the fee), then settled.
+//
 // # Key layout (table ledger)
 //
 //   - mbal#<account> / <currency>#<ledger account>: a balance (counter N).
+//   - mbal#<account>#<beneficiary id> / <currency>#<ledger account>: a
+//     beneficiary's balances, a partition per beneficiary (the merchant's
+//     own partition, read whole by GET /v1/balance, stays small).
 //   - ment#<account> / <entry id, UUIDv7>: an entry; the created range is a
 //     key range.
 //   - mdue#<shard> / <available_on>#<account>#<capture entry id>: funds due.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
 )
 
 // Account is one account of a merchant's books, kept per currency. The
@@ -31,7 +32,69 @@ const (
 	PaidOut   Account = "paid_out"  // external: what payouts delivered to cards
 	Disputed  Account = "disputed"  // held for open disputes: their amounts and fees
 	Owed      Account = "owed"      // zero or negative: what disputes took beyond available, recovered from it
+	// Distributing holds what a distribution took from available and has not
+	// credited to its beneficiaries yet (its later chunks; shared/beneficiaries).
+	Distributing Account = "distributing"
+	// Bank is external: Kazakhstan's banks (bank invoices paid in, settlement
+	// payment orders paid out to beneficiaries' accounts).
+	Bank Account = "bank"
 )
+
+// A beneficiary (shared/beneficiaries: someone the merchant pays by bank
+// transfer) has two accounts of its own per currency: what it holds
+// ("beneficiary:<id>": distributions in, transfers to the merchant and
+// payment orders out) and what payment orders reserved on their way to its
+// bank ("beneficiary_reserved:<id>"). Both never go below zero. Their
+// balances live in a partition per beneficiary (BalanceKey), so the
+// merchant's own balances stay one small partition however many
+// beneficiaries it has.
+const (
+	beneficiaryPrefix         = "beneficiary:"
+	beneficiaryReservedPrefix = "beneficiary_reserved:"
+)
+
+// Aggregates are counters the books keep beside the balances they sum (no
+// entry posts to them): with every change of a beneficiary account the
+// batch adds the same amount to its family's total, so what the merchant's
+// beneficiaries hold per currency is one read (GET /v1/distributions/balance),
+// and the check derives them from the entries like every other balance.
+const (
+	BeneficiariesHeld     Account = "beneficiaries"          // the sum of every beneficiary:<id>
+	BeneficiariesReserved Account = "beneficiaries_reserved" // the sum of every beneficiary_reserved:<id>
+)
+
+// Beneficiary is what the beneficiary id holds.
+func Beneficiary(id string) Account { return Account(beneficiaryPrefix + id) }
+
+// BeneficiaryReserved is what payment orders reserved of the beneficiary id.
+func BeneficiaryReserved(id string) Account { return Account(beneficiaryReservedPrefix + id) }
+
+// BeneficiaryID is the beneficiary of a beneficiary account, and whether it
+// is the reserved one.
+func (a Account) BeneficiaryID() (id string, reserved, ok bool) {
+	if id, found := strings.CutPrefix(string(a), beneficiaryReservedPrefix); found {
+		return id, true, ids.Valid(id)
+	}
+	if id, found := strings.CutPrefix(string(a), beneficiaryPrefix); found {
+		return id, false, ids.Valid(id)
+	}
+	return "", false, false
+}
+
+// Aggregate reports whether a is a total the books keep (never posted).
+func (a Account) Aggregate() bool { return a == BeneficiariesHeld || a == BeneficiariesReserved }
+
+// aggregate is the total a beneficiary account counts in.
+func (a Account) aggregate() (Account, bool) {
+	_, reserved, ok := a.BeneficiaryID()
+	switch {
+	case !ok:
+		return "", false
+	case reserved:
+		return BeneficiariesReserved, true
+	}
+	return BeneficiariesHeld, true
+}
 
 // partnerPrefix starts a split partner's account: "partner:<reference>".
 const partnerPrefix = "partner:"
@@ -60,7 +123,7 @@ func (a Account) PartnerRef() (string, bool) {
 
 // External reports whether a is outside the merchant's books (its balance is
 // the negative of what came in through it).
-func (a Account) External() bool { return a == Processor || a == PaidOut }
+func (a Account) External() bool { return a == Processor || a == PaidOut || a == Bank }
 
 // MayBeNegative reports whether a's balance may go below zero: the external
 // accounts, and Owed (a debt, never above zero).
@@ -75,7 +138,10 @@ func (a Account) Merchant() bool {
 // Valid reports whether a is a known account.
 func (a Account) Valid() bool {
 	switch a {
-	case Pending, Available, Reserved, Fees, Processor, PaidOut, Disputed, Owed:
+	case Pending, Available, Reserved, Fees, Processor, PaidOut, Disputed, Owed, Distributing, Bank:
+		return true
+	}
+	if _, _, ok := a.BeneficiaryID(); ok {
 		return true
 	}
 	_, ok := a.PartnerRef()
@@ -113,12 +179,33 @@ const (
 	EntryDisputeLoss EntryType = "dispute_loss"
 	// EntryDebtRecovery: available -> owed, repaying a negative balance.
 	EntryDebtRecovery EntryType = "debt_recovery"
+	// EntryDistribution: available -> beneficiary:<id>... (and distributing,
+	// when later chunks follow), when a distribution is made.
+	EntryDistribution EntryType = "distribution"
+	// EntryDistributionCredit: distributing -> beneficiary:<id>..., a later
+	// chunk of a distribution.
+	EntryDistributionCredit EntryType = "distribution_credit"
+	// EntryBeneficiaryTransfer: beneficiary:<id> -> available.
+	EntryBeneficiaryTransfer EntryType = "beneficiary_transfer"
+	// EntryPaymentOrder: beneficiary:<id> -> beneficiary_reserved:<id>, when
+	// a settlement payment order is created.
+	EntryPaymentOrder EntryType = "payment_order"
+	// EntryPaymentOrderPaid: beneficiary_reserved:<id> -> bank, when the bank
+	// paid it.
+	EntryPaymentOrderPaid EntryType = "payment_order_paid"
+	// EntryPaymentOrderFailed: beneficiary_reserved:<id> -> beneficiary:<id>,
+	// when the bank refused it.
+	EntryPaymentOrderFailed EntryType = "payment_order_failed"
+	// EntryInvoicePayment: bank -> pending (the fee -> fees), when the payer
+	// paid a bank invoice; settled like a capture.
+	EntryInvoicePayment EntryType = "invoice_payment"
 )
 
 // EntryTypes lists every type (the list filter and the OpenAPI enum).
 var EntryTypes = []EntryType{EntryCapture, EntrySettlement, EntryRefund, EntrySplit, EntrySplitReversal,
 	EntryPayout, EntryPayoutPaid, EntryPayoutFailed, EntryDisputeHold, EntryDisputeRelease, EntryDisputeLoss,
-	EntryDebtRecovery}
+	EntryDebtRecovery, EntryDistribution, EntryDistributionCredit, EntryBeneficiaryTransfer, EntryPaymentOrder,
+	EntryPaymentOrderPaid, EntryPaymentOrderFailed, EntryInvoicePayment}
 
 // Valid reports whether t is a known entry type.
 func (t EntryType) Valid() bool {
@@ -139,7 +226,15 @@ const (
 	SourceSplitRequest      = "split_request"
 	SourceDispute           = "dispute"
 	SourceNegativeBalance   = "negative_balance" // a debt recovery: the owed balance of the currency in ID
+	SourceDistribution      = "distribution"
+	SourceTransfer          = "beneficiary_transfer"
+	SourcePaymentOrder      = "payment_order"
+	SourceInvoice           = "invoice"
 )
+
+// SourceTypes lists every source kind (the OpenAPI enum).
+var SourceTypes = []string{SourceTransaction, SourceRefund, SourceWalletTransaction, SourcePayout, SourceSplitRequest,
+	SourceDispute, SourceNegativeBalance, SourceDistribution, SourceTransfer, SourcePaymentOrder, SourceInvoice}
 
 // Source is the record that caused an entry.
 type Source struct {

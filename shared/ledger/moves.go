@@ -13,6 +13,11 @@ type Capture struct {
 	Livemode  bool
 	Source    Source // the transaction captured
 	Amount    int64  // this capture
+	// From is where the money came from (zero: Processor, a card or wallet
+	// capture; Bank for a paid bank invoice) and Type the entry's type
+	// (zero: EntryCapture; EntryInvoicePayment).
+	From Account
+	Type EntryType
 	// Split, when the payment carries one: its progress is updated in place
 	// (the caller stores it with the record). Authorised is the payment's
 	// authorised amount and CapturedBefore what earlier captures took.
@@ -33,9 +38,16 @@ func (b *Batch) Capture(pol Policy, c Capture, now time.Time) {
 	now = now.UTC()
 	sh := c.Split.captureShares(pol, c.Authorised, c.CapturedBefore, c.Amount)
 	availableOn := now.Add(pol.SettlementDelay)
-	capture := Entry{ID: ids.NewAt(now), AccountID: c.AccountID, Type: EntryCapture, Currency: c.Currency, Source: c.Source,
+	from, typ := c.From, c.Type
+	if from == "" {
+		from = Processor
+	}
+	if typ == "" {
+		typ = EntryCapture
+	}
+	capture := Entry{ID: ids.NewAt(now), AccountID: c.AccountID, Type: typ, Currency: c.Currency, Source: c.Source,
 		Livemode: c.Livemode, CreatedAt: now, AvailableOn: &availableOn,
-		Postings: []Posting{{Processor, -c.Amount}, {Pending, c.Amount - sh.fee}}}
+		Postings: []Posting{{from, -c.Amount}, {Pending, c.Amount - sh.fee}}}
 	if sh.fee > 0 {
 		capture.Postings = append(capture.Postings, Posting{Fees, sh.fee})
 	}

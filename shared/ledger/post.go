@@ -22,6 +22,9 @@ import (
 //   - mbal#<account> / <currency>#<ledger account>: a balance, its amount
 //     the item's counter N, changed only by store.Add ops in the transaction
 //     of the entries that explain them.
+//   - mbal#<account>#<beneficiary id> / <currency>#<ledger account>: a
+//     beneficiary's two balances (beneficiary:<id>, beneficiary_reserved:<id>)
+//     per currency, in a partition of their own.
 //   - ment#<account> / <entry id>: an entry (UUIDv7 ids: time order).
 //   - mdue#<shard> / <available_on>#<account>#<capture entry id>: captured
 //     funds waiting for the settlement delay; the settlement task reads the
@@ -57,9 +60,19 @@ func shardOf(s string, n int) int {
 	return int(h.Sum32() % uint32(n))
 }
 
-// BalanceKey addresses one balance of the merchant's books.
+// BalanceKey addresses one balance of the merchant's books: a
+// beneficiary's in the beneficiary's partition, the others in the
+// merchant's.
 func BalanceKey(accountID, currency string, a Account) store.Key {
-	return store.Key{Table: store.TableLedger, PK: balancePK(accountID), SK: currency + "#" + string(a)}
+	pk := balancePK(accountID)
+	if id, _, ok := a.BeneficiaryID(); ok {
+		pk = beneficiaryBalancePK(accountID, id)
+	}
+	return store.Key{Table: store.TableLedger, PK: pk, SK: currency + "#" + string(a)}
+}
+
+func beneficiaryBalancePK(accountID, beneficiaryID string) string {
+	return balancePK(accountID) + "#" + beneficiaryID
 }
 
 // EntryKey addresses one entry.
@@ -135,7 +148,8 @@ func (b *Batch) Add(e ...Entry) { b.Entries = append(b.Entries, e...) }
 // Ops are the batch's writes, in a fixed order: the entries (put-if-absent),
 // the balances (store.Add, conditioned not to go below zero for every
 // account but the external ones and owed, bounded by money.MaxBalance, and
-// for a guarded balance on its guard), the settlements due, the debtors
+// for a guarded balance on its guard; with each beneficiary account its
+// family's aggregate, by the same amount), the settlements due, the debtors
 // index's writes, and the account's mark in the account index. Errors:
 // Internal when an entry breaks the rules of the books.
 func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
@@ -163,6 +177,15 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 				order = append(order, k)
 			}
 			deltas[k] += p.Amount
+		}
+	}
+	for _, k := range order {
+		if agg, ok := k.a.aggregate(); ok {
+			ak := balRef{k.account, k.currency, agg}
+			if _, seen := deltas[ak]; !seen {
+				order = append(order, ak)
+			}
+			deltas[ak] += deltas[k]
 		}
 	}
 	for _, k := range order {
@@ -220,8 +243,12 @@ func Insufficient(err error, ops []store.Op, param string) error {
 		return nil // not the balance: another condition of the op
 	}
 	currency, account, _ := strings.Cut(op.Item.SK, "#")
+	what := account
+	if id, reserved, ok := Account(account).BeneficiaryID(); ok && !reserved {
+		what = "beneficiary " + id + "'s"
+	}
 	return &apierr.Error{Kind: apierr.InsufficientFunds, Param: param,
-		Message: fmt.Sprintf("the %s %s balance is %s %s; this needs %s %s", account, currency, format(have, currency),
+		Message: fmt.Sprintf("the %s %s balance is %s %s; this needs %s %s", what, currency, format(have, currency),
 			currency, format(-op.Delta, currency), currency),
 		Err: err}
 }

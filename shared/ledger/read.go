@@ -22,11 +22,23 @@ type Balance struct {
 	UpdatedAt time.Time
 }
 
-// Balances reads every balance of the account's books (one partition,
-// paged), by currency then account.
+// Balances reads every balance of the merchant's partition of the account's
+// books (one partition, paged; the beneficiaries' are BeneficiaryBalances),
+// by currency then account.
 func Balances(ctx context.Context, st store.Store, accountID string) ([]Balance, error) {
+	return balances(ctx, st, balancePK(accountID))
+}
+
+// BeneficiaryBalances reads the balances of one beneficiary of the account
+// (beneficiary:<id> and beneficiary_reserved:<id>, every currency: one
+// partition), by currency then account.
+func BeneficiaryBalances(ctx context.Context, st store.Store, accountID, beneficiaryID string) ([]Balance, error) {
+	return balances(ctx, st, beneficiaryBalancePK(accountID, beneficiaryID))
+}
+
+func balances(ctx context.Context, st store.Store, pk string) ([]Balance, error) {
 	var out []Balance
-	q := store.Query{Table: store.TableLedger, PK: balancePK(accountID), Limit: store.MaxQueryLimit}
+	q := store.Query{Table: store.TableLedger, PK: pk, Limit: store.MaxQueryLimit}
 	for {
 		page, err := st.Query(ctx, q)
 		if err != nil {

@@ -18,10 +18,12 @@ const (
 	WalletConfirmations = "wallet-confirmations"
 	// Payouts carries payouts waiting for the payout processor.
 	Payouts = "payouts"
+	// PaymentOrders carries settlement payment orders waiting for the bank.
+	PaymentOrders = "payment-orders"
 )
 
 // Names lists every logical queue (each has a DLQ, DLQName).
-var Names = []string{Fulfilment, Webhooks, WalletConfirmations, Payouts}
+var Names = []string{Fulfilment, Webhooks, WalletConfirmations, Payouts, PaymentOrders}
 
 // Message is one received message.
 type Message struct {

@@ -99,29 +99,3 @@ func checkOrderReference(param, s string) error {
 	}
 	return nil
 }
-
-// CheckPhone accepts an E.164 number: "+", a country code not starting with
-// 0, 8 to 15 digits in all; Kazakhstan's (+7) has exactly ten digits after
-// the 7.
-func CheckPhone(s string) error {
-	bad := func(msg string) error { return apierr.Invalidf("phoneNumber", "phoneNumber %s", msg) }
-	if len(s) == 0 || s[0] != '+' {
-		return bad("must be in E.164 form: + then the country code and number, e.g. +77011234567")
-	}
-	digits := s[1:]
-	if len(digits) < 8 || len(digits) > 15 {
-		return bad("must have 8 to 15 digits after the +")
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return bad("may hold only digits after the +")
-		}
-	}
-	if digits[0] == '0' {
-		return bad("has no country code (a country code never starts with 0)")
-	}
-	if digits[0] == '7' && len(digits) != 11 {
-		return bad("of Kazakhstan and Russia (+7) has exactly ten digits after the 7")
-	}
-	return nil
-}

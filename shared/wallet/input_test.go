@@ -36,21 +36,6 @@ func TestCheckIIN(t *testing.T) {
 	}
 }
 
-func TestIINCheckDigitTakesTheSecondPass(t *testing.T) {
-	var d [12]int
-	for i, c := range iinSecondPass {
-		d[i] = int(c - '0')
-	}
-	sum := 0
-	for i := 0; i < 11; i++ {
-		sum += d[i] * (i + 1)
-	}
-	assert.Equal(t, 10, sum%11, "this IIN's first pass gives 10")
-	c, ok := iinCheckDigit(d)
-	assert.True(t, ok)
-	assert.Equal(t, 6, c)
-}
-
 func TestCheckPhone(t *testing.T) {
 	for _, ok := range []string{"+77011234567", "+12025550123", "+4915112345678", "+33612345678", "+861234567890123"} {
 		assert.NoError(t, CheckPhone(ok), ok)

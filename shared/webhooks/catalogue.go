@@ -18,7 +18,8 @@ type EventTypeInfo struct {
 // validates enabled_events against. The OpenAPI enum (EventType in
 // paths-webhooks.json) and the README table repeat it; a test holds the three
 // and the writers (orders, payments, checkout sessions, deposits, wallet,
-// split requests, payouts, disputes) to it. A group that starts emitting a
+// split requests, payouts, disputes, payment orders, distributions, invoices)
+// to it. A group that starts emitting a
 // new type adds it here first.
 var Catalogue = []EventTypeInfo{
 	{"order.completed", "A Gate order was fulfilled; data is the order with its order_content."},
@@ -49,6 +50,13 @@ var Catalogue = []EventTypeInfo{
 	{"dispute.created", "A cardholder disputed a captured payment (needs_response): its amount and the dispute fee are held from the balance until it closes; data is the dispute with its due_by."},
 	{"dispute.updated", "Evidence was added to a dispute, or submitted (under_review)."},
 	{"dispute.closed", "A dispute was won (the hold released) or lost (the amount back to the cardholder, the fee kept): accepted, not answered by due_by, or decided on review (closed_reason)."},
+	{"payment_order.created", "A settlement payment order was created: its amount moved from the beneficiary's balance to its reserve; data is the order (amount, currency, status, merchant_id, beneficiary_id, id)."},
+	{"payment_order.paid", "The bank paid a settlement payment order to the beneficiary's account (paid)."},
+	{"payment_order.failed", "The bank refused a settlement payment order, or never answered and has no record of it (failed, with failure_reason); the reserve is the beneficiary's balance again."},
+	{"distribution.completed", "Every line of a distribution is credited to its beneficiary; data is the distribution with its lines."},
+	{"invoice.paid", "The payer paid a bank invoice: its amount is the merchant's (pending, then available as a capture's)."},
+	{"invoice.expired", "A bank invoice reached expires_at unpaid (written within about a minute)."},
+	{"invoice.cancelled", "The merchant cancelled an unpaid bank invoice."},
 	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
 	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
 	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},

@@ -16,11 +16,13 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/balance"
+	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/disputes"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/invoices"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/openapi"
 	"github.com/paygate/paygate/shared/payments"
@@ -158,6 +160,9 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	emitted = append(emitted, payments.EventSplitApplied)
 	emitted = append(emitted, balance.EventTypes...)
 	emitted = append(emitted, disputes.EventTypes...)
+	// Settlement payment orders and distributions; bank invoices.
+	emitted = append(emitted, beneficiaries.EventTypes...)
+	emitted = append(emitted, invoices.EventTypes...)
 	emitted = append(emitted, links.EventTypes...)
 	for _, typ := range emitted {
 		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
+	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/customers"
 	"github.com/paygate/paygate/shared/direct"
@@ -21,6 +22,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/health"
+	"github.com/paygate/paygate/shared/invoices"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/merchants"
 	"github.com/paygate/paygate/shared/registry"
@@ -30,11 +32,13 @@ import (
 	"github.com/paygate/paygate/shared/walletpay"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/wiring/balancewire"
+	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/customerwire"
 	"github.com/paygate/paygate/shared/wiring/directwire"
 	"github.com/paygate/paygate/shared/wiring/disputewire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/invoicewire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/platformwire"
@@ -45,7 +49,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area, disputes.Area, direct.Area, walletpay.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -53,40 +57,74 @@ func Areas() []registry.Area {
 // wire packages, because a map there would make every function of an area
 // link every builder of that area.
 var builders = map[string]any{
-	health.HealthGroup.Function:        app.HTTPBuilder(platformwire.Health),
-	merchants.MerchantsGroup.Function:  app.HTTPBuilder(platformwire.Merchants),
-	catalog.CatalogGroup.Function:      app.HTTPBuilder(gatewire.GateCatalog),
-	ledger.BalanceGroup.Function:       app.HTTPBuilder(gatewire.GateBalance),
-	orders.OrdersGroup.Function:        app.HTTPBuilder(gatewire.GateOrders),
-	orders.FulfilmentGroup.Function:    app.SQSBuilder(gatewire.GateFulfilment),
-	orders.ReconcilerGroup.Function:    TaskBuilder(gatewire.GateOrderReconciler),
-	checkout.SessionsGroup.Function:    checkoutwire.CheckoutSessions,
-	checkout.PaymentsGroup.Function:    checkoutwire.CheckoutPayments,
-	checkout.ClientGroup.Function:      checkoutwire.CheckoutClient,
-	checkout.TestHelpersGroup.Function: checkoutwire.CheckoutTestHelpers,
-	checkout.ExpirerGroup.Function:     TaskBuilder(checkoutwire.CheckoutSessionExpirer),
-	webhooks.EndpointsGroup.Function:   app.HTTPBuilder(webhookwire.WebhookEndpoints),
-	webhooks.EventsGroup.Function:      app.HTTPBuilder(webhookwire.Events),
-	webhooks.PublisherGroup.Function:   app.StreamBuilder(webhookwire.WebhookPublisher),
-	webhooks.SenderGroup.Function:      app.SQSBuilder(webhookwire.WebhookSender),
-	wallet.WalletGroup.Function:        app.HTTPBuilder(walletwire.Wallet),
-	wallet.ConfirmationsGroup.Function: app.SQSBuilder(walletwire.WalletConfirmations),
-	wallet.ExpirerGroup.Function:       TaskBuilder(walletwire.WalletExpirer),
-	pay.TransactionsGroup.Function:     app.HTTPBuilder(paywire.Transactions),
-	pay.ModificationsGroup.Function:    app.HTTPBuilder(paywire.CheckoutModifications),
-	pay.ExpirerGroup.Function:          TaskBuilder(paywire.AuthorizationExpirer),
-	splits.SplitRequestsGroup.Function: app.HTTPBuilder(paywire.SplitRequests),
-	balance.BalanceGroup.Function:      app.HTTPBuilder(balancewire.MerchantBalance),
-	balance.PayoutsGroup.Function:      app.SQSBuilder(balancewire.PayoutsSender),
-	balance.SettlementGroup.Function:   TaskBuilder(balancewire.Settlement),
-	disputes.DisputesGroup.Function:    app.HTTPBuilder(disputewire.Disputes),
-	disputes.SweeperGroup.Function:     TaskBuilder(disputewire.DisputeSweeper),
-	customers.CustomersGroup.Function:  app.HTTPBuilder(customerwire.Customers),
-	direct.PaymentsGroup.Function:      app.HTTPBuilder(directwire.DirectPayments),
-	walletpay.SessionsGroup.Function:   app.HTTPBuilder(walletpaywire.WalletSessions),
-	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
-	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
-	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),
+	health.HealthGroup.Function:               app.HTTPBuilder(platformwire.Health),
+	merchants.MerchantsGroup.Function:         app.HTTPBuilder(platformwire.Merchants),
+	catalog.CatalogGroup.Function:             app.HTTPBuilder(gatewire.GateCatalog),
+	ledger.BalanceGroup.Function:              app.HTTPBuilder(gatewire.GateBalance),
+	orders.OrdersGroup.Function:               app.HTTPBuilder(gatewire.GateOrders),
+	orders.FulfilmentGroup.Function:           app.SQSBuilder(gatewire.GateFulfilment),
+	orders.ReconcilerGroup.Function:           TaskBuilder(gatewire.GateOrderReconciler),
+	checkout.SessionsGroup.Function:           checkoutwire.CheckoutSessions,
+	checkout.PaymentsGroup.Function:           checkoutwire.CheckoutPayments,
+	checkout.ClientGroup.Function:             checkoutwire.CheckoutClient,
+	checkout.TestHelpersGroup.Function:        checkoutwire.CheckoutTestHelpers,
+	checkout.ExpirerGroup.Function:            TaskBuilder(checkoutwire.CheckoutSessionExpirer),
+	webhooks.EndpointsGroup.Function:          app.HTTPBuilder(webhookwire.WebhookEndpoints),
+	webhooks.EventsGroup.Function:             app.HTTPBuilder(webhookwire.Events),
+	webhooks.PublisherGroup.Function:          app.StreamBuilder(webhookwire.WebhookPublisher),
+	webhooks.SenderGroup.Function:             app.SQSBuilder(webhookwire.WebhookSender),
+	wallet.WalletGroup.Function:               app.HTTPBuilder(walletwire.Wallet),
+	wallet.ConfirmationsGroup.Function:        app.SQSBuilder(walletwire.WalletConfirmations),
+	wallet.ExpirerGroup.Function:              TaskBuilder(walletwire.WalletExpirer),
+	pay.TransactionsGroup.Function:            app.HTTPBuilder(paywire.Transactions),
+	pay.ModificationsGroup.Function:           app.HTTPBuilder(paywire.CheckoutModifications),
+	pay.ExpirerGroup.Function:                 TaskBuilder(paywire.AuthorizationExpirer),
+	splits.SplitRequestsGroup.Function:        app.HTTPBuilder(paywire.SplitRequests),
+	balance.BalanceGroup.Function:             app.HTTPBuilder(balancewire.MerchantBalance),
+	balance.PayoutsGroup.Function:             app.SQSBuilder(balancewire.PayoutsSender),
+	balance.SettlementGroup.Function:          TaskBuilder(balancewire.Settlement),
+	disputes.DisputesGroup.Function:           app.HTTPBuilder(disputewire.Disputes),
+	disputes.SweeperGroup.Function:            TaskBuilder(disputewire.DisputeSweeper),
+	customers.CustomersGroup.Function:         app.HTTPBuilder(customerwire.Customers),
+	direct.PaymentsGroup.Function:             app.HTTPBuilder(directwire.DirectPayments),
+	walletpay.SessionsGroup.Function:          app.HTTPBuilder(walletpaywire.WalletSessions),
+	links.APIGroup.Function:                   app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:                  app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:               TaskBuilder(linkwire.PaymentLinkExpirer),
+	health.HealthGroup.Function:               app.HTTPBuilder(platformwire.Health),
+	merchants.MerchantsGroup.Function:         app.HTTPBuilder(platformwire.Merchants),
+	catalog.CatalogGroup.Function:             app.HTTPBuilder(gatewire.GateCatalog),
+	ledger.BalanceGroup.Function:              app.HTTPBuilder(gatewire.GateBalance),
+	orders.OrdersGroup.Function:               app.HTTPBuilder(gatewire.GateOrders),
+	orders.FulfilmentGroup.Function:           app.SQSBuilder(gatewire.GateFulfilment),
+	orders.ReconcilerGroup.Function:           TaskBuilder(gatewire.GateOrderReconciler),
+	checkout.SessionsGroup.Function:           checkoutwire.CheckoutSessions,
+	checkout.PaymentsGroup.Function:           checkoutwire.CheckoutPayments,
+	checkout.ClientGroup.Function:             checkoutwire.CheckoutClient,
+	checkout.TestHelpersGroup.Function:        checkoutwire.CheckoutTestHelpers,
+	checkout.ExpirerGroup.Function:            TaskBuilder(checkoutwire.CheckoutSessionExpirer),
+	webhooks.EndpointsGroup.Function:          app.HTTPBuilder(webhookwire.WebhookEndpoints),
+	webhooks.EventsGroup.Function:             app.HTTPBuilder(webhookwire.Events),
+	webhooks.PublisherGroup.Function:          app.StreamBuilder(webhookwire.WebhookPublisher),
+	webhooks.SenderGroup.Function:             app.SQSBuilder(webhookwire.WebhookSender),
+	wallet.WalletGroup.Function:               app.HTTPBuilder(walletwire.Wallet),
+	wallet.ConfirmationsGroup.Function:        app.SQSBuilder(walletwire.WalletConfirmations),
+	wallet.ExpirerGroup.Function:              TaskBuilder(walletwire.WalletExpirer),
+	pay.TransactionsGroup.Function:            app.HTTPBuilder(paywire.Transactions),
+	pay.ModificationsGroup.Function:           app.HTTPBuilder(paywire.CheckoutModifications),
+	pay.ExpirerGroup.Function:                 TaskBuilder(paywire.AuthorizationExpirer),
+	splits.SplitRequestsGroup.Function:        app.HTTPBuilder(paywire.SplitRequests),
+	balance.BalanceGroup.Function:             app.HTTPBuilder(balancewire.MerchantBalance),
+	balance.PayoutsGroup.Function:             app.SQSBuilder(balancewire.PayoutsSender),
+	balance.SettlementGroup.Function:          TaskBuilder(balancewire.Settlement),
+	beneficiaries.BeneficiariesGroup.Function: app.HTTPBuilder(beneficiarywire.Beneficiaries),
+	beneficiaries.PaymentOrdersGroup.Function: app.SQSBuilder(beneficiarywire.PaymentOrdersSender),
+	invoices.InvoicesGroup.Function:           app.HTTPBuilder(invoicewire.Invoices),
+	invoices.ExpiryGroup.Function:             TaskBuilder(invoicewire.InvoiceExpiry),
+	customers.CustomersGroup.Function:         app.HTTPBuilder(customerwire.Customers),
+	links.APIGroup.Function:                   app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:                  app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:               TaskBuilder(linkwire.PaymentLinkExpirer),
 }
 
 // TaskBuilder builds a scheduled function's task.

@@ -60,6 +60,14 @@ def _path_ids(path):
         return {"id": SEED["dispute_id"]}
     if path.startswith("/test-helpers/transactions/{id}"):
         return {"id": SEED["dispute_transaction_id"]}
+    if path.startswith("/v1/merchants/beneficiaries/{id}"):
+        return {"id": SEED["beneficiary_id"]}
+    if path.startswith("/v1/merchants/settlement-payment-orders/{id}"):
+        return {"id": SEED["payment_order_id"]}
+    if path.startswith("/v1/distributions/{id}"):
+        return {"id": SEED["distribution_id"]}
+    if path.startswith("/v1/invoices/{id}") or path.startswith("/test-helpers/invoices/{id}"):
+        return {"id": SEED["invoice_id"]}
     if path.startswith("/v1/customers/{id}"):
         return {"id": SEED["customer_id"], "token_id": SEED["spare_card_token_id"]}
     if "{paymentPspReference}" in path:
@@ -104,6 +112,15 @@ def map_case(context, case):
             case.body["payout_card_id"] = SEED["payout_card_id"]
         if path == "/v1/split-requests" and isinstance(case.body.get("transaction_id"), str):
             case.body["transaction_id"] = SEED["split_transaction_id"]
+        if path == "/v1/merchants/settlement-payment-orders" and isinstance(case.body.get("beneficiary_id"), str):
+            case.body["beneficiary_id"] = SEED["beneficiary_id"]
+        # A distribution's lines name the seeded beneficiary, once (a second
+        # line would name it twice: a 400 duplicate_beneficiary).
+        if path == "/v1/distributions" and isinstance(case.body.get("lines"), list) and case.body["lines"]:
+            line = case.body["lines"][0]
+            if isinstance(line, dict) and isinstance(line.get("beneficiary_id"), str):
+                line["beneficiary_id"] = SEED["beneficiary_id"]
+                case.body["lines"] = [line]
         if path == "/v1/payments/recurring":
             if isinstance(case.body.get("card_token_id"), str):
                 case.body["card_token_id"] = SEED["card_token_id"]
@@ -358,6 +375,31 @@ KNOWN = [
     known("POST", r"^/test-helpers/transactions/\{id\}/dispute$", REJECTED, "a dispute's amount is at most what is "
           "left of the payment (the seeded one: 200.00 EUR), due_by in the future and at most 30 days away",
           param=r"amount|due_by", message=r"(amount is more than what is left|due_by must be in the future).*"),
+    known("GET", r"^/v1/(merchants/(beneficiaries|settlement-payment-orders)|distributions|invoices)$", REJECTED,
+          "created_to must not be before created_from", param="created_to", message="created_to is before.*"),
+    known("POST", r"^/v1/merchants/beneficiaries(/\{id\})?$", REJECTED, "a beneficiary's identifiers carry check digits "
+          "(IIN and BIN: the weighted mod 11 rule, an IIN's first six digits a real date, a BIN's month, kind and "
+          "attribute; IBAN: ISO 13616 mod 97), its kbe must suit its type (a person is sector 9), a person has an iin "
+          "and no bin (a company the other way round), a name is not blank, an e-mail is a plain address: rules the "
+          "patterns cannot state", param=r"iin|bin|iban|kbe|name|email"),
+    known("POST", r"^/v1/(merchants/(beneficiaries/\{id\}/transfer|settlement-payment-orders)|distributions)$", REJECTED,
+          "money moves only from what is held in that currency: the seeded beneficiary holds KZT and generated "
+          "transfers and orders use it up; the merchant's available balance likewise",
+          message=r"the (available|beneficiary [0-9a-f-]+'s) [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/(merchants/settlement-payment-orders|distributions)$", REJECTED, "a generated case may disable the "
+          "seeded beneficiary (POST /v1/merchants/beneficiaries/{id} with status disabled): then it takes no money",
+          message=r"beneficiary \S+ is disabled: .*"),  # code is absent in bodies before 2024-01-15
+    known("POST", r"^/v1/merchants/settlement-payment-orders$", REJECTED, "a request_id that already made an order with "
+          "other values is refused (the same values answer 200 with that order)", param="request_id",
+          message=r"request_id .* already made payment order .*"),  # code is absent in bodies before 2024-01-15
+    known("POST", r"^/v1/distributions$", REJECTED, "the lines total at most 10^15 minor units", param="lines",
+          message=r"the lines total more than .*"),
+    known("POST", r"^/v1/invoices$", REJECTED, "a payer holds exactly one of phone, iin and bin, each valid (an IIN's date "
+          "and check digit, a BIN's, +7 numbers have ten digits after the 7); expires_at is at least a minute and at most "
+          "30 days ahead; line items add up to the amount; a description is not blank",
+          param=r"payer(\.(phone|iin|bin))?|expires_at|line_items(\[\d+\]\.(name|quantity))?|description"),
+    known("POST", r"^/(v1/invoices/\{id\}/cancel|test-helpers/invoices/\{id\}/pay)$", REJECTED,
+          "the seeded invoice was paid or cancelled by an earlier case: its other endings are a 409 naming why", status=409),
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "

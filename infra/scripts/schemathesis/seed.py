@@ -1,9 +1,10 @@
 """Seeds the local gateway for schemathesis: an order, a checkout session, a
 payment waiting for its 3-D Secure challenge, a wallet transaction, a
 captured card payment, a payout card and a payout, a split request, a
-customer with two card tokens, payment links and a link's page session, and
-a dispute with evidence (and another captured payment for the helper that
-opens one), so generated requests reach real records, not only 404s. Prints
+customer with two card tokens, payment links and a link's page session, a
+dispute with evidence (and another captured payment for the helper that opens
+one), a beneficiary holding KZT with a distribution and a payment order, and an
+unpaid invoice, so generated requests reach real records, not only 404s. Prints
 the ids as JSON (read by hooks.py).
 
 Environment: PG_BASE_URL, SANDBOX_API_KEY.
@@ -96,6 +97,22 @@ for number in ("4111111111111111", "5555555555554444"):
 customer = saved[0]["customer_id"]
 if saved[1]["customer_id"] != customer or saved[0]["card_token_id"] == saved[1]["card_token_id"]:
     sys.exit(f"seed: expected one customer with two card tokens, got {saved}")
+# Beneficiaries: an invoice the sandbox pays makes KZT available; a
+# beneficiary holds part of it (a distribution), a payment order reserves
+# some of that, and an unpaid invoice waits for generated cancels and
+# payments.
+funds = call("POST", "/v1/invoices", {"amount": {"value": 100000000, "currency": "KZT"}, "payer": {"phone": "+77011234567"},
+                                       "description": "schemathesis funds", "order_reference": "schemathesis-funds"})
+call("POST", "/test-helpers/invoices/" + funds["id"] + "/pay", {})
+beneficiary = call("POST", "/v1/merchants/beneficiaries", {"name": "Schemathesis Seed", "type": "person", "iin": "900101300017",
+                                                           "iban": "KZ699990000000000001", "bic": "CASPKZKA", "kbe": "19"})
+distribution = call("POST", "/v1/distributions", {"reference": "schemathesis-seed", "lines": [
+    {"beneficiary_id": beneficiary["id"], "amount": {"value": 50000000, "currency": "KZT"}}]})
+payment_order = call("POST", "/v1/merchants/settlement-payment-orders", {"beneficiary_id": beneficiary["id"],
+                     "amount": {"value": 1000, "currency": "KZT"}, "purpose_code": "119", "description": "schemathesis seed",
+                     "request_id": "schemathesis-seed"})
+invoice = call("POST", "/v1/invoices", {"amount": {"value": 1000, "currency": "KZT"}, "payer": {"phone": "+77011234567"},
+                                        "description": "schemathesis seed", "order_reference": "schemathesis-seed"})
 # Two payment links: one for the links API (which may cancel it), one whose
 # hosted page has its session open, for the page's calls.
 link_api = call("POST", "/v1/payment-links", {"amount": {"value": 5000, "currency": "EUR"}, "order_reference": "schemathesis-link"})
@@ -128,6 +145,8 @@ json.dump({"dispute_id": dispute["id"], "dispute_transaction_id": captured("sche
            "cancel_reference": "schemathesis-cancel", "payout_card_id": payout_card["id"], "payout_id": payout["id"],
            "split_request_id": split["id"], "split_transaction_id": split_tx["pspReference"], "customer_id": customer,
            "card_token_id": saved[0]["card_token_id"], "spare_card_token_id": saved[1]["card_token_id"],
+           "beneficiary_id": beneficiary["id"], "distribution_id": distribution["id"], "payment_order_id": payment_order["id"],
+           "invoice_id": invoice["id"],
            "link_id": link_api["id"], "page_link_id": link_page["id"],
            "link_session_id": link_session["id"], "link_session_data": link_session["sessionData"],
            "paid_link_id": link_paid["id"]}, sys.stdout)

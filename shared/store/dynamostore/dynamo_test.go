@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -97,4 +98,30 @@ func TestTablesFromEnv(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "TABLE_LEDGER")
 	assert.Contains(t, err.Error(), "TABLE_EVENTS")
+}
+
+// TestGetManyBatchesReads: store.GetMany on DynamoDB reads 100 keys per
+// BatchGetItem, of any tables, strongly consistent (a key written just
+// before is found), and no GetItem.
+func TestGetManyBatchesReads(t *testing.T) {
+	counter := dynamostore.NewCallCounter()
+	client := dynamotest.Client(t, counter.Option())
+	s := dynamostore.New(client, dynamotest.Tables(t, client), nil)
+	ctx := context.Background()
+	var keys []store.Key
+	for i := 0; i < 250; i++ {
+		k := store.Key{Table: store.TableAccounts, PK: "batch", SK: fmt.Sprintf("k%03d", i)}
+		if i%2 == 1 {
+			k.Table = store.TableLedger
+		}
+		require.NoError(t, s.Write(ctx, store.Put(store.Item{Key: k, Data: []byte("x")}, store.Always)))
+		keys = append(keys, k)
+	}
+	counter.Reset()
+	got, err := store.GetMany(ctx, s, keys)
+	require.NoError(t, err)
+	assert.Len(t, got, 250)
+	assert.Equal(t, map[string]int{"BatchGetItem": 3}, counter.Counts())
+	_, err = s.GetMany(ctx, keys[:store.MaxBatchGet+1])
+	assert.ErrorIs(t, err, store.ErrInvalid, "one call takes at most MaxBatchGet keys")
 }

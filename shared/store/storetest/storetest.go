@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Limits", func(t *testing.T) { runLimits(t, newStore) })
 	t.Run("Counters", func(t *testing.T) { runCounters(t, newStore) })
 	t.Run("Parity", func(t *testing.T) { runParity(t, newStore) })
+	t.Run("GetMany", func(t *testing.T) { runGetMany(t, newStore) })
 }
 
 // Clock is a manual clock for expiry tests.

@@ -1,6 +1,7 @@
 // Package balancewire builds the merchant balance's functions: the balance,
 // entries, payout card and payout routes, the payouts consumer and the
-// settlement task.
+// settlement task (which also sweeps the beneficiaries' payment orders and
+// distributions).
 package balancewire
 
 import (
@@ -9,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
 )
 
 func service(d *app.Deps) *balance.Service {
@@ -21,11 +23,16 @@ func MerchantBalance(d *app.Deps) (httpapi.Group, error) { return service(d).Gro
 // PayoutsSender builds the PayoutsSenderFunction (queue consumer).
 func PayoutsSender(d *app.Deps) (app.SQSHandler, error) { return service(d).HandleSQS, nil }
 
-// Settlement builds the SettlementFunction's task.
+// Settlement builds the SettlementFunction's task: the captures due for
+// settlement and the payouts to re-queue (shared/balance), then the payment
+// orders to re-queue and the distributions to finish (shared/beneficiaries).
 func Settlement(d *app.Deps) (func(context.Context) error, error) {
-	svc := service(d)
+	svc, ben := service(d), beneficiarywire.Service(d)
 	return func(ctx context.Context) error {
 		_, _, err := svc.Settle(ctx)
+		if _, berr := ben.Sweep(ctx); err == nil {
+			err = berr
+		}
 		return err
 	}, nil
 }

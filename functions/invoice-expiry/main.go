@@ -1,0 +1,11 @@
+// Command invoice-expiry is the InvoiceExpiryFunction, run every minute by an
+// EventBridge schedule: it marks the invoices whose expires_at passed unpaid
+// expired, each with its invoice.expired event.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/wiring/invoicewire"
+)
+
+func main() { app.StartScheduled(invoicewire.InvoiceExpiry) }

@@ -1,0 +1,12 @@
+// Command payment-orders-sender is the PaymentOrdersSenderFunction Lambda: it
+// consumes the payment orders queue, sends each order to the bank and
+// records its answer.
+package main
+
+import (
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/app/sqsapp"
+	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
+)
+
+func main() { app.StartSQS(beneficiarywire.PaymentOrdersSender, app.WithQueue(sqsapp.Open)) }

@@ -1,0 +1,138 @@
+package beneficiaries
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// HandleSQS is the payment orders queue's consumer (SQS event source with
+// ReportBatchItemFailures): each message names one order. An order the
+// bank has not decided, or whose processing failed, is reported failed
+// after its message's visibility is set to when to ask again; after
+// queue.MaxReceives receives it goes to the DLQ (alarmed), and the
+// settlement task re-queues it while it is still created.
+func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	var resp events.SQSEventResponse
+	for _, m := range ev.Records {
+		if !s.handleMessage(ctx, m) {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+		}
+	}
+	return resp, nil
+}
+
+// retryAfterError is how long a message whose processing failed stays hidden.
+const retryAfterError = 2 * time.Second
+
+func (s *Service) handleMessage(ctx context.Context, m events.SQSMessage) bool {
+	var msg Message
+	if err := json.Unmarshal([]byte(m.Body), &msg); err != nil || msg.AccountID == "" || !ids.Valid(msg.PaymentOrderID) {
+		s.log.Error("payment order message malformed; dropped", "message_id", m.MessageId)
+		return true
+	}
+	again, err := s.Process(ctx, msg.AccountID, msg.PaymentOrderID)
+	switch {
+	case apierr.Is(err, apierr.NotFound):
+		s.log.Error("payment order message names no order; dropped", "message_id", m.MessageId, "payment_order_id", msg.PaymentOrderID)
+		return true
+	case err != nil:
+		s.log.Warn("payment order processing failed; will retry", "payment_order_id", msg.PaymentOrderID, "error", err.Error())
+		again = retryAfterError
+	case again == 0:
+		return true
+	}
+	if err := s.q.ChangeVisibility(ctx, queue.PaymentOrders, m.ReceiptHandle, again.Round(time.Second)+time.Second); err != nil {
+		s.log.Warn("payment order backoff not set", "message_id", m.MessageId, "error", err.Error())
+	}
+	return false
+}
+
+// RequeueAge is how long an order may stay created before the settlement
+// task sends its message again (a message lost between commit and send). It
+// is longer than the slow sandbox IBAN's SlowFor, so a slow order is not
+// sent twice in the normal case (twice would still pay it once).
+const RequeueAge = 2 * time.Minute
+
+// ResumeAge is how long a distribution may stay processing before the
+// settlement task resumes its credits (the request that made it died
+// between chunks; it normally finishes them in milliseconds).
+const ResumeAge = 30 * time.Second
+
+// sweepBatch bounds the records one run handles per index shard.
+const sweepBatch = 100
+
+// SweepResult is what one run of Sweep did.
+type SweepResult struct {
+	Requeued int // payment orders whose message was sent again
+	Resumed  int // distributions whose remaining chunks were credited
+}
+
+// Sweep is this package's part of the settlement task (SettlementFunction,
+// every minute): it re-queues the payment orders still created RequeueAge
+// after they were made, and finishes the distributions still processing
+// ResumeAge after they were made (each chunk once, whatever else runs).
+// Errors are the first met; the rest still ran.
+func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
+	now := s.clock().UTC()
+	var res SweepResult
+	var firstErr error
+	fail := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	for shard := 0; shard < openShards; shard++ {
+		refs, err := s.due(ctx, orderOpenPK(shard), now.Add(-RequeueAge))
+		if err != nil {
+			fail(err)
+		}
+		for _, r := range refs {
+			s.enqueue(ctx, r.AccountID, r.ID)
+			res.Requeued++
+		}
+		refs, err = s.due(ctx, distOpenPK(shard), now.Add(-ResumeAge))
+		if err != nil {
+			fail(err)
+		}
+		for _, r := range refs {
+			d, err := s.loadDistribution(ctx, r.AccountID, r.ID)
+			if err == nil {
+				err = s.advance(ctx, d)
+			}
+			if err != nil {
+				s.log.Warn("distribution resume failed; the next run tries again", "distribution_id", r.ID, "error", err.Error())
+				fail(err)
+				continue
+			}
+			res.Resumed++
+		}
+	}
+	return res, firstErr
+}
+
+// due reads an open index shard's entries made before by. A malformed
+// entry is dropped.
+func (s *Service) due(ctx context.Context, pk string, by time.Time) ([]openRef, error) {
+	page, err := s.st.Query(ctx, store.Query{Table: store.TableLedger, PK: pk, To: by.Format(openSKTime) + "#", Limit: sweepBatch})
+	if err != nil {
+		return nil, apierr.Wrap("beneficiaries.Sweep", apierr.Unavailable, err)
+	}
+	var out []openRef
+	for _, it := range page.Items {
+		var ref openRef
+		if json.Unmarshal(it.Data, &ref) != nil || !ids.Valid(ref.ID) || ref.AccountID == "" {
+			_ = s.st.Write(ctx, store.Delete(it.Key, store.Always))
+			continue
+		}
+		out = append(out, ref)
+	}
+	return out, nil
+}

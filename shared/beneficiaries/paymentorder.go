@@ -1,0 +1,505 @@
+package beneficiaries
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/kzid"
+	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// OrderStatus is a settlement payment order's state.
+type OrderStatus string
+
+const (
+	OrderCreated OrderStatus = "created" // the amount is reserved; the bank has not paid it yet
+	OrderPaid    OrderStatus = "paid"    // the bank paid it to the beneficiary's account
+	OrderFailed  OrderStatus = "failed"  // the bank refused it (failure_reason); the reservation went back to the beneficiary
+)
+
+// OrderStatuses lists every status.
+var OrderStatuses = []OrderStatus{OrderCreated, OrderPaid, OrderFailed}
+
+// orderTransitions is the state machine: an order is decided once.
+var orderTransitions = map[OrderStatus][]OrderStatus{OrderCreated: {OrderPaid, OrderFailed}}
+
+// CanTransition reports whether from -> to is allowed.
+func (from OrderStatus) CanTransition(to OrderStatus) bool {
+	return slices.Contains(orderTransitions[from], to)
+}
+
+// Event types of payment orders (the webhooks catalogue lists them).
+const (
+	EventOrderCreated = "payment_order.created"
+	EventOrderPaid    = "payment_order.paid"
+	EventOrderFailed  = "payment_order.failed"
+	// EventDistributionCompleted: every line of a distribution is credited.
+	EventDistributionCompleted = "distribution.completed"
+)
+
+// EventTypes are every type this package writes.
+var EventTypes = []string{EventOrderCreated, EventOrderPaid, EventOrderFailed, EventDistributionCompleted}
+
+// BankAccount is the account a payment order pays, as the beneficiary had
+// it when the order was made.
+type BankAccount struct {
+	Name string `json:"name"`
+	IBAN string `json:"iban"`
+	BIC  string `json:"bic"`
+	KBe  string `json:"kbe"`
+	IIN  string `json:"iin,omitempty"`
+	BIN  string `json:"bin,omitempty"`
+}
+
+// PaymentOrder is a settlement payment order as the API (and its events)
+// show it.
+type PaymentOrder struct {
+	ID            string            `json:"id"`
+	Object        string            `json:"object"`
+	MerchantID    string            `json:"merchant_id"`
+	BeneficiaryID string            `json:"beneficiary_id"`
+	RequestID     string            `json:"request_id"`
+	Amount        Amount            `json:"amount"`
+	PurposeCode   string            `json:"purpose_code"`
+	Description   string            `json:"description"`
+	BankAccount   BankAccount       `json:"bank_account"`
+	Status        OrderStatus       `json:"status"`
+	FailureReason string            `json:"failure_reason,omitempty"`
+	Livemode      bool              `json:"livemode"`
+	Metadata      map[string]string `json:"metadata"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	PaidAt        *time.Time        `json:"paid_at,omitempty"`
+	FailedAt      *time.Time        `json:"failed_at,omitempty"`
+}
+
+// order is the stored payment order.
+type order struct {
+	PaymentOrder
+	AccountID string `json:"account_id"`
+	Attempts  int    `json:"attempts"` // bank calls that got no answer
+	version   int64
+}
+
+func (o *order) view() PaymentOrder {
+	v := o.PaymentOrder
+	v.Object = KindPaymentOrder
+	if v.Metadata == nil {
+		v.Metadata = map[string]string{}
+	}
+	return v
+}
+
+func (o *order) item() (store.Item, error) {
+	data, err := json.Marshal(o)
+	return store.Item{Key: orderKey(o.AccountID, o.ID), Data: data}, err
+}
+
+func decodeOrder(it store.Item) (*order, error) {
+	var o order
+	if err := json.Unmarshal(it.Data, &o); err != nil {
+		return nil, apierr.Wrap("beneficiaries.decodeOrder", apierr.Internal, err)
+	}
+	o.version = it.Version
+	return &o, nil
+}
+
+func (o *order) move() ledger.BeneficiaryMove {
+	return ledger.BeneficiaryMove{AccountID: o.AccountID, Currency: o.Amount.Currency, Livemode: o.Livemode,
+		BeneficiaryID: o.BeneficiaryID, Source: ledger.Source{Type: ledger.SourcePaymentOrder, ID: o.ID}, Amount: o.Amount.Value}
+}
+
+func (o *order) openKey() store.Key { return openKey(orderOpenPK, o.AccountID, o.ID, o.CreatedAt) }
+
+// OrderRequest is the body of POST /v1/merchants/settlement-payment-orders.
+type OrderRequest struct {
+	BeneficiaryID *string           `json:"beneficiary_id" maxlen:"36"`
+	Amount        *AmountRequest    `json:"amount"`
+	PurposeCode   *string           `json:"purpose_code" maxlen:"3"`
+	Description   *string           `json:"description" maxlen:"250"`
+	RequestID     *string           `json:"request_id" maxlen:"64"`
+	Metadata      map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
+}
+
+// MaxRequestID is the longest request_id.
+const MaxRequestID = 64
+
+// orderFields is a valid order request.
+type orderFields struct {
+	beneficiaryID, purpose, description, requestID string
+	amount                                         Amount
+}
+
+// fingerprint is what makes two orders of one request_id the same order:
+// beneficiary, amount, purpose code and description (metadata aside).
+func (f orderFields) fingerprint() string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s\x00%s", f.beneficiaryID, f.amount.Value, f.amount.Currency, f.purpose, f.description)))
+	return hex.EncodeToString(h[:])
+}
+
+func (in *OrderRequest) validate() (orderFields, error) {
+	var f orderFields
+	if in.BeneficiaryID == nil {
+		return f, apierr.Missing("beneficiary_id")
+	}
+	if _, err := ids.ParseField("beneficiary_id", *in.BeneficiaryID); err != nil {
+		return f, err
+	}
+	amt, err := in.Amount.check("amount")
+	if err != nil {
+		return f, err
+	}
+	if in.PurposeCode == nil {
+		return f, apierr.Missing("purpose_code")
+	}
+	if err := kzid.CheckKNP("purpose_code", *in.PurposeCode); err != nil {
+		return f, err
+	}
+	desc, err := checkDescription("description", in.Description, true)
+	if err != nil {
+		return f, err
+	}
+	if in.RequestID == nil {
+		return f, apierr.Missing("request_id")
+	}
+	rid := *in.RequestID
+	if len(rid) < 1 || len(rid) > MaxRequestID {
+		return f, apierr.Invalidf("request_id", "request_id must be 1 to %d characters", MaxRequestID)
+	}
+	for i := 0; i < len(rid); i++ {
+		if rid[i] < 0x21 || rid[i] > 0x7e {
+			return f, apierr.Invalidf("request_id", "request_id must be printable ASCII without spaces (a UUID is a good one)")
+		}
+	}
+	if err := checkMetadata(in.Metadata); err != nil {
+		return f, err
+	}
+	return orderFields{beneficiaryID: *in.BeneficiaryID, purpose: *in.PurposeCode, description: desc, requestID: rid, amount: amt}, nil
+}
+
+// requestRef is the request_id index entry's Data.
+type requestRef struct {
+	OrderID     string `json:"payment_order_id"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// OrderInput is a payment order to create.
+type OrderInput struct {
+	AccountID string
+	Livemode  bool
+	Request   OrderRequest
+	Idem      *idempotency.Call // required
+}
+
+// OrderResult is what creating answers: the order, and whether it was made
+// now (201) or an earlier request with the same request_id made it (200).
+type OrderResult struct {
+	Order   PaymentOrder
+	Created bool
+}
+
+// CreateOrder reserves the amount from the beneficiary's balance and queues
+// the order for the bank: the request_id's index entry (put-if-absent), the
+// order (created), its open-index entry, the reservation entry and
+// balances, its payment_order.created event and the Idempotency-Key's
+// record, in one transaction; then the queue message.
+//
+// The order is deduplicated twice: by Idempotency-Key, as every money-moving
+// POST, and by request_id in the body, as the provider does. A request_id
+// that already made an order, sent with another key, makes nothing: with
+// the same beneficiary, amount, purpose code and description it answers 200
+// with that order as it is now (recorded under the new key), otherwise 422
+// request_id_reused. Errors: Invalid (naming the field), Forbidden (a live
+// key: no live bank is wired), NotFound (beneficiary_id: missing or another
+// account's), Conflict (beneficiary_disabled), InsufficientFunds (the
+// beneficiary holds less: nothing reserved or stored), IdempotencyMismatch
+// (request_id_reused), Unavailable; idempotency's.
+func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult, error) {
+	if !in.Idem.Keyed() {
+		return nil, idempotency.ValidateKey("")
+	}
+	f, err := in.Request.validate()
+	if err != nil {
+		return nil, err
+	}
+	if in.Livemode {
+		return nil, apierr.New(apierr.Forbidden, "live_settlement_unavailable",
+			"no live bank is configured: settlement payment orders can be made with test keys only")
+	}
+	b, err := s.load(ctx, in.AccountID, f.beneficiaryID)
+	if err != nil {
+		if apierr.Is(err, apierr.NotFound) {
+			e := notFound(f.beneficiaryID)
+			e.Param = "beneficiary_id"
+			return nil, e
+		}
+		return nil, err
+	}
+	if b.Status != Active {
+		return nil, &apierr.Error{Kind: apierr.Conflict, Code: "beneficiary_disabled", Param: "beneficiary_id",
+			Message: fmt.Sprintf("beneficiary %s is disabled: enable it before paying it", b.ID)}
+	}
+	now := s.clock().UTC()
+	o := &order{PaymentOrder: PaymentOrder{ID: ids.NewAt(now), MerchantID: in.AccountID, BeneficiaryID: b.ID, RequestID: f.requestID,
+		Amount: f.amount, PurposeCode: f.purpose, Description: f.description,
+		BankAccount: BankAccount{Name: b.Name, IBAN: b.IBAN, BIC: b.BIC, KBe: b.KBe, IIN: b.IIN, BIN: b.BIN},
+		Status:      OrderCreated, Livemode: b.Livemode, Metadata: in.Request.Metadata, CreatedAt: now, UpdatedAt: now},
+		AccountID: in.AccountID}
+	ref, _ := json.Marshal(requestRef{OrderID: o.ID, Fingerprint: f.fingerprint()})
+	ops := []store.Op{store.Put(store.Item{Key: requestKey(in.AccountID, f.requestID), Data: ref}, store.IfAbsent)}
+	var batch ledger.Batch
+	batch.ReserveForPaymentOrder(o.move(), now)
+	more, err := s.orderOps(o, nil, EventOrderCreated, &batch, now)
+	if err != nil {
+		return nil, err
+	}
+	ops = append(ops, more...)
+	view := o.view()
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindPaymentOrder, Value: view}, ops...)
+	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 0 {
+		return s.sameRequest(ctx, in, f, cf.Current)
+	}
+	if err != nil {
+		return nil, moneyErr("beneficiaries.CreateOrder", err, ops, "amount.value")
+	}
+	s.enqueue(ctx, o.AccountID, o.ID)
+	return &OrderResult{Order: view, Created: true}, nil
+}
+
+// sameRequest answers an order whose request_id already made one: the
+// existing order (200, recorded under this call's key) when the request is
+// the same, else 422 request_id_reused.
+func (s *Service) sameRequest(ctx context.Context, in OrderInput, f orderFields, current *store.Item) (*OrderResult, error) {
+	var ref requestRef
+	if current == nil || json.Unmarshal(current.Data, &ref) != nil || !ids.Valid(ref.OrderID) {
+		it, err := s.st.Get(ctx, requestKey(in.AccountID, f.requestID))
+		if err != nil || json.Unmarshal(it.Data, &ref) != nil {
+			return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Unavailable, fmt.Errorf("request_id index unreadable: %v", err))
+		}
+	}
+	if ref.Fingerprint != f.fingerprint() {
+		return nil, &apierr.Error{Kind: apierr.IdempotencyMismatch, Code: "request_id_reused", Param: "request_id",
+			Message: fmt.Sprintf("request_id %s already made payment order %s with another beneficiary, amount, purpose code or description", f.requestID, ref.OrderID)}
+	}
+	o, err := s.loadOrder(ctx, in.AccountID, ref.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	view := o.view()
+	if err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: KindPaymentOrder, Value: view}); err != nil {
+		if idempotency.FromKey(err) {
+			return nil, err
+		}
+		return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Unavailable, err)
+	}
+	return &OrderResult{Order: view}, nil
+}
+
+// orderOps are the writes of an order's change: the record (new, or
+// conditioned on the version read), the open index entry (put when new,
+// removed once decided), the event, and the ledger batch.
+func (s *Service) orderOps(o *order, was *OrderStatus, eventType string, b *ledger.Batch, now time.Time) ([]store.Op, error) {
+	it, err := o.item()
+	if err != nil {
+		return nil, apierr.Wrap("beneficiaries.orderOps", apierr.Internal, err)
+	}
+	var ops []store.Op
+	if was == nil {
+		ops = append(ops, store.Put(it, store.IfAbsent), store.Put(openItem(o.openKey(), o.AccountID, o.ID), store.IfAbsent))
+	} else {
+		ops = append(ops, store.Put(it, store.IfVersion(o.version)))
+		if *was == OrderCreated && o.Status != OrderCreated {
+			ops = append(ops, store.Delete(o.openKey(), store.Always))
+		}
+	}
+	ev, err := eventOp(o.AccountID, o.Livemode, eventType, o.view(), now)
+	if err != nil {
+		return nil, err
+	}
+	ops = append(ops, ev)
+	lops, err := b.Ops(now)
+	if err != nil {
+		return nil, err
+	}
+	return append(ops, lops...), nil
+}
+
+// Message is the payment orders queue's message body.
+type Message struct {
+	AccountID      string `json:"account_id"`
+	PaymentOrderID string `json:"payment_order_id"`
+}
+
+// enqueue hands an order to the consumer. A failure is logged: the order is
+// committed, and the settlement task re-queues orders left created.
+func (s *Service) enqueue(ctx context.Context, accountID, id string) {
+	body, _ := json.Marshal(Message{AccountID: accountID, PaymentOrderID: id})
+	if _, err := s.q.Send(context.WithoutCancel(ctx), queue.PaymentOrders, body, 0); err != nil {
+		s.log.Warn("payment order enqueue failed; the settlement task will re-queue it", "payment_order_id", id, "error", err.Error())
+	}
+}
+
+func (s *Service) loadOrder(ctx context.Context, accountID, id string) (*order, error) {
+	it, err := s.st.Get(ctx, orderKey(accountID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("no such payment order: %s", id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap("beneficiaries.loadOrder", apierr.Unavailable, err)
+	}
+	return decodeOrder(it)
+}
+
+// Order reads one of the account's payment orders; another account's is
+// NotFound. Errors: NotFound, Unavailable, Internal.
+func (s *Service) Order(ctx context.Context, accountID, id string) (*PaymentOrder, error) {
+	o, err := s.loadOrder(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	v := o.view()
+	return &v, nil
+}
+
+// OrderFilter narrows a payment order list; zero fields match everything.
+type OrderFilter struct {
+	Status        string
+	BeneficiaryID string
+	From, To      time.Time
+}
+
+// Orders pages the account's payment orders newest first: one partition,
+// the created range as a key range, status and beneficiary applied while
+// paging. Errors: Invalid (cursor), Unavailable, Internal.
+func (s *Service) Orders(ctx context.Context, accountID string, f OrderFilter, p httpapi.ListParams) ([]PaymentOrder, string, error) {
+	q := listQuery(orderPK(accountID), f.Status == "" && f.BeneficiaryID == "", f.From, f.To, p)
+	return listing.Collect(ctx, s.st, q, p.Limit, listing.DefaultBudget, func(it store.Item) (PaymentOrder, bool, error) {
+		o, err := decodeOrder(it)
+		if err != nil {
+			return PaymentOrder{}, false, err
+		}
+		ok := (f.Status == "" || string(o.Status) == f.Status) && (f.BeneficiaryID == "" || o.BeneficiaryID == f.BeneficiaryID) &&
+			inRange(o.CreatedAt, f.From, f.To)
+		return o.view(), ok, nil
+	})
+}
+
+// decide records the bank's final answer: the order becomes paid
+// (beneficiary_reserved -> bank) or failed (beneficiary_reserved ->
+// beneficiary), with its event and the open entry's removal, in one
+// transaction conditioned on the version read. An order already decided is
+// left as it is (a second delivery of its message): one outcome, one entry.
+func (s *Service) decide(ctx context.Context, o *order, res BankResult) error {
+	for attempt := 0; ; attempt++ {
+		if o.Status != OrderCreated {
+			return nil
+		}
+		now := s.clock().UTC()
+		was := o.Status
+		next := *o
+		var b ledger.Batch
+		event := EventOrderPaid
+		if res.Paid {
+			next.Status, next.PaidAt = OrderPaid, &now
+			b.PaymentOrderPaid(o.move(), now)
+		} else {
+			next.Status, next.FailedAt, next.FailureReason = OrderFailed, &now, res.Reason
+			b.PaymentOrderFailed(o.move(), now)
+			event = EventOrderFailed
+		}
+		if !was.CanTransition(next.Status) {
+			return apierr.New(apierr.Conflict, "payment_order_state_conflict", "payment order %s is %s", o.ID, o.Status)
+		}
+		next.UpdatedAt = now
+		ops, err := s.orderOps(&next, &was, event, &b, now)
+		if err != nil {
+			return err
+		}
+		err = s.st.Write(ctx, ops...)
+		if err == nil {
+			return nil
+		}
+		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
+			return apierr.Wrap("beneficiaries.decide", apierr.Unavailable, err)
+		}
+		if attempt+1 == changeAttempts {
+			return apierr.New(apierr.Conflict, "payment_order_busy", "payment order %s kept changing", o.ID)
+		}
+		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
+			return err
+		}
+		if o, err = s.loadOrder(ctx, o.AccountID, o.ID); err != nil {
+			return err
+		}
+	}
+}
+
+// MaxBankAttempts is how many bank calls may go unanswered before the
+// consumer asks the bank what became of the order (Lookup) and decides it:
+// paid if the bank paid it, else failed (bank_timeout), the reservation
+// released.
+const MaxBankAttempts = 3
+
+// Retry delays of the consumer.
+const (
+	retryAfterNoAnswer  = 5 * time.Second  // times the unanswered calls so far
+	retryWhileInProcess = 20 * time.Second // the bank accepted the order and is still paying it
+)
+
+// Process sends one created order to the bank and records its answer. An
+// order already decided is left as it is. It returns again > 0 when the
+// bank has not decided yet and the order should be asked about again after
+// that long. Errors: NotFound (no such order), Unavailable.
+func (s *Service) Process(ctx context.Context, accountID, id string) (again time.Duration, err error) {
+	o, err := s.loadOrder(ctx, accountID, id)
+	if err != nil || o.Status != OrderCreated {
+		return 0, err
+	}
+	res, err := s.bank.Pay(ctx, BankRequest{PaymentOrderID: o.ID, Amount: o.Amount.Value, Currency: o.Amount.Currency,
+		IBAN: o.BankAccount.IBAN, BIC: o.BankAccount.BIC, Livemode: o.Livemode})
+	switch {
+	case err == nil:
+		return 0, s.decide(ctx, o, res)
+	case errors.Is(err, ErrInProcess):
+		return retryWhileInProcess, nil
+	case !errors.Is(err, ErrNoAnswer):
+		return 0, err
+	}
+	o.Attempts++
+	if o.Attempts >= MaxBankAttempts {
+		res, found, err := s.bank.Lookup(ctx, o.ID)
+		if err != nil {
+			return retryAfterNoAnswer, nil
+		}
+		if !found {
+			res = BankResult{Reason: ReasonBankTimeout}
+		}
+		return 0, s.decide(ctx, o, res)
+	}
+	// Count the unanswered call, so a crash cannot reset the count.
+	it, err := o.item()
+	if err != nil {
+		return 0, apierr.Wrap("beneficiaries.Process", apierr.Internal, err)
+	}
+	if err := s.st.Write(ctx, store.Put(it, store.IfVersion(o.version))); err != nil {
+		if _, ok := store.IsConditionFailed(err); ok {
+			return 0, nil // decided or counted by another delivery meanwhile
+		}
+		return 0, apierr.Wrap("beneficiaries.Process", apierr.Unavailable, err)
+	}
+	return retryAfterNoAnswer * time.Duration(o.Attempts), nil
+}

@@ -1,0 +1,375 @@
+package invoices
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/retry"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Config builds a Service.
+type Config struct {
+	Store  store.Store
+	Clock  func() time.Time // nil: time.Now
+	Log    *slog.Logger     // nil: discard
+	Ledger ledger.Policy    // how a paid invoice posts: the settlement delay and the fee, as captures
+}
+
+// Service keeps bank invoices.
+type Service struct {
+	st    store.Store
+	clock func() time.Time
+	log   *slog.Logger
+	pol   ledger.Policy
+}
+
+// New builds the service.
+func New(c Config) *Service {
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{st: c.Store, clock: c.Clock, log: c.Log, pol: c.Ledger}
+}
+
+// CreateInput is an invoice to create.
+type CreateInput struct {
+	AccountID string
+	Livemode  bool
+	Request   CreateRequest
+	Idem      *idempotency.Call // required
+}
+
+// Create makes an invoice (created) and sends it to the payer's bank: the
+// invoice and its expiry-index entry, with the Idempotency-Key's record, in
+// one transaction. Errors: Invalid (naming the field), Unavailable;
+// idempotency's.
+func (s *Service) Create(ctx context.Context, in CreateInput) (*Invoice, error) {
+	if !in.Idem.Keyed() {
+		return nil, idempotency.ValidateKey("")
+	}
+	now := s.clock().UTC()
+	inv, err := in.Request.validate(now)
+	if err != nil {
+		return nil, err
+	}
+	inv.ID, inv.Status, inv.Livemode, inv.CreatedAt, inv.UpdatedAt = ids.NewAt(now), Created, in.Livemode, now, now
+	r := &record{Invoice: *inv, AccountID: in.AccountID}
+	it, err := r.item()
+	if err != nil {
+		return nil, apierr.Wrap("invoices.Create", apierr.Internal, err)
+	}
+	view := r.view(now)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: Kind, Value: view},
+		store.Put(it, store.IfAbsent), store.Put(r.expiryItem(), store.IfAbsent))
+	if err != nil {
+		if idempotency.FromKey(err) {
+			return nil, err
+		}
+		return nil, apierr.Wrap("invoices.Create", apierr.Unavailable, err)
+	}
+	return &view, nil
+}
+
+func (s *Service) load(ctx context.Context, accountID, id string) (*record, error) {
+	it, err := s.st.Get(ctx, invoiceKey(accountID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("no such invoice: %s", id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap("invoices.load", apierr.Unavailable, err)
+	}
+	return decode(it)
+}
+
+// Get reads one of the account's invoices (expired once expires_at passed
+// unpaid); another account's is NotFound. Errors: NotFound, Unavailable,
+// Internal.
+func (s *Service) Get(ctx context.Context, accountID, id string) (*Invoice, error) {
+	r, err := s.load(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	v := r.view(s.clock())
+	return &v, nil
+}
+
+// Filter narrows a list; zero fields match everything.
+type Filter struct {
+	Status         Status
+	OrderReference string
+	From, To       time.Time
+}
+
+// List pages the account's invoices newest first: one partition, the
+// created range as a key range, the status (as of now) and order reference
+// applied while paging. Errors: Invalid (cursor), Unavailable, Internal.
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Invoice, string, error) {
+	now := s.clock()
+	q := store.Query{Table: store.TableLedger, PK: invoicePK(accountID), Desc: true, Cursor: p.Cursor}
+	if f.Status == "" && f.OrderReference == "" {
+		q.Limit = p.Limit + 1
+	}
+	if !f.From.IsZero() {
+		q.From = ids.Bound(f.From, false)
+	}
+	if !f.To.IsZero() {
+		q.To = ids.Bound(f.To, true)
+	}
+	return listing.Collect(ctx, s.st, q, p.Limit, listing.DefaultBudget, func(it store.Item) (Invoice, bool, error) {
+		r, err := decode(it)
+		if err != nil {
+			return Invoice{}, false, err
+		}
+		v := r.view(now)
+		ok := (f.Status == "" || v.Status == f.Status) && (f.OrderReference == "" || v.OrderReference == f.OrderReference) &&
+			(f.From.IsZero() || !v.CreatedAt.Before(f.From)) && (f.To.IsZero() || !v.CreatedAt.After(f.To))
+		return v, ok, nil
+	})
+}
+
+// ActionInput names an invoice to act on.
+type ActionInput struct {
+	AccountID string
+	ID        string
+	Idem      *idempotency.Call
+}
+
+// changeAttempts bounds re-reads when an invoice changes under a write.
+const changeAttempts = 8
+
+var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
+
+// ended is the 409 of an invoice that can no longer be paid or cancelled.
+func ended(r *record, now time.Time) error {
+	switch r.StatusAt(now) {
+	case Paid:
+		return apierr.New(apierr.Conflict, "invoice_already_paid", "invoice %s is already paid", r.ID)
+	case Expired:
+		return apierr.New(apierr.Conflict, "invoice_expired", "invoice %s expired at %s unpaid", r.ID, r.ExpiresAt.Format(time.RFC3339))
+	case Cancelled:
+		return apierr.New(apierr.Conflict, "invoice_cancelled", "invoice %s was cancelled", r.ID)
+	}
+	return nil
+}
+
+// end moves a created invoice to status at now: the invoice (conditioned on
+// the version read), the expiry entry's removal, its event and, for a
+// payment, the ledger's entries, with the key's record, in one transaction.
+// A lost race re-reads: what the winner did decides (one payment, or a
+// 409). Errors: NotFound, Conflict (invoice_already_paid, invoice_expired,
+// invoice_cancelled), Unavailable; idempotency's.
+func (s *Service) end(ctx context.Context, in ActionInput, to Status) (*Invoice, error) {
+	for attempt := 0; ; attempt++ {
+		r, err := s.load(ctx, in.AccountID, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		now := s.clock().UTC()
+		if err := ended(r, now); err != nil {
+			if serr := in.Idem.Settled(ctx); serr != nil {
+				return nil, serr // a concurrent duplicate of this call won: replay it
+			}
+			return nil, err
+		}
+		next := *r
+		next.Status, next.UpdatedAt = to, now
+		event := EventCancelled
+		var b ledger.Batch
+		if to == Paid {
+			next.PaidAt, event = &now, EventPaid
+			b.InvoicePayment(s.pol, ledger.InvoicePayment{AccountID: r.AccountID, Currency: r.Amount.Currency, Livemode: r.Livemode,
+				InvoiceID: r.ID, Amount: r.Amount.Value}, now)
+		} else {
+			next.CancelledAt = &now
+		}
+		ops, err := s.endOps(&next, r, event, &b, now)
+		if err != nil {
+			return nil, err
+		}
+		view := next.view(now)
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view}, ops...)
+		if err == nil {
+			return &view, nil
+		}
+		if idempotency.FromKey(err) {
+			return nil, err
+		}
+		if ledger.IsOutOfRange(err) {
+			return nil, apierr.New(apierr.Conflict, "balance_limit_exceeded", "this payment would take the merchant's balance past its maximum")
+		}
+		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
+			return nil, apierr.Wrap("invoices.end", apierr.Unavailable, err)
+		}
+		if attempt+1 == changeAttempts {
+			return nil, apierr.New(apierr.Conflict, "invoice_busy", "invoice %s kept changing; retry", in.ID)
+		}
+		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// endOps are the writes that end an invoice: the record at the version
+// read, the expiry entry's removal, the event, the ledger's ops.
+func (s *Service) endOps(next, was *record, eventType string, b *ledger.Batch, now time.Time) ([]store.Op, error) {
+	it, err := next.item()
+	if err != nil {
+		return nil, apierr.Wrap("invoices.endOps", apierr.Internal, err)
+	}
+	ev, err := eventOp(next.AccountID, next.Livemode, eventType, next.view(now), now)
+	if err != nil {
+		return nil, err
+	}
+	ops := []store.Op{store.Put(it, store.IfVersion(was.version)), store.Delete(was.expiryKey(), store.Always), ev}
+	lops, err := b.Ops(now)
+	if err != nil {
+		return nil, err
+	}
+	return append(ops, lops...), nil
+}
+
+// Cancel cancels an unpaid invoice (the payer's bank withdraws it). Errors:
+// NotFound, Conflict (paid, expired or already cancelled), Unavailable;
+// idempotency's.
+func (s *Service) Cancel(ctx context.Context, in ActionInput) (*Invoice, error) {
+	return s.end(ctx, in, Cancelled)
+}
+
+// Pay is the sandbox payer's bank paying the invoice (test keys only, the
+// test helper): the invoice becomes paid and its amount the merchant's, as a
+// capture's (bank -> pending, less the fee, then available once the
+// settlement delay passed: at once in the sandbox), with invoice.paid, in
+// one transaction. Paid twice, or after expires_at: one payment, then 409.
+// Errors: NotFound, Conflict (invoice_already_paid, invoice_expired,
+// invoice_cancelled, balance_limit_exceeded), Unavailable; idempotency's.
+func (s *Service) Pay(ctx context.Context, in ActionInput) (*Invoice, error) {
+	return s.end(ctx, in, Paid)
+}
+
+// Event is an event record (the shape shared/webhooks reads), written in
+// the transaction of the change it reports.
+type Event struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Created  int64  `json:"created"`
+	Account  string `json:"account"`
+	Livemode bool   `json:"livemode"`
+	Data     any    `json:"data"`
+}
+
+// EventRetention is how long event records stay (as the other writers).
+const EventRetention = 30 * 24 * time.Hour
+
+func eventOp(accountID string, livemode bool, typ string, data any, now time.Time) (store.Op, error) {
+	ev := Event{ID: ids.Prefixed("evt"), Type: typ, Created: now.Unix(), Account: accountID, Livemode: livemode, Data: data}
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return store.Op{}, apierr.Wrap("invoices.event", apierr.Internal, err)
+	}
+	return store.Put(store.Item{Key: store.Key{Table: store.TableEvents, PK: "evt#" + accountID, SK: ev.ID}, Data: raw,
+		ExpiresAt: now.Add(EventRetention)}, store.IfAbsent), nil
+}
+
+// ExpireInterval is how often the expirer runs: invoice.expired comes at
+// most about this long after expires_at.
+const ExpireInterval = time.Minute
+
+// expirePerShard bounds the due entries one run handles per shard (the next
+// run takes the rest).
+const expirePerShard = 200
+
+// ExpireResult is what one run did.
+type ExpireResult struct {
+	Expired int // invoices marked expired, each with its event
+	Dropped int // entries of invoices that had ended otherwise, or are gone
+}
+
+// Expire is the InvoiceExpiryFunction's task: it reads the expiry index's
+// due entries shard by shard (a Query each, never a Scan) and marks each
+// invoice still created expired, with invoice.expired and the entry's
+// removal, in one transaction conditioned on the version read; a payment or
+// a cancel racing it needs the same version, so an invoice gets exactly one
+// ending. Errors: Unavailable (the rest of the shards still ran).
+func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
+	now := s.clock().UTC()
+	var res ExpireResult
+	var firstErr error
+	to := now.Add(time.Nanosecond).Format(expirySKTime) + "#"
+	for shard := 0; shard < expiryShards; shard++ {
+		page, err := s.st.Query(ctx, store.Query{Table: store.TableLedger, PK: expiryPK(shard), To: to, Limit: expirePerShard})
+		if err != nil {
+			if firstErr == nil {
+				firstErr = apierr.Wrap("invoices.Expire", apierr.Unavailable, err)
+			}
+			continue
+		}
+		for _, it := range page.Items {
+			expired, err := s.expireOne(ctx, it, now)
+			switch {
+			case err != nil:
+				if firstErr == nil {
+					firstErr = err
+				}
+			case expired:
+				res.Expired++
+			default:
+				res.Dropped++
+			}
+		}
+	}
+	if res.Expired+res.Dropped > 0 || firstErr != nil {
+		s.log.Info("invoice expirer run", "expired", res.Expired, "dropped", res.Dropped, "error", firstErr)
+	}
+	return res, firstErr
+}
+
+func (s *Service) expireOne(ctx context.Context, it store.Item, now time.Time) (bool, error) {
+	var ref expiryRef
+	drop := func() (bool, error) { return false, s.st.Write(ctx, store.Delete(it.Key, store.Always)) }
+	if json.Unmarshal(it.Data, &ref) != nil || !ids.Valid(ref.ID) || ref.AccountID == "" {
+		return drop()
+	}
+	for attempt := 0; attempt < changeAttempts; attempt++ {
+		r, err := s.load(ctx, ref.AccountID, ref.ID)
+		if apierr.Is(err, apierr.NotFound) {
+			return drop()
+		}
+		if err != nil {
+			return false, err
+		}
+		if r.Status != Created || now.Before(r.ExpiresAt) {
+			if r.Status == Created {
+				return false, nil // not due (the entry was written for another expiry): leave it
+			}
+			return drop()
+		}
+		next := *r
+		next.Status, next.UpdatedAt, next.ExpiredAt = Expired, now, &r.ExpiresAt
+		ops, err := s.endOps(&next, r, EventExpired, &ledger.Batch{}, now)
+		if err != nil {
+			return false, err
+		}
+		err = s.st.Write(ctx, ops...)
+		if err == nil {
+			return true, nil
+		}
+		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
+			return false, apierr.Wrap("invoices.Expire", apierr.Unavailable, err)
+		}
+	}
+	return false, apierr.New(apierr.Conflict, "invoice_busy", "invoice %s kept changing", ref.ID)
+}
