@@ -110,6 +110,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("warm GET /v1/merchants/me", func() ([]row, error) { return warmRow(root) })
 	step("DynamoDB calls per request", func() ([]row, error) { return dynamoRows(ctx) })
 	step("DynamoDB calls per order", func() ([]row, error) { return orderDynamoRows(ctx) })
+	step("hot balance", func() ([]row, error) { return hotBalanceRows(ctx, o) })
 	step("DynamoDB calls per checkout request", func() ([]row, error) { return checkoutDynamoRows(ctx) })
 	step("webhook calls per event per endpoint", func() ([]row, error) { return webhookCallRows(ctx) })
 	step("DynamoDB and SQS calls per wallet authorisation and confirmation", func() ([]row, error) { return walletDynamoRows(ctx) })
