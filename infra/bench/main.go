@@ -119,6 +119,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("hosted payment page first load", func() ([]row, error) { return hostedPageRows(ctx) })
 	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })
 	step("DynamoDB calls per recurring payment", func() ([]row, error) { return recurringDynamoRows(ctx) })
+	step("cost per million operations", func() ([]row, error) { return costRows(ctx, root) })
 	loadSteps(ctx, o, root, step)
 	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
 	if len(failed) > 0 {

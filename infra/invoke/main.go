@@ -35,6 +35,7 @@ type options struct {
 	memory                                                     bool   // -memory: size every function (memory.go)
 	runs                                                       int    // -memory: warm rounds
 	only                                                       string // -memory: functions matching this regexp
+	write                                                      bool   // -memory: set MemorySize in the template
 }
 
 func main() {
@@ -59,15 +60,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.quiet, "quiet", false, "do not copy the function's logs to stderr")
 	fs.BoolVar(&o.memory, "memory", false, "measure peak RSS and CPU per invocation of every function on its events/ samples, and print the MemorySize each should get")
 	fs.IntVar(&o.runs, "runs", 20, "-memory: warm rounds of each function's events")
+	fs.BoolVar(&o.write, "write", false, "-memory: set each measured function's MemorySize (and the comment giving its reason) in the template")
 	fs.StringVar(&o.only, "only", "", "-memory: only the functions whose logical id matches this regular expression")
 	if err := fs.Parse(args); err != nil {
 		return 1
 	}
 	if o.memory {
+		if o.template == "" {
+			root, err := runtimeapi.ModuleRoot(".")
+			if err != nil {
+				fmt.Fprintln(stderr, "invoke -memory:", err)
+				return 1
+			}
+			o.template = filepath.Join(root, "template.yaml")
+		}
 		if o.dataDir == filepath.Join(".data", "invoke") {
 			o.dataDir = "" // each function gets a fresh directory
 		}
-		if _, err := measureMemory(ctx, o, stdout, stderr); err != nil {
+		rows, err := measureMemory(ctx, o, stdout, stderr)
+		if err == nil && o.write {
+			err = writeTemplate(o.template, rows)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "invoke -memory:", err)
 			return 1
 		}

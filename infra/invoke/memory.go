@@ -283,3 +283,62 @@ func printMemory(w io.Writer, rows []memoryRow, o options) {
 		}
 	}
 }
+
+// writeTemplate sets each measured function's MemorySize in the template at
+// path, with its reason in the comment line above: an existing "# Memory"
+// comment and MemorySize of the function's Properties are replaced, else
+// both go after its CodeUri line. Functions not measured are left alone.
+func writeTemplate(path string, rows []memoryRow) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(b), "\n")
+	for _, r := range rows {
+		if r.Err != "" {
+			continue
+		}
+		if lines, err = setMemory(lines, r); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+}
+
+func setMemory(lines []string, r memoryRow) ([]string, error) {
+	start := -1
+	for i, l := range lines {
+		if l == "  "+r.LogicalID+":" {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return lines, fmt.Errorf("template: no resource line %q", "  "+r.LogicalID+":")
+	}
+	end := len(lines)
+	for i := start + 1; i < len(lines); i++ {
+		if l := lines[i]; len(l) > 2 && l[:2] == "  " && l[2] != ' ' && l[2] != '#' {
+			end = i
+			break
+		}
+	}
+	block := []string{"      # Memory " + r.reason() + ".", fmt.Sprintf("      MemorySize: %d", r.Recommended)}
+	codeURI := -1
+	for i := start; i < end; i++ {
+		switch {
+		case strings.HasPrefix(lines[i], "      MemorySize:"):
+			from := i
+			if i > start && strings.HasPrefix(lines[i-1], "      # Memory ") {
+				from = i - 1
+			}
+			return append(lines[:from], append(block, lines[i+1:]...)...), nil
+		case strings.HasPrefix(lines[i], "      CodeUri:"):
+			codeURI = i
+		}
+	}
+	if codeURI < 0 {
+		return lines, fmt.Errorf("template: %s has no CodeUri line", r.LogicalID)
+	}
+	return append(lines[:codeURI+1], append(block, lines[codeURI+1:]...)...), nil
+}

@@ -105,3 +105,23 @@ func TestSubmitFailureFailsOnlyItsOwnWrite(t *testing.T) {
 	assert.EqualValues(t, 1+bad, it.Version)
 	t.Logf("%+v", s.CombineStats())
 }
+
+// TestCallCounterUnits: the counter reads the capacity DynamoDB reports (the
+// cost table's source): a small write 1 WCU, a consistent read 1 RCU, a
+// transaction twice its items' units (1 + 2 for an item of 1.5 KB).
+func TestCallCounterUnits(t *testing.T) {
+	counter := dynamostore.NewCallCounter()
+	client := dynamotest.Client(t, counter.Option())
+	s := dynamostore.New(client, dynamotest.Tables(t, client), nil)
+	ctx := context.Background()
+	k := store.Key{Table: store.TableAccounts, PK: "acct", SK: "key"}
+	require.NoError(t, s.Write(ctx, store.Put(store.Item{Key: k, Data: []byte("x")}, store.IfAbsent)))
+	assert.Equal(t, dynamostore.Units{Write: 1}, counter.Units())
+	counter.Reset()
+	_, err := s.Get(ctx, k)
+	require.NoError(t, err)
+	assert.Equal(t, dynamostore.Units{Read: 1}, counter.Units())
+	counter.Reset()
+	require.NoError(t, s.Write(ctx, store.Add(k, 1, false, store.Always), store.Put(store.Item{Key: store.Key{Table: store.TableOrders, PK: "o", SK: "o"}, Data: make([]byte, 1500)}, store.Always)))
+	assert.Equal(t, dynamostore.Units{Write: 6}, counter.Units())
+}
