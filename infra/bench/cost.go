@@ -206,8 +206,8 @@ func costRows(ctx context.Context, root string) ([]row, error) {
 			target, ok = fmt.Sprintf("< USD %.2f per million", op.target), verdict(total < op.target)
 		}
 		rows = append(rows, row{
-			name:  fmt.Sprintf("cost: USD per 1M %s (%s)", op.name, p.Region),
-			value: fmt.Sprintf("%.2f; biggest: %s (%s); %s", total, keys[0], strings.Join(parts, ", "), strings.Join(durs, "; ")),
+			name:   fmt.Sprintf("cost: USD per 1M %s (%s)", op.name, p.Region),
+			value:  fmt.Sprintf("%.2f; biggest: %s (%s); %s", total, keys[0], strings.Join(parts, ", "), strings.Join(durs, "; ")),
 			target: target, ok: ok,
 		})
 	}
@@ -400,7 +400,9 @@ func measureCostOps(ctx context.Context, endpoint, sqsEndpoint string) ([]costOp
 			}},
 		}},
 		{name: "card payments (POST /v2/payments, authorised and captured)", target: 6, stages: []stageFn{{"CheckoutPaymentsFunction", true,
-			func(i int) func() (int, error) { return call(http.MethodPost, "/v2/payments", fmt.Sprintf("cost-pay-%d-%d", runID, i), payBody(i, "")) }}}},
+			func(i int) func() (int, error) {
+				return call(http.MethodPost, "/v2/payments", fmt.Sprintf("cost-pay-%d-%d", runID, i), payBody(i, ""))
+			}}}},
 		{name: "refunds (POST /v1/transactions/{id}/refund)",
 			setup: func(i int) error {
 				req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v2/payments", bytes.NewReader(payBody(1000+i, "")))
