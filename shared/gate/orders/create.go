@@ -248,9 +248,10 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 }
 
 // handover is the store as idempotency.Commit sees it for an order: where
-// the store pipelines writes (store.Pipeliner, the embedded store's group
-// commit) the order's write is handed over, submitted is called, and only
-// then is the verdict awaited. On another store it is the store itself.
+// the store pipelines writes (store.Pipeliner: the embedded store's group
+// commit, the DynamoDB adapter's combining of one balance's debits) the
+// order's write is handed over, submitted is called, and only then is the
+// verdict awaited. On another store it is the store itself.
 type handover struct {
 	store.Store
 	submitted func()
