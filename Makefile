@@ -5,7 +5,7 @@ FUNCTIONS := $(notdir $(wildcard functions/*))
 # Production build flags: static, stripped, no RPC shim (provided.al2023).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w" -tags lambda.norpc
 
-.PHONY: build run test lint bench invoke validate sam-build deploy deploy-built smoke smoke-local clean
+.PHONY: build run test lint bench memory invoke validate sam-build deploy deploy-built smoke smoke-local clean
 
 ## build: every function as bin/<dir>/bootstrap for linux/arm64
 build:
@@ -29,6 +29,10 @@ lint:
 ## bench: benchmarks and load runs, printed as a table
 bench:
 	infra/scripts/bench.sh
+
+## memory: every function's peak RSS and CPU per invocation, and the MemorySize it should get (ARGS=-write sets them in template.yaml)
+memory:
+	infra/scripts/memory.sh $(ARGS)
 
 ## invoke: run one function's real bootstrap with an event, e.g. make invoke FN=HealthFunction EVENT=events/health-get.json
 invoke:

@@ -110,6 +110,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("warm GET /v1/merchants/me", func() ([]row, error) { return warmRow(root) })
 	step("DynamoDB calls per request", func() ([]row, error) { return dynamoRows(ctx) })
 	step("DynamoDB calls per order", func() ([]row, error) { return orderDynamoRows(ctx) })
+	step("hot balance", func() ([]row, error) { return hotBalanceRows(ctx, o) })
 	step("DynamoDB calls per checkout request", func() ([]row, error) { return checkoutDynamoRows(ctx) })
 	step("webhook calls per event per endpoint", func() ([]row, error) { return webhookCallRows(ctx) })
 	step("DynamoDB and SQS calls per wallet authorisation and confirmation", func() ([]row, error) { return walletDynamoRows(ctx) })
@@ -121,6 +122,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })
 	step("DynamoDB calls per recurring payment", func() ([]row, error) { return recurringDynamoRows(ctx) })
 	step("direct payment: decrypt + authorise, KMS calls", func() ([]row, error) { return directRows(ctx) })
+	step("cost per million operations", func() ([]row, error) { return costRows(ctx, root) })
 	loadSteps(ctx, o, root, step)
 	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
 	if len(failed) > 0 {

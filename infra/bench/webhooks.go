@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -29,6 +31,12 @@ type webhookCalls struct {
 	PublishDB, PublishSQS map[string]int // the publisher, for one record
 	PollSQS               map[string]int // the event source mapping: receive and delete
 	SendDB, SendSQS       map[string]int // the sender, for one successful attempt
+	// For the cost table: capacity units and this process's CPU time of the
+	// publisher (one record) and the sender (one attempt), the bytes the
+	// receiver got, and the items the publisher's query read.
+	PublishUnits, SendUnits dynamostore.Units
+	PublishCPU, SendCPU     time.Duration
+	DeliveredBytes          int
 }
 
 // webhookCallRows counts, on DynamoDB Local and moto's SQS, the calls of one
@@ -75,7 +83,12 @@ func measureWebhookCalls(ctx context.Context, ddbEndpoint, sqsEndpoint string) (
 	}()
 	q := sqsqueue.New(client, urls)
 
-	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	var delivered atomic.Int64
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		delivered.Add(n)
+		w.WriteHeader(http.StatusNoContent)
+	}))
 	defer rc.Close()
 	acct, err := d.Keys.Authenticate(ctx, sample.Key)
 	if err != nil {
@@ -96,10 +109,12 @@ func measureWebhookCalls(ctx context.Context, ddbEndpoint, sqsEndpoint string) (
 
 	dbCount.Reset()
 	qCount.Reset()
+	cpu0 := processCPU()
 	if n, err := webhooks.NewPublisher(svc, q, nil).Publish(ctx, it); err != nil || n != 1 {
 		return out, fmt.Errorf("publish: %d messages, %v", n, err)
 	}
-	out.PublishDB, out.PublishSQS = dbCount.Counts(), qCount.Counts()
+	out.PublishCPU = processCPU() - cpu0
+	out.PublishDB, out.PublishSQS, out.PublishUnits = dbCount.Counts(), qCount.Counts(), dbCount.Units()
 
 	qCount.Reset()
 	msgs, err := q.Receive(ctx, queue.Webhooks, 10, time.Minute, 5*time.Second)
@@ -110,12 +125,15 @@ func measureWebhookCalls(ctx context.Context, ddbEndpoint, sqsEndpoint string) (
 
 	dbCount.Reset()
 	qCount.Reset()
+	cpu0 = processCPU()
 	resp, err := webhooks.NewSender(svc, q, webhooks.SenderConfig{}).HandleSQS(ctx, events.SQSEvent{
 		Records: []events.SQSMessage{{MessageId: msgs[0].ID, Body: string(msgs[0].Body)}}})
 	if err != nil || len(resp.BatchItemFailures) > 0 {
 		return out, fmt.Errorf("send: %+v, %v", resp, err)
 	}
-	out.SendDB, out.SendSQS = dbCount.Counts(), qCount.Counts()
+	out.SendCPU = processCPU() - cpu0
+	out.SendDB, out.SendSQS, out.SendUnits = dbCount.Counts(), qCount.Counts(), dbCount.Units()
+	out.DeliveredBytes = int(delivered.Load())
 
 	qCount.Reset()
 	if err := q.Delete(ctx, queue.Webhooks, msgs[0].Receipt); err != nil {

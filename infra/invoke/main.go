@@ -3,6 +3,7 @@
 // Runtime API, sends it an event file and prints the answer.
 //
 //	go run ./infra/invoke -fn MerchantsFunction -event events/merchants-me.json
+//	go run ./infra/invoke -memory     # every function's peak RSS, CPU per invocation, MemorySize
 //
 // The store is the embedded one under ./.data/invoke by default (its own
 // directory: `make run` holds ./.data, and a bbolt file has one owner at a
@@ -31,6 +32,10 @@ type options struct {
 	fn, event, store, dataDir, endpoint, tablePrefix, template string
 	timeout                                                    time.Duration
 	quiet                                                      bool
+	memory                                                     bool   // -memory: size every function (memory.go)
+	runs                                                       int    // -memory: warm rounds
+	only                                                       string // -memory: functions matching this regexp
+	write                                                      bool   // -memory: set MemorySize in the template
 }
 
 func main() {
@@ -53,8 +58,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.template, "template", "", "SAM template (default: template.yaml at the module root)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "invocation timeout (default: the function's Timeout in the template)")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not copy the function's logs to stderr")
+	fs.BoolVar(&o.memory, "memory", false, "measure peak RSS and CPU per invocation of every function on its events/ samples, and print the MemorySize each should get")
+	fs.IntVar(&o.runs, "runs", 20, "-memory: warm rounds of each function's events")
+	fs.BoolVar(&o.write, "write", false, "-memory: set each measured function's MemorySize (and the comment giving its reason) in the template")
+	fs.StringVar(&o.only, "only", "", "-memory: only the functions whose logical id matches this regular expression")
 	if err := fs.Parse(args); err != nil {
 		return 1
+	}
+	if o.memory {
+		if o.template == "" {
+			root, err := runtimeapi.ModuleRoot(".")
+			if err != nil {
+				fmt.Fprintln(stderr, "invoke -memory:", err)
+				return 1
+			}
+			o.template = filepath.Join(root, "template.yaml")
+		}
+		if o.dataDir == filepath.Join(".data", "invoke") {
+			o.dataDir = "" // each function gets a fresh directory
+		}
+		rows, err := measureMemory(ctx, o, stdout, stderr)
+		if err == nil && o.write {
+			err = writeTemplate(o.template, rows)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "invoke -memory:", err)
+			return 1
+		}
+		return 0
 	}
 	if o.fn == "" || o.event == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "usage: invoke -fn <LogicalId> -event <file> [-store embedded|dynamodb] [-data-dir DIR] [-endpoint URL]")

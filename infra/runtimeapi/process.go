@@ -120,6 +120,9 @@ func (f *Function) Invoke(ctx context.Context, event []byte) ([]byte, error) {
 	return f.Server.Invoke(ctx, event, f.cfg.Timeout)
 }
 
+// PID is the process id of the running instance (for its /proc figures).
+func (f *Function) PID() int { return f.cmd.Process.Pid }
+
 // Started is when the process was exec'd: cold start is measured from it.
 func (f *Function) Started() time.Time { return f.started }
 

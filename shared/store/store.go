@@ -326,7 +326,8 @@ type Store interface {
 // hands its write over, releases the lock and then waits: the next holder's
 // write, built on the predicted outcome of the first, lands after it in the
 // same commit instead of waiting for the first commit to end. The verdict is
-// Write's. The DynamoDB adapter is not one: each transaction is its own call.
+// Write's. The DynamoDB adapter is one too: writes chained on one versioned
+// counter share a TransactWriteItems call (dynamostore's combine.go).
 type Pipeliner interface {
 	Submit(ctx context.Context, ops ...Op) (wait func() error, err error)
 }

@@ -21,6 +21,8 @@ type balanceCache struct {
 type cachedBalance struct {
 	b       ledger.Balance
 	expires time.Time
+	// era counts the breaks of this balance's pipelined chain (see broken).
+	era int64
 }
 
 const (
@@ -49,5 +51,36 @@ func (c *balanceCache) put(accountID, currency string, b ledger.Balance) {
 	if c.m == nil || len(c.m) >= maxCachedBalances {
 		c.m = map[string]cachedBalance{}
 	}
-	c.m[balanceKey(accountID, currency)] = cachedBalance{b: b, expires: time.Now().Add(balanceTTL)}
+	k := balanceKey(accountID, currency)
+	c.m[k] = cachedBalance{b: b, expires: time.Now().Add(balanceTTL), era: c.m[k].era}
+}
+
+// era is the balance's chain era now (0 when not cached).
+func (c *balanceCache) era(accountID, currency string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[balanceKey(accountID, currency)].era
+}
+
+// broken settles what a pipelined order whose write failed its version
+// condition builds on next (under the balance lock again). The cache then
+// holds the prediction of the last order handed over, which may be one of
+// those built on the failed write (failing too) or one handed over since.
+// The first order to report a break of the era its write was built in
+// starts a new era on the balance as the store returned it (fresh, not a
+// guess); a later one of the same era finds the new era's prediction and
+// builds on it (a guess, checked by its own version condition).
+func (c *balanceCache) broken(accountID, currency string, era int64, fresh ledger.Balance) (_ ledger.Balance, guessed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := balanceKey(accountID, currency)
+	e, ok := c.m[k]
+	if ok && e.era != era && time.Now().Before(e.expires) && e.b.Version > fresh.Version {
+		return e.b, true
+	}
+	if c.m == nil || len(c.m) >= maxCachedBalances {
+		c.m = map[string]cachedBalance{}
+	}
+	c.m[k] = cachedBalance{b: fresh, expires: time.Now().Add(balanceTTL), era: max(e.era, era) + 1}
+	return fresh, false
 }

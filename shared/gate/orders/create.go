@@ -154,8 +154,9 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 		if leased {
 			ops = append(ops, store.Delete(leaseKey(acct, cur), store.Always))
 		}
-		st, pipelined := s.st, false
+		st, pipelined, era := s.st, false, int64(0)
 		if s.serial {
+			era = s.balances.era(acct, cur)
 			next := ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1}
 			st = handover{Store: s.st, submitted: func() {
 				// Handed over, still under the lock: the next order of this
@@ -201,8 +202,17 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 				bal = ledger.Balance{Available: cf.Current.N, Version: cf.Current.Version}
 			}
 			guessed = false // fresh from the store
-			s.balances.put(acct, cur, bal)
-			if bal.Available < pr.charge {
+			if pipelined {
+				// Built on a prediction that an earlier order of this process
+				// did not fulfil (its own write failed): not a race with
+				// another process, so no lease; build on the chain as it
+				// stands now (see balanceCache.broken).
+				lostRace = false
+				bal, guessed = s.balances.broken(acct, cur, era, bal)
+			} else {
+				s.balances.put(acct, cur, bal)
+			}
+			if !guessed && bal.Available < pr.charge {
 				return nil, false, insufficient(cur)
 			}
 			if lostRace {
@@ -238,9 +248,10 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 }
 
 // handover is the store as idempotency.Commit sees it for an order: where
-// the store pipelines writes (store.Pipeliner, the embedded store's group
-// commit) the order's write is handed over, submitted is called, and only
-// then is the verdict awaited. On another store it is the store itself.
+// the store pipelines writes (store.Pipeliner: the embedded store's group
+// commit, the DynamoDB adapter's combining of one balance's debits) the
+// order's write is handed over, submitted is called, and only then is the
+// verdict awaited. On another store it is the store itself.
 type handover struct {
 	store.Store
 	submitted func()

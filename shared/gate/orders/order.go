@@ -26,6 +26,15 @@
 // stolen lease costs time, never money. Waiters re-read the balance every
 // other poll and are refused (insufficient_balance) once it cannot pay them.
 //
+// Within one process (SerializeBalances) an order hands its write to a store
+// that pipelines (store.Pipeliner) and releases the balance lock before the
+// verdict, so the next order builds on its predicted outcome: the embedded
+// store commits them in one bbolt transaction, the DynamoDB adapter in one
+// TransactWriteItems (one debit of the sum). If a pipelined order's write
+// fails, those built on it fail their version condition; they restart the
+// chain from the store's answer (balanceCache.broken), not through the lease,
+// since they lost no race with another process.
+//
 // # Service and handlers
 //
 // Place, Get, List, ForceOutcome and Fulfil take typed input and return

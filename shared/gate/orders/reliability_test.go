@@ -26,6 +26,7 @@ import (
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/store/dynamostore"
 )
 
 // TestConcurrentOrdersNeverOverdraw: 200 concurrent orders worth four times
@@ -264,47 +265,93 @@ func TestReconcilerRequeuesLostMessages(t *testing.T) {
 	require.Zero(t, n, "finished orders leave the pending index")
 }
 
-// TestOrdersOfOneBalanceShareCommits: on the embedded store the local
-// gateway's orders of one balance are pipelined (each handed to the store's
-// group commit under the balance lock, the lock released before the commit's
-// verdict), so 100 concurrent orders share commits, and the balance chain
-// stays exact: every balance_before is the previous order's balance_after.
+// TestOrdersOfOneBalanceShareCommits: the local gateway's orders of one
+// balance are pipelined (each handed to the store under the balance lock, the
+// lock released before the verdict), so concurrent orders share commits: on
+// the embedded store bbolt commits (group commit), on DynamoDB
+// TransactWriteItems calls (the adapter's combining: one debit of the sum, one
+// product check, each order's own items). Every fifth client reuses another's
+// Idempotency-Key at the same moment, so some combined writes fail on a
+// neighbour's key and are judged again alone: still no order is lost or
+// duplicated, every replay is its first order, and the chain is exact (every
+// balance_before is the previous order's balance_after, down to zero).
 func TestOrdersOfOneBalanceShareCommits(t *testing.T) {
-	e := newEnv(t, envOpts{serial: true, ttl: time.Minute})
-	bs, ok := e.Deps.Store.(*boltstore.Store)
-	require.True(t, ok, "the default test store is the embedded one")
-	const orders = 100
-	e.deposit(e.Account.ID, "USD", orders*1000)
-	before := bs.GroupStats()
-	afters := make([]int64, orders)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	usd := money.MustParseCurrency("USD")
-	for i := range orders {
-		wg.Go(func() {
-			<-start
-			r := e.Do("POST", "/orders", map[string]any{"product_id": pCard}, "Idempotency-Key", fmt.Sprintf("pipe-%d", i))
-			if r.Status != 201 {
-				t.Errorf("order %d: %d %s", i, r.Status, r.Body)
-				return
+	backends(t, func(t *testing.T, st func(testing.TB) store.Store) {
+		e := newEnv(t, envOpts{store: st(t), serial: true, ttl: time.Minute})
+		const orders, clients = 100, 125 // 25 clients replay another's key
+		e.deposit(e.Account.ID, "USD", orders*1000)
+		calls := func() (commits, writes int64) {
+			switch s := e.Deps.Store.(type) {
+			case *boltstore.Store:
+				g := s.GroupStats()
+				return g.Commits, g.Writes
+			case *dynamostore.Store:
+				c := s.CombineStats()
+				return c.Calls, c.Writes
 			}
-			m := r.Map(t)
-			b, err1 := money.ParseDecimal(m["balance_before"].(string), usd)
-			a, err2 := money.ParseDecimal(m["balance_after"].(string), usd)
-			if err1 != nil || err2 != nil || b-1000 != a {
-				t.Errorf("order %d: before %v after %v", i, m["balance_before"], m["balance_after"])
+			t.Fatalf("store %T", e.Deps.Store)
+			return 0, 0
+		}
+		commits0, writes0 := calls()
+		type placed struct {
+			id            string
+			before, after int64
+		}
+		got := make([]placed, clients)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		usd := money.MustParseCurrency("USD")
+		for i := range clients {
+			key := fmt.Sprintf("pipe-%d", i)
+			if i >= orders {
+				key = fmt.Sprintf("pipe-%d", (i-orders)*4) // the same order, asked for twice at once
 			}
-			afters[i] = a
-		})
-	}
-	close(start)
-	wg.Wait()
-	sort.Slice(afters, func(i, j int) bool { return afters[i] > afters[j] })
-	for i, a := range afters {
-		require.Equal(t, int64(orders-1-i)*1000, a, "balance_after values form the exact chain")
-	}
-	require.EqualValues(t, 0, e.balance(e.Account.ID, "USD"))
-	after := bs.GroupStats()
-	t.Logf("%d orders: %d store writes in %d commits", orders, after.Writes-before.Writes, after.Commits-before.Commits)
-	assert.Less(t, after.Commits-before.Commits, int64(orders), "orders of one balance share commits")
+			wg.Go(func() {
+				<-start
+				var r *apitest.Resp
+				for try := 0; try < 20; try++ { // a key in flight answers 409: the client retries
+					if r = e.Do("POST", "/orders", map[string]any{"product_id": pCard}, "Idempotency-Key", key); r.Status != 409 {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				if r.Status != 201 {
+					t.Errorf("order %d: %d %s", i, r.Status, r.Body)
+					return
+				}
+				m := r.Map(t)
+				b, err1 := money.ParseDecimal(m["balance_before"].(string), usd)
+				a, err2 := money.ParseDecimal(m["balance_after"].(string), usd)
+				if err1 != nil || err2 != nil || b-1000 != a {
+					t.Errorf("order %d: before %v after %v", i, m["balance_before"], m["balance_after"])
+				}
+				got[i] = placed{id: m["id"].(string), before: b, after: a}
+			})
+		}
+		began := time.Now()
+		close(start)
+		wg.Wait()
+		took := time.Since(began)
+		if t.Failed() {
+			return
+		}
+		for i := orders; i < clients; i++ {
+			require.Equal(t, got[(i-orders)*4], got[i], "a replayed key answers its first order")
+		}
+		byID := map[string]bool{}
+		afters := make([]int64, 0, orders)
+		for _, p := range got[:orders] {
+			require.False(t, byID[p.id], "order %s answered twice", p.id)
+			byID[p.id] = true
+			afters = append(afters, p.after)
+		}
+		sort.Slice(afters, func(i, j int) bool { return afters[i] > afters[j] })
+		for i, a := range afters {
+			require.Equal(t, int64(orders-1-i)*1000, a, "balance_after values form the exact chain")
+		}
+		require.EqualValues(t, 0, e.balance(e.Account.ID, "USD"))
+		commits1, writes1 := calls()
+		t.Logf("%d orders (%d requests) in %v: %d store writes in %d commits", orders, clients, took, writes1-writes0, commits1-commits0)
+		assert.Less(t, commits1-commits0, int64(orders), "orders of one balance share commits")
+	})
 }

@@ -34,6 +34,7 @@ type Store struct {
 	client *dynamodb.Client
 	tables map[string]string // logical -> physical
 	clock  store.Clock
+	lanes  lanes // Submit's combining (combine.go)
 }
 
 var _ store.Store = (*Store)(nil)
