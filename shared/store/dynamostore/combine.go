@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/paygate/paygate/shared/store"
 )
@@ -52,7 +53,7 @@ func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, erro
 	req := &combineReq{ctx: context.WithoutCancel(ctx), ops: ops, done: make(chan error, 1)}
 	lane, ok := laneKey(ops)
 	if !ok {
-		go func() { req.done <- s.Write(req.ctx, ops...) }()
+		go func() { req.done <- s.writeBounded(req.ctx, ops) }()
 		return req.wait, nil
 	}
 	s.lanes.submit(s, lane, req)
@@ -144,10 +145,13 @@ func (s *Store) runLane(k store.Key, ln *lane) {
 // fails or the batch holds one write.
 func (s *Store) commitBatch(batch []*combineReq, c *combined) {
 	if len(batch) == 1 {
-		batch[0].done <- s.Write(batch[0].ctx, batch[0].ops...)
+		batch[0].done <- s.writeBounded(batch[0].ctx, batch[0].ops)
 		return
 	}
-	if err := s.writeCombined(batch[0].ctx, c); err == nil {
+	ctx, cancel := context.WithTimeout(batch[0].ctx, submittedWriteTimeout)
+	err := s.writeCombined(ctx, c)
+	cancel()
+	if err == nil {
 		for _, r := range batch {
 			r.done <- nil
 		}
@@ -157,8 +161,22 @@ func (s *Store) commitBatch(batch []*combineReq, c *combined) {
 	s.lanes.stats.Fallbacks++
 	s.lanes.mu.Unlock()
 	for _, r := range batch {
-		r.done <- s.Write(r.ctx, r.ops...)
+		r.done <- s.writeBounded(r.ctx, r.ops)
 	}
+}
+
+// submittedWriteTimeout bounds each call a submitted write makes: the write
+// outlives its request's cancellation (its verdict is owed once submitted),
+// so without a bound of its own a call that never answers would hold its
+// lane, and every later write on the counter, for ever. A call cut short
+// answers an error; its write may still have landed, which the caller's
+// idempotency record (in the same transaction) tells on a retry.
+const submittedWriteTimeout = 10 * time.Second
+
+func (s *Store) writeBounded(ctx context.Context, ops []store.Op) error {
+	ctx, cancel := context.WithTimeout(ctx, submittedWriteTimeout)
+	defer cancel()
+	return s.Write(ctx, ops...)
 }
 
 // combined is a batch's ops after merging, and how many versions each
