@@ -43,7 +43,11 @@ type Route struct {
 	Auth        AuthMode
 	Idempotency IdemMode
 	TestOnly    bool // only test-mode keys (the /test-helpers endpoints)
-	Handler     Handler
+	// Form makes the route take an HTML form's body
+	// (application/x-www-form-urlencoded) instead of JSON: the dashboard's
+	// pages post forms, which work without JavaScript.
+	Form    bool
+	Handler Handler
 	// MuxPath, when set, is the path the Go mux registers instead of Path,
 	// for a declared path Go 1.22 refuses beside another one (neither more
 	// specific: /v1/transactions/{id}/history beside

@@ -89,6 +89,7 @@ type Route struct {
 	Auth        httpapi.AuthMode
 	Idempotency httpapi.IdemMode
 	TestOnly    bool
+	Form        bool // takes an HTML form's body, not JSON (httpapi.Route.Form)
 }
 
 // Pattern is "METHOD /path", the key Bind takes handlers by.
@@ -158,7 +159,7 @@ func (g Group) Bind(handlers map[string]httpapi.Handler) httpapi.Group {
 			panic(fmt.Sprintf("registry: %s declares %s but binds no handler to it", g.Function, r.Pattern()))
 		}
 		out.Routes = append(out.Routes, httpapi.Route{Method: r.Method, Path: r.Path, Auth: r.Auth,
-			Idempotency: r.Idempotency, TestOnly: r.TestOnly, Handler: h})
+			Idempotency: r.Idempotency, TestOnly: r.TestOnly, Form: r.Form, Handler: h})
 	}
 	if len(handlers) != len(g.Routes) {
 		for p := range handlers {

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/customers"
+	"github.com/paygate/paygate/shared/dashboard"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
@@ -29,6 +30,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/balancewire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/customerwire"
+	"github.com/paygate/paygate/shared/wiring/dashwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
@@ -39,7 +41,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, links.Area, dashboard.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -77,6 +79,7 @@ var builders = map[string]any{
 	links.APIGroup.Function:            app.HTTPBuilder(linkwire.PaymentLinks),
 	links.PageGroup.Function:           app.HTTPBuilder(linkwire.HostedPage),
 	links.ExpirerGroup.Function:        TaskBuilder(linkwire.PaymentLinkExpirer),
+	dashboard.DashboardGroup.Function:  app.HTTPBuilder(dashwire.Dashboard),
 }
 
 // TaskBuilder builds a scheduled function's task.
