@@ -323,3 +323,17 @@ func NewPassword() string {
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+// UserByEmail is the user with email. Errors: Invalid (email), NotFound,
+// Internal.
+func (s *Service) UserByEmail(ctx context.Context, email string) (*User, error) {
+	e, err := normalEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	rec, _, err := s.user(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
+}
