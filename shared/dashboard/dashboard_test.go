@@ -210,7 +210,7 @@ func TestRefundFromThePaymentPageOnce(t *testing.T) {
 		// The refund form's key (the page's last one).
 		keys := keyRe.FindAllStringSubmatch(p.Body, -1)
 		key := keys[len(keys)-1][1]
-		form := url.Values{"csrf": {p.csrf(t)}, "idempotency_key": {key}, "amount": {"2500"}, "reason": {"damaged"}}
+		form := url.Values{"csrf": {p.csrf(t)}, "idempotency_key": {key}, "amount": {"25.00"}, "reason": {"damaged"}}
 		r := c.post("/dashboard/payments/"+id+"/refund", form)
 		require.Equal(t, 303, r.Status, r.Body)
 		refundID := strings.TrimPrefix(r.Header.Get("Location"), "/dashboard/payments/")
@@ -224,7 +224,7 @@ func TestRefundFromThePaymentPageOnce(t *testing.T) {
 		refund := e.Do("GET", "/v1/transactions/"+refundID, nil).Map(t)
 		assert.Equal(t, "refund", refund["type"])
 		// The same key with another amount is refused, and moves nothing.
-		form.Set("amount", "100")
+		form.Set("amount", "1.00")
 		assert.Equal(t, 422, c.post("/dashboard/payments/"+id+"/refund", form).Status)
 		assert.EqualValues(t, 2500, e.Do("GET", "/v1/transactions/"+id, nil).Map(t)["refunded_amount"])
 		// Bad input is a 400 page.

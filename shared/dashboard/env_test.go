@@ -240,3 +240,5 @@ func mustURL(t testing.TB, s string) *url.URL {
 	require.NoError(t, err)
 	return u
 }
+
+func apitestRemember(s string) { apitest.RememberSecret(s) }

@@ -244,15 +244,23 @@ func (s *Service) paymentPage(c *call) (*httpapi.Response, error) {
 	return render(http.StatusOK, "payment", c.v, nil)
 }
 
-// optionalAmount reads an amount field in minor units ("" is none).
-func optionalAmount(form url.Values) (*int64, error) {
+// optionalAmount reads an amount field in the payment's currency, as
+// people write it (12.50; "" is none), in minor units.
+func optionalAmount(form url.Values, currency string) (*int64, error) {
 	raw := strings.TrimSpace(form.Get("amount"))
 	if raw == "" {
 		return nil, nil
 	}
-	n, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || n <= 0 || n > transactions.MaxAmount {
-		return nil, apierr.Invalidf("amount", "the amount must be a whole number of minor units above 0")
+	c, err := money.ParseCurrency(currency)
+	if err != nil {
+		return nil, apierr.Wrap("dashboard.amount", apierr.Internal, err)
+	}
+	n, err := money.ParseDecimalField("amount", raw, c)
+	if err != nil {
+		return nil, err
+	}
+	if n <= 0 || n > transactions.MaxAmount {
+		return nil, apierr.Invalidf("amount", "the amount must be above 0")
 	}
 	return &n, nil
 }
@@ -263,7 +271,11 @@ func optionalAmount(form url.Values) (*int64, error) {
 func (s *Service) paymentChange(op string) handler {
 	return func(c *call) (*httpapi.Response, error) {
 		id := c.r.PathValue("id")
-		amount, err := optionalAmount(c.form)
+		cur, err := s.payments.Get(c.ctx(), c.account(), id)
+		if err != nil {
+			return nil, err
+		}
+		amount, err := optionalAmount(c.form, cur.Currency)
 		if err != nil {
 			return nil, err
 		}
