@@ -301,3 +301,42 @@ func TestBrowserOtherAccountSeesNothing(t *testing.T) {
 }
 
 func rememberSecret(s string) { apitestRemember(s) }
+
+func TestBrowserGateAndWallet(t *testing.T) {
+	w := newWeb(t)
+	id := w.gateOrder(w.Account.ID, w.Key, "shop-5005")
+	r := w.Do("POST", "/v1/wallet/authorize", map[string]any{"amount": 150000, "phoneNumber": "+77011234567", "iin": "900101300017",
+		"orderReference": "wallet-order-5005", "currency": "KZT"}, "Idempotency-Key", "dash-browser-wallet")
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	tab := w.tab(t)
+	w.signIn(t, tab, w.user("", dashboard.Viewer), password)
+	w.open(t, tab, "/dashboard/gate/orders")
+	assert.Contains(t, text(t, tab, "main"), "shop-5005")
+	w.look(t, tab, "gate-orders")
+	w.open(t, tab, "/dashboard/gate/orders/"+id)
+	w.look(t, tab, "gate-order")
+	w.open(t, tab, "/dashboard/gate/balance")
+	assert.Contains(t, text(t, tab, "main"), "40.00 USD")
+	w.look(t, tab, "gate-balance")
+	w.open(t, tab, "/dashboard/wallet")
+	assert.Contains(t, text(t, tab, "main"), "wallet-order-5005")
+	w.look(t, tab, "wallet")
+}
+
+func TestBrowserPaymentLinks(t *testing.T) {
+	w := newWeb(t)
+	tab := w.tab(t)
+	w.signIn(t, tab, w.user("", dashboard.Developer), password)
+	w.open(t, tab, "/dashboard/payment-links")
+	do(t, tab,
+		chromedp.SendKeys(chromedp.CSS(`input[name=amount]`), "12.50"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=description]`), "Two gift cards"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=order_reference]`), "order-6006"))
+	submit(t, tab, "#create-link")
+	links := w.Do("GET", "/v1/payment-links", nil).Map(t)["data"].([]any)
+	require.Len(t, links, 1)
+	link := links[0].(map[string]any)
+	assert.EqualValues(t, 1250, link["amount"].(map[string]any)["value"])
+	assert.Contains(t, text(t, tab, "main"), link["url"].(string))
+	w.look(t, tab, "payment-links")
+}

@@ -312,6 +312,7 @@ func TestPagesSendStrictSecurityHeaders(t *testing.T) {
 	c.signIn(email)
 	for _, path := range []string{"/dashboard", "/dashboard/payments", "/dashboard/payment-links", "/dashboard/developers/api-keys",
 		"/dashboard/developers/api-version", "/dashboard/developers/webhooks", "/dashboard/settings/security", "/dashboard/audit-log",
+		"/dashboard/gate/orders", "/dashboard/gate/balance", "/dashboard/wallet",
 		"/dashboard/payments/missing"} {
 		check(c.get(path), path)
 	}

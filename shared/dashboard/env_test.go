@@ -24,6 +24,8 @@ import (
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/wiring/dashwire"
+	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/wiring/walletwire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 	"github.com/paygate/paygate/shared/wiring/webhookwire"
@@ -74,7 +76,8 @@ func newEnv(t testing.TB, b backend) *env {
 		return e.dash.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock), Clock: clock}, dash,
-		paywire.Transactions, linkwire.PaymentLinks, webhookwire.WebhookEndpoints, webhookwire.Events)
+		paywire.Transactions, linkwire.PaymentLinks, webhookwire.WebhookEndpoints, webhookwire.Events,
+		gatewire.GateOrders, walletwire.Wallet)
 	return e
 }
 

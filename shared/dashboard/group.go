@@ -41,6 +41,10 @@ var DashboardGroup = registry.Group{
 		get("/dashboard/payment-links"),
 		moneyForm("/dashboard/payment-links"),
 		moneyForm("/dashboard/payment-links/{id}/cancel"),
+		get("/dashboard/gate/orders"),
+		get("/dashboard/gate/orders/{id}"),
+		get("/dashboard/gate/balance"),
+		get("/dashboard/wallet"),
 		get("/dashboard/developers/api-keys"),
 		post("/dashboard/developers/api-keys"),
 		post("/dashboard/developers/api-keys/{id}/roll"),
@@ -62,9 +66,12 @@ var DashboardGroup = registry.Group{
 		// Sessions and the sign-in attempt counters.
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}},
 		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
-		// Payments and payment links (as the transactions and links APIs).
+		// Payments, payment links and wallet transactions (as their APIs).
 		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
-		// Balances, and a capture's or refund's ledger entries.
+		// Gate orders (read only).
+		{Name: store.TableOrders, Actions: []string{"GetItem", "Query"}},
+		// Balances (the merchant's, the Gate's) and deposits; a capture's
+		// or refund's ledger entries.
 		{Name: store.TableLedger, Actions: []string{"GetItem", "Query", "UpdateItem"}},
 		// A change's event record; the events a resend reads.
 		{Name: store.TableEvents, Actions: []string{"GetItem", "Query", "UpdateItem"}},

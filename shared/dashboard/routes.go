@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,12 +12,15 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/auth"
+	gateledger "github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/transactions"
 	"github.com/paygate/paygate/shared/version"
+	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
 )
 
@@ -37,6 +41,10 @@ func (s *Service) Group() httpapi.Group {
 		"GET /dashboard/payment-links":                    s.page(s.linksPage),
 		"POST /dashboard/payment-links":                   s.form(false, s.createLink),
 		"POST /dashboard/payment-links/{id}/cancel":       s.form(false, s.cancelLink),
+		"GET /dashboard/gate/orders":                      s.page(s.ordersPage),
+		"GET /dashboard/gate/orders/{id}":                 s.page(s.orderPage),
+		"GET /dashboard/gate/balance":                     s.page(s.gateBalancePage),
+		"GET /dashboard/wallet":                           s.page(s.walletPage),
 		"GET /dashboard/developers/api-keys":              s.page(s.keysPage),
 		"POST /dashboard/developers/api-keys":             s.form(false, s.createKey),
 		"POST /dashboard/developers/api-keys/{id}/roll":   s.form(false, s.rollKey),
@@ -163,6 +171,7 @@ func (c *call) account() string { return c.sess.User.AccountID }
 type homeData struct {
 	Balances any
 	Payments []transactions.Transaction
+	Orders   []orders.Order
 }
 
 func (s *Service) home(c *call) (*httpapi.Response, error) {
@@ -179,6 +188,11 @@ func (s *Service) home(c *call) (*httpapi.Response, error) {
 		return nil, err
 	}
 	d.Payments = items
+	if s.orders != nil {
+		if d.Orders, _, err = s.orders.List(c.ctx(), c.account(), orders.Filter{}, httpapi.ListParams{Limit: 5}); err != nil {
+			return nil, err
+		}
+	}
 	c.v.Title, c.v.Nav, c.v.Data = "Home", "home", d
 	return render(http.StatusOK, "home", c.v, nil)
 }
@@ -661,4 +675,72 @@ func (s *Service) auditPage(c *call) (*httpapi.Response, error) {
 	}
 	c.v.Title, c.v.Nav, c.v.Data = "Audit log", "audit", map[string]any{"Entries": entries, "Next": next}
 	return render(http.StatusOK, "audit", c.v, nil)
+}
+
+// --- Gate orders, balance and deposits; wallet transactions (read only)
+
+func (s *Service) ordersPage(c *call) (*httpapi.Response, error) {
+	q := c.r.HTTP.URL.Query()
+	f := orders.Filter{Status: q.Get("status"), ExternalRef: strings.TrimSpace(q.Get("external_ref"))}
+	if f.Status != "" && !slices.Contains(orderStatuses, f.Status) {
+		return nil, apierr.Invalidf("status", "status must be one of %v", orderStatuses)
+	}
+	items, next, err := s.orders.List(c.ctx(), c.account(), f, httpapi.ListParams{Limit: 25, Cursor: q.Get("cursor")})
+	if err != nil {
+		return nil, err
+	}
+	nq := url.Values{}
+	for _, k := range []string{"status", "external_ref"} {
+		if v := q.Get(k); v != "" {
+			nq.Set(k, v)
+		}
+	}
+	nq.Set("cursor", next)
+	c.v.Title, c.v.Nav = "Gate orders", "orders"
+	c.v.Data = map[string]any{"Items": items, "Statuses": orderStatuses, "Status": f.Status, "ExternalRef": f.ExternalRef,
+		"Next": next, "NextQuery": nq.Encode()}
+	return render(http.StatusOK, "orders", c.v, nil)
+}
+
+// orderStatuses are the Gate order statuses a list filters by.
+var orderStatuses = []string{orders.StatusPending, orders.StatusCompleted, orders.StatusFailed}
+
+func (s *Service) orderPage(c *call) (*httpapi.Response, error) {
+	o, err := s.orders.Get(c.ctx(), c.account(), c.r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	c.v.Title, c.v.Nav, c.v.Data = "Order "+o.ID, "orders", o
+	return render(http.StatusOK, "order", c.v, nil)
+}
+
+func (s *Service) gateBalancePage(c *call) (*httpapi.Response, error) {
+	bals, err := s.gate.Balances(c.ctx(), c.account())
+	if err != nil {
+		return nil, err
+	}
+	deps, _, err := s.gate.Deposits(c.ctx(), c.account(), gateledger.DepositFilter{}, 50, "")
+	if err != nil {
+		return nil, err
+	}
+	c.v.Title, c.v.Nav, c.v.Data = "Gate balance", "gate", map[string]any{"Balances": bals, "Deposits": deps}
+	return render(http.StatusOK, "gatebalance", c.v, nil)
+}
+
+func (s *Service) walletPage(c *call) (*httpapi.Response, error) {
+	q := c.r.HTTP.URL.Query()
+	f := wallet.Filter{OrderReference: strings.TrimSpace(q.Get("reference"))}
+	if st := q.Get("status"); st != "" {
+		if !slices.Contains(wallet.Statuses, wallet.Status(st)) {
+			return nil, apierr.Invalidf("status", "status must be one of %v", wallet.Statuses)
+		}
+		f.Status = wallet.Status(st)
+	}
+	items, _, err := s.wallet.List(c.ctx(), c.account(), f, httpapi.ListParams{Limit: 50})
+	if err != nil {
+		return nil, err
+	}
+	c.v.Title, c.v.Nav = "Wallet", "wallet"
+	c.v.Data = map[string]any{"Items": items, "Statuses": wallet.Statuses, "Status": q.Get("status"), "Reference": f.OrderReference}
+	return render(http.StatusOK, "wallet", c.v, nil)
 }

@@ -7,10 +7,13 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/auth"
 	"github.com/paygate/paygate/shared/balance"
+	gateledger "github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/transactions"
+	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
 )
 
@@ -29,6 +32,9 @@ type Config struct {
 	Links    *links.Service
 	Webhooks *webhooks.Service
 	Balance  *balance.Service
+	Orders   *orders.Service
+	Gate     *gateledger.Ledger
+	Wallet   *wallet.Service
 
 	// LinksBaseURL is the base of new links' urls (links.PublicURLEnv);
 	// "" takes the address each request came to.
@@ -53,6 +59,9 @@ type Service struct {
 	links    *links.Service
 	webhooks *webhooks.Service
 	balance  *balance.Service
+	orders   *orders.Service
+	gate     *gateledger.Ledger
+	wallet   *wallet.Service
 
 	linksBase string
 }
@@ -60,7 +69,7 @@ type Service struct {
 // New builds the dashboard.
 func New(c Config) *Service {
 	s := &Service{st: c.Store, accounts: c.Accounts, keys: c.Keys, idem: c.Idem, clock: c.Clock, log: c.Log, argon: c.Argon,
-		payments: c.Payments, links: c.Links, webhooks: c.Webhooks, balance: c.Balance, linksBase: c.LinksBaseURL}
+		payments: c.Payments, links: c.Links, webhooks: c.Webhooks, balance: c.Balance, orders: c.Orders, gate: c.Gate, wallet: c.Wallet, linksBase: c.LinksBaseURL}
 	if s.clock == nil {
 		s.clock = time.Now
 	}

@@ -60,6 +60,13 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
+	// phone shows a shopper's phone number's last 4 digits only.
+	"phone": func(p string) string {
+		if len(p) <= 4 {
+			return p
+		}
+		return strings.Repeat("•", len(p)-4) + p[len(p)-4:]
+	},
 	"unix": func(s int64) string { return time.Unix(s, 0).UTC().Format("2006-01-02 15:04 UTC") },
 }
 
