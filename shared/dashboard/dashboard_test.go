@@ -266,7 +266,7 @@ func TestAnotherAccountsRecordsAre404(t *testing.T) {
 		theirKey, _, err := e.Deps.Keys.Create(context.Background(), other.ID, authSecret())
 		require.NoError(t, err)
 		assert.Equal(t, 404, c.post("/dashboard/developers/api-keys/"+theirKey.ID+"/revoke", url.Values{"csrf": {csrf}}).Status)
-		assert.Equal(t, 404, c.post("/dashboard/developers/api-keys/"+theirKey.ID+"/roll", url.Values{"csrf": {csrf}, "expires_in": {"0"}}).Status)
+		assert.Equal(t, 404, c.post("/dashboard/developers/api-keys/"+theirKey.ID+"/roll", url.Values{"csrf": {csrf}, "expires_in": {"0"}, "idempotency_key": {"dash_roll_3"}}).Status)
 		assert.Nil(t, mustKey(t, e, other.ID, theirKey.ID).RevokedAt)
 		assert.Equal(t, 404, c.get("/dashboard/developers/webhooks/"+theirs).Status)
 		// Their payments are not in our lists either.
@@ -339,8 +339,16 @@ func TestAPIKeysCreateRollRevokeShowTheSecretOnce(t *testing.T) {
 		e := newEnv(t, b)
 		c := e.client()
 		csrf := c.signIn(e.user("", dashboard.Developer))
-		r := c.post("/dashboard/developers/api-keys", url.Values{"csrf": {csrf}, "name": {"server <b>one</b>"}})
+		form := url.Values{"csrf": {csrf}, "name": {"server <b>one</b>"}, "idempotency_key": {"dash_key_form_1"}}
+		r := c.post("/dashboard/developers/api-keys", form)
 		require.Equal(t, 201, r.Status, r.Body)
+		// The same form again (a reload): no second key, no secret.
+		again := c.post("/dashboard/developers/api-keys", form)
+		require.Equal(t, 303, again.Status)
+		ks, err := e.Deps.Keys.List(context.Background(), e.Account.ID)
+		require.NoError(t, err)
+		assert.Len(t, ks, 2, "the env's key and this one")
+		assert.Equal(t, 400, c.post("/dashboard/developers/api-keys", url.Values{"csrf": {csrf}, "name": {"no key"}}).Status)
 		secret := secretIn(t, r.Body)
 		apitest.RememberSecret(secret)
 		require.True(t, strings.HasPrefix(secret, "sk_test_"), secret)
@@ -353,13 +361,13 @@ func TestAPIKeysCreateRollRevokeShowTheSecretOnce(t *testing.T) {
 		assert.NotContains(t, list.Body, secret[8:])
 		// Roll with the old key kept for an hour.
 		keyID := mustKeyByName(t, e, "server <b>one</b>")
-		rolled := c.post("/dashboard/developers/api-keys/"+keyID+"/roll", url.Values{"csrf": {csrf}, "expires_in": {"3600"}})
+		rolled := c.post("/dashboard/developers/api-keys/"+keyID+"/roll", url.Values{"csrf": {csrf}, "expires_in": {"3600"}, "idempotency_key": {"dash_roll_1"}})
 		require.Equal(t, 201, rolled.Status, rolled.Body)
 		newSecret := secretIn(t, rolled.Body)
 		apitest.RememberSecret(newSecret)
 		assert.Equal(t, 200, e.DoKey(secret, "GET", "/v1/transactions", nil).Status, "the old key still works for an hour")
 		assert.Equal(t, 200, e.DoKey(newSecret, "GET", "/v1/transactions", nil).Status)
-		assert.Equal(t, 400, c.post("/dashboard/developers/api-keys/"+keyID+"/roll", url.Values{"csrf": {csrf}, "expires_in": {"999999999"}}).Status)
+		assert.Equal(t, 400, c.post("/dashboard/developers/api-keys/"+keyID+"/roll", url.Values{"csrf": {csrf}, "expires_in": {"999999999"}, "idempotency_key": {"dash_roll_2"}}).Status)
 		// Revoke the new one: the next request is refused.
 		newID := mustKeyBySecretPrefix(t, e, newSecret)
 		require.Equal(t, 303, c.post("/dashboard/developers/api-keys/"+newID+"/revoke", url.Values{"csrf": {csrf}}).Status)
@@ -472,7 +480,7 @@ func TestAuditLogRecordsEveryChangeForOwners(t *testing.T) {
 		d := e.client()
 		csrf := d.signIn(dev)
 		require.Equal(t, 303, d.post("/dashboard/developers/api-version", url.Values{"csrf": {csrf}, "version": {"2023-09-01"}}).Status)
-		r := d.post("/dashboard/developers/api-keys", url.Values{"csrf": {csrf}, "name": {"ci"}})
+		r := d.post("/dashboard/developers/api-keys", url.Values{"csrf": {csrf}, "name": {"ci"}, "idempotency_key": {"dash_ci"}})
 		apitest.RememberSecret(secretIn(t, r.Body))
 		assert.Equal(t, 403, d.get("/dashboard/audit-log").Status)
 		o := e.client()
@@ -557,4 +565,15 @@ func TestDefaultArgonCostVerifies(t *testing.T) {
 	ok, bad := dashboard.CheckPasswordForTest("pw-0123456789", dashboard.DefaultArgon)
 	assert.True(t, ok)
 	assert.False(t, bad)
+}
+
+func TestQueryOverItsMaximumIs400(t *testing.T) {
+	e := newEnv(t, embedded)
+	c := e.client()
+	c.signIn(e.user("", dashboard.Viewer))
+	for _, path := range []string{"/dashboard/payments?reference=", "/dashboard/gate/orders?external_ref=", "/dashboard/wallet?reference=",
+		"/dashboard/audit-log?cursor=", "/dashboard/payments?cursor="} {
+		assert.Equal(t, 400, c.get(path+strings.Repeat("a", dashboard.MaxQuery+1)).Status, path)
+		assert.NotEqual(t, 500, c.get(path+strings.Repeat("a", dashboard.MaxQuery)).Status, path)
+	}
 }

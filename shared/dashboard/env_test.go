@@ -25,9 +25,9 @@ import (
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/wiring/dashwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
-	"github.com/paygate/paygate/shared/wiring/walletwire"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
+	"github.com/paygate/paygate/shared/wiring/walletwire"
 	"github.com/paygate/paygate/shared/wiring/webhookwire"
 )
 

@@ -16,6 +16,14 @@ func get(path string) registry.Route { return registry.Route{Method: "GET", Path
 func post(path string) registry.Route {
 	return registry.Route{Method: "POST", Path: path, Form: true}
 }
+
+// claimForm is a form that creates something through a service that takes
+// no idempotency call: the dashboard claims the form's key around it (the
+// lease mode; an Idempotency-Key header is honoured the same way).
+func claimForm(path string) registry.Route {
+	return registry.Route{Method: "POST", Path: path, Form: true, Idempotency: httpapi.IdemOptional}
+}
+
 func moneyForm(path string) registry.Route {
 	return registry.Route{Method: "POST", Path: path, Form: true, Idempotency: httpapi.IdemInlineOptional}
 }
@@ -46,8 +54,8 @@ var DashboardGroup = registry.Group{
 		get("/dashboard/gate/balance"),
 		get("/dashboard/wallet"),
 		get("/dashboard/developers/api-keys"),
-		post("/dashboard/developers/api-keys"),
-		post("/dashboard/developers/api-keys/{id}/roll"),
+		claimForm("/dashboard/developers/api-keys"),
+		claimForm("/dashboard/developers/api-keys/{id}/roll"),
 		post("/dashboard/developers/api-keys/{id}/revoke"),
 		get("/dashboard/developers/api-version"),
 		post("/dashboard/developers/api-version"),
@@ -65,7 +73,9 @@ var DashboardGroup = registry.Group{
 		{Name: store.TableAccounts, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
 		// Sessions and the sign-in attempt counters.
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}},
-		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
+		// Money forms' keys (written in the service's transaction); key
+		// forms' claims (released when the form fails).
+		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem", "DeleteItem"}},
 		// Payments, payment links and wallet transactions (as their APIs).
 		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
 		// Gate orders (read only).

@@ -448,9 +448,17 @@ func (s *Service) createKey(c *call) (*httpapi.Response, error) {
 	if len(name) > 100 {
 		return nil, apierr.Invalidf("name", "the name has at most 100 characters")
 	}
-	k, secret, err := s.keys.Create(c.ctx(), c.account(), auth.NewKey{Kind: auth.Secret, Name: name})
+	var k *auth.Key
+	var secret string
+	done, err := s.claimed(c, name, func() (err error) {
+		k, secret, err = s.keys.Create(c.ctx(), c.account(), auth.NewKey{Kind: auth.Secret, Name: name})
+		return err
+	})
 	if err != nil {
 		return nil, err
+	}
+	if done {
+		return redirect("/dashboard/developers/api-keys", nil), nil
 	}
 	s.audit(c, "api_key.create", k.ID, k.Prefix)
 	c.v.Notice = "Key created."
@@ -484,9 +492,17 @@ func (s *Service) rollKey(c *call) (*httpapi.Response, error) {
 	if err != nil || secs < 0 || time.Duration(secs)*time.Second > MaxRollExpiry {
 		return nil, apierr.Invalidf("expires_in", "expires_in must be 0 to %d seconds", int(MaxRollExpiry/time.Second))
 	}
-	k, secret, err := s.keys.Roll(c.ctx(), c.account(), id, s.clock().Add(time.Duration(secs)*time.Second))
+	var k *auth.Key
+	var secret string
+	done, err := s.claimed(c, c.form.Get("expires_in"), func() (err error) {
+		k, secret, err = s.keys.Roll(c.ctx(), c.account(), id, s.clock().Add(time.Duration(secs)*time.Second))
+		return err
+	})
 	if err != nil {
 		return nil, err
+	}
+	if done {
+		return redirect("/dashboard/developers/api-keys", nil), nil
 	}
 	s.audit(c, "api_key.roll", id, "new key "+k.ID+"; old key works "+strconv.Itoa(secs)+" s more")
 	c.v.Notice = "Key rolled."

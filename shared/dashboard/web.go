@@ -252,6 +252,9 @@ func (s *Service) errorPage(c *call, err error) (*httpapi.Response, error) {
 	return render(status, "error", v, nil)
 }
 
+// MaxQuery is the longest query value a page takes (its filters, cursors).
+const MaxQuery = 200
+
 // page serves a GET page to a signed-in user of any role.
 func (s *Service) page(fn handler) httpapi.Handler {
 	return func(r *httpapi.Request) (*httpapi.Response, error) {
@@ -265,6 +268,11 @@ func (s *Service) page(fn handler) httpapi.Handler {
 		}
 		c.sess = sess
 		c.v = s.baseView(r, sess)
+		for name, vs := range r.HTTP.URL.Query() {
+			if len([]rune(vs[0])) > MaxQuery {
+				return s.errorPage(c, apierr.Invalidf(name, "%s has at most %d characters", name, MaxQuery))
+			}
+		}
 		resp, err := fn(c)
 		if err != nil {
 			return s.errorPage(c, err)
@@ -360,3 +368,34 @@ func replayed(err error) bool {
 }
 
 func newID() string { return ids.New() }
+
+// claimed runs fn under a claim on the form's idempotency key, for forms
+// whose service takes no idempotency call (an API key's create and roll): a
+// form sent again after it worked runs nothing (done is true; the secret,
+// shown once, is not shown again), a duplicate in flight is a 409, and a
+// failure releases the key so the form can be sent again.
+func (s *Service) claimed(c *call, fields string, fn func() error) (done bool, err error) {
+	key := c.form.Get("idempotency_key")
+	if err := idempotency.ValidateKey(key); err != nil {
+		return false, err
+	}
+	req := idempotency.Request{Account: c.sess.User.AccountID, KeyKind: "dashboard", Key: key,
+		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(fields))}
+	prev, claim, err := s.idem.Claim(c.ctx(), req)
+	if err != nil {
+		return false, err
+	}
+	if prev != nil {
+		return true, nil
+	}
+	if err := fn(); err != nil {
+		if rerr := s.idem.Release(c.ctx(), claim); rerr != nil {
+			c.r.Log.Error("idempotency release failed", "error", rerr.Error())
+		}
+		return false, err
+	}
+	if err := s.idem.Complete(c.ctx(), claim, idempotency.Result{Status: http.StatusCreated, Body: []byte("{}")}); err != nil {
+		c.r.Log.Error("idempotency record not stored", "error", err.Error())
+	}
+	return false, nil
+}
