@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -46,9 +47,13 @@ func (s *Service) Audit(ctx context.Context, accountID string, e AuditEntry) err
 	return nil
 }
 
-// AuditLog is a page of the account's log, newest first.
+// AuditLog is a page of the account's log, newest first. Errors: Invalid
+// (cursor), Internal.
 func (s *Service) AuditLog(ctx context.Context, accountID string, limit int, cursor string) ([]AuditEntry, string, error) {
 	page, err := s.st.Query(ctx, store.Query{Table: store.TableAccounts, PK: auditPK(accountID), Desc: true, Limit: limit, Cursor: cursor})
+	if errors.Is(err, store.ErrInvalid) {
+		return nil, "", apierr.Invalidf("cursor", "the cursor is not one this list gave")
+	}
 	if err != nil {
 		return nil, "", apierr.Wrap("dashboard.AuditLog", apierr.Internal, err)
 	}

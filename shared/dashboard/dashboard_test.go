@@ -572,8 +572,31 @@ func TestQueryOverItsMaximumIs400(t *testing.T) {
 	c := e.client()
 	c.signIn(e.user("", dashboard.Viewer))
 	for _, path := range []string{"/dashboard/payments?reference=", "/dashboard/gate/orders?external_ref=", "/dashboard/wallet?reference=",
-		"/dashboard/audit-log?cursor=", "/dashboard/payments?cursor="} {
+		"/dashboard/payments?cursor="} {
 		assert.Equal(t, 400, c.get(path+strings.Repeat("a", dashboard.MaxQuery+1)).Status, path)
 		assert.NotEqual(t, 500, c.get(path+strings.Repeat("a", dashboard.MaxQuery)).Status, path)
+	}
+}
+
+func TestMalformedInputIs400BeforeTheSession(t *testing.T) {
+	e := newEnv(t, embedded)
+	c := e.client() // no session: the input is refused first
+	assert.Equal(t, 400, c.get("/dashboard/payments/"+strings.Repeat("a", 101)).Status)
+	assert.Equal(t, 400, c.get("/dashboard/payments/a%20b").Status)
+	assert.Equal(t, 400, c.get("/dashboard/payments?reference="+strings.Repeat("a", dashboard.MaxQuery+1)).Status)
+	assert.Equal(t, 400, c.post("/dashboard/sign-out", url.Values{"csrf": {strings.Repeat("a", dashboard.MaxFormValue+1)}}).Status)
+	assert.Equal(t, 400, c.post("/dashboard/sign-in", url.Values{"email": {strings.Repeat("a", dashboard.MaxFormValue+1)}}).Status)
+	assert.Equal(t, 400, c.post("/dashboard/payments/x/refund", url.Values{"reason": {strings.Repeat("a", dashboard.MaxFormValue+1)}}).Status)
+	assert.Equal(t, 303, c.get("/dashboard/payments/"+strings.Repeat("a", 100)).Status, "at the maximum: on to sign-in")
+}
+
+func TestListsBadCursorIs400(t *testing.T) {
+	e := newEnv(t, embedded)
+	c := e.client()
+	c.signIn(e.user("", dashboard.Owner))
+	for _, cur := range []string{"000000000000", "!!", strings.Repeat("A", 190)} {
+		for _, list := range []string{"/dashboard/audit-log", "/dashboard/payments", "/dashboard/gate/orders"} {
+			assert.Equal(t, 400, c.get(list+"?cursor="+cur).Status, list+" "+cur)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,9 @@ func (s *Service) Group() httpapi.Group {
 
 func serveStatic(r *httpapi.Request) (*httpapi.Response, error) {
 	name := r.PathValue("file")
+	if err := checkInput(r, nil); err != nil {
+		return nil, err
+	}
 	types := map[string]string{"dashboard.css": "text/css; charset=utf-8", "dashboard.js": "text/javascript; charset=utf-8"}
 	ct, ok := types[name]
 	if !ok {
@@ -100,6 +104,9 @@ func (s *Service) signInForm(r *httpapi.Request, status int, email, msg string) 
 
 func (s *Service) signIn(r *httpapi.Request) (*httpapi.Response, error) {
 	form, err := url.ParseQuery(string(r.Body))
+	if ierr := checkInput(r, form); ierr != nil {
+		return s.errorPage(&call{r: r}, ierr)
+	}
 	pre, cerr := r.HTTP.Cookie(PreCSRFCookie)
 	if err != nil || cerr != nil || form.Get("csrf") == "" || form.Get("csrf") != pre.Value {
 		c := &call{r: r}
@@ -135,6 +142,9 @@ func (s *Service) signOutEverywhere(r *httpapi.Request) (*httpapi.Response, erro
 func (s *Service) signOutWith(r *httpapi.Request, everywhere bool) (*httpapi.Response, error) {
 	c := &call{r: r}
 	form, _ := url.ParseQuery(string(r.Body))
+	if err := checkInput(r, form); err != nil {
+		return s.errorPage(c, err)
+	}
 	sess, err := s.sessionOf(r)
 	if err == ErrNoSession {
 		return redirect("/dashboard/sign-in", nil), nil
@@ -209,6 +219,9 @@ type paymentsData struct {
 func (s *Service) paymentsPage(c *call) (*httpapi.Response, error) {
 	q := c.r.HTTP.URL.Query()
 	f := transactions.Filter{OrderReference: strings.TrimSpace(q.Get("reference"))}
+	if len([]rune(f.OrderReference)) > transactions.MaxOrderReference {
+		return nil, apierr.Invalidf("reference", "an order reference has at most %d characters", transactions.MaxOrderReference)
+	}
 	if st := q.Get("status"); st != "" {
 		if !payments.Status(st).Valid() {
 			return nil, apierr.Invalidf("status", "status must be one of %v", payments.Statuses)
@@ -698,6 +711,9 @@ func (s *Service) auditPage(c *call) (*httpapi.Response, error) {
 func (s *Service) ordersPage(c *call) (*httpapi.Response, error) {
 	q := c.r.HTTP.URL.Query()
 	f := orders.Filter{Status: q.Get("status"), ExternalRef: strings.TrimSpace(q.Get("external_ref"))}
+	if f.ExternalRef != "" && !externalRef.MatchString(f.ExternalRef) {
+		return nil, apierr.Invalidf("external_ref", "an external reference is 1 to 64 letters, digits and . _ - :")
+	}
 	if f.Status != "" && !slices.Contains(orderStatuses, f.Status) {
 		return nil, apierr.Invalidf("status", "status must be one of %v", orderStatuses)
 	}
@@ -717,6 +733,9 @@ func (s *Service) ordersPage(c *call) (*httpapi.Response, error) {
 		"Next": next, "NextQuery": nq.Encode()}
 	return render(http.StatusOK, "orders", c.v, nil)
 }
+
+// externalRef is what a Gate order's external reference may hold.
+var externalRef = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 // orderStatuses are the Gate order statuses a list filters by.
 var orderStatuses = []string{orders.StatusPending, orders.StatusCompleted, orders.StatusFailed}
@@ -746,6 +765,9 @@ func (s *Service) gateBalancePage(c *call) (*httpapi.Response, error) {
 func (s *Service) walletPage(c *call) (*httpapi.Response, error) {
 	q := c.r.HTTP.URL.Query()
 	f := wallet.Filter{OrderReference: strings.TrimSpace(q.Get("reference"))}
+	if len([]rune(f.OrderReference)) > 64 {
+		return nil, apierr.Invalidf("reference", "an order reference has at most 64 characters")
+	}
 	if st := q.Get("status"); st != "" {
 		if !slices.Contains(wallet.Statuses, wallet.Status(st)) {
 			return nil, apierr.Invalidf("status", "status must be one of %v", wallet.Statuses)

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -255,10 +256,43 @@ func (s *Service) errorPage(c *call, err error) (*httpapi.Response, error) {
 // MaxQuery is the longest query value a page takes (its filters, cursors).
 const MaxQuery = 200
 
+// MaxFormValue is the longest value a form field takes.
+const MaxFormValue = 2048
+
+// pathValue is what a record id in a dashboard path may hold: every id the
+// services issue (UUIDs, key_..., we_..., file names) fits it.
+var pathValue = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,100}$`)
+
+// checkInput holds a request to the limits the document states, before
+// anything else (a session included): path ids, query values, form values.
+func checkInput(r *httpapi.Request, form url.Values) error {
+	for _, name := range []string{"id", "file"} {
+		if v := r.PathValue(name); v != "" && !pathValue.MatchString(v) {
+			return apierr.Invalidf(name, "%s must be 1 to 100 letters, digits and _ . : -", name)
+		}
+	}
+	for name, vs := range r.HTTP.URL.Query() {
+		if len([]rune(vs[0])) > MaxQuery {
+			return apierr.Invalidf(name, "%s has at most %d characters", name, MaxQuery)
+		}
+	}
+	for name, vs := range form {
+		for _, v := range vs {
+			if len([]rune(v)) > MaxFormValue {
+				return apierr.Invalidf(name, "%s has at most %d characters", name, MaxFormValue)
+			}
+		}
+	}
+	return nil
+}
+
 // page serves a GET page to a signed-in user of any role.
 func (s *Service) page(fn handler) httpapi.Handler {
 	return func(r *httpapi.Request) (*httpapi.Response, error) {
 		c := &call{r: r}
+		if err := checkInput(r, nil); err != nil {
+			return s.errorPage(c, err)
+		}
 		sess, err := s.sessionOf(r)
 		if errors.Is(err, ErrNoSession) {
 			return redirect("/dashboard/sign-in", nil), nil
@@ -268,11 +302,6 @@ func (s *Service) page(fn handler) httpapi.Handler {
 		}
 		c.sess = sess
 		c.v = s.baseView(r, sess)
-		for name, vs := range r.HTTP.URL.Query() {
-			if len([]rune(vs[0])) > MaxQuery {
-				return s.errorPage(c, apierr.Invalidf(name, "%s has at most %d characters", name, MaxQuery))
-			}
-		}
 		resp, err := fn(c)
 		if err != nil {
 			return s.errorPage(c, err)
@@ -289,6 +318,9 @@ func (s *Service) form(self bool, fn handler) httpapi.Handler {
 	return func(r *httpapi.Request) (*httpapi.Response, error) {
 		c := &call{r: r}
 		form, perr := url.ParseQuery(string(r.Body))
+		if err := checkInput(r, form); err != nil {
+			return s.errorPage(c, err)
+		}
 		sess, err := s.sessionOf(r)
 		if errors.Is(err, ErrNoSession) {
 			return s.errorPage(c, apierr.New(apierr.Forbidden, "no_session", "Your session has ended: sign in again."))
