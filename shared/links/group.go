@@ -21,6 +21,10 @@ var APIGroup = registry.Group{
 		{Method: "GET", Path: "/v1/payment-links/{id}", Auth: httpapi.AuthSecret},
 		{Method: "POST", Path: "/v1/payment-links/{id}/cancel", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
 		{Method: "POST", Path: "/v1/payment-links/{id}/expiration", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		// The Adyen face (adyen.go): the same links in Adyen Checkout v71's shapes.
+		{Method: "POST", Path: "/v2/paymentLinks", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
+		{Method: "GET", Path: "/v2/paymentLinks/{linkId}", Auth: httpapi.AuthSecret},
+		{Method: "PATCH", Path: "/v2/paymentLinks/{linkId}", Auth: httpapi.AuthSecret},
 	},
 	Tables: []registry.Table{
 		// The API key, and the merchant's name read once when a link is created.

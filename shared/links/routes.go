@@ -19,6 +19,9 @@ func (s *Service) APIGroup() httpapi.Group {
 		"GET /v1/payment-links/{id}":                                 s.get,
 		"POST /v1/payment-links/{id}/cancel":                         s.cancel,
 		"POST /v1/payment-links/{id}/expiration":                     s.expiration,
+		"POST /v2/paymentLinks":                                      s.adyenCreate,
+		"GET /v2/paymentLinks/{linkId}":                              s.adyenGet,
+		"PATCH /v2/paymentLinks/{linkId}":                            s.adyenUpdate,
 	})
 }
 

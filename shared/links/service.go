@@ -61,6 +61,18 @@ type Caller struct {
 	Idem            *idempotency.Call // nil without an Idempotency-Key
 	BaseURL         string            // the service's public address: a new link's url is BaseURL/pay/<id>
 	RequestID       string
+	// Answer is the outcome recorded for the Idempotency-Key, so a retry
+	// replays exactly what the first call answered (nil: the link in the
+	// Pay API's shape, the /v1 answer). The Adyen face answers its own.
+	Answer func(status int, l Link) idempotency.Outcome
+}
+
+// outcome is what c's call answers with link l at status.
+func (c Caller) outcome(status int, l Link) idempotency.Outcome {
+	if c.Answer != nil {
+		return c.Answer(status, l)
+	}
+	return idempotency.Outcome{Status: status, Kind: Kind, Value: l}
 }
 
 // load reads link id; a missing one is NotFound. Errors: NotFound,
@@ -173,6 +185,11 @@ func (s *Service) change(ctx context.Context, c Caller, id string, apply func(r 
 		}
 		now := c.Now.UTC()
 		if err := apply(r, now); err != nil {
+			// A duplicate of a call that just won (same key) replays the
+			// winner's answer rather than failing against its state.
+			if settled := c.Idem.Settled(ctx); settled != nil {
+				return nil, settled
+			}
 			return nil, err
 		}
 		ops, err := r.writeOps(now)
@@ -180,7 +197,7 @@ func (s *Service) change(ctx context.Context, c Caller, id string, apply func(r 
 			return nil, err
 		}
 		view := r.View(now)
-		err = idempotency.Commit(ctx, s.st, c.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view}, ops...)
+		err = idempotency.Commit(ctx, s.st, c.Idem, c.outcome(http.StatusOK, view), ops...)
 		if err == nil {
 			return &view, nil
 		}

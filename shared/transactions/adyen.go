@@ -3,6 +3,7 @@ package transactions
 import (
 	"net/http"
 
+	"github.com/paygate/paygate/shared/adyen"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
@@ -36,63 +37,27 @@ const KindModification = "checkout_modification"
 // Received is the one status of an Adyen modification answer.
 const Received = "received"
 
-// AdyenAmount is Adyen's Amount.
-type AdyenAmount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency" maxlen:"3"`
-}
-
 // ModificationRequest is the accepted subset of Adyen's PaymentCaptureRequest,
 // PaymentRefundRequest, PaymentCancelRequest, PaymentReversalRequest and
 // PaymentAmountUpdateRequest: what a modification of one payment may carry.
 // Fields a route does not take are refused by its own type below.
 type modificationBase struct {
-	MerchantAccount string           `json:"merchantAccount"`
-	Reference       string           `json:"reference" maxlen:"80"`
-	ApplicationInfo *ApplicationInfo `json:"applicationInfo"` // sent by Adyen's libraries; ignored
-}
-
-// ApplicationInfo is Adyen's ApplicationInfo: which library and platform
-// sent the request. It is accepted so that Adyen's libraries work as they
-// are, and ignored.
-type ApplicationInfo struct {
-	AdyenLibrary       *CommonField `json:"adyenLibrary"`
-	AdyenPaymentSource *CommonField `json:"adyenPaymentSource"`
-	ExternalPlatform   *struct {
-		Integrator string `json:"integrator"`
-		Name       string `json:"name"`
-		Version    string `json:"version"`
-	} `json:"externalPlatform"`
-	MerchantApplication *CommonField `json:"merchantApplication"`
-	MerchantDevice      *struct {
-		OS        string `json:"os"`
-		OSVersion string `json:"osVersion"`
-		Reference string `json:"reference"`
-	} `json:"merchantDevice"`
-	ShopperInteractionDevice *struct {
-		Locale    string `json:"locale"`
-		OS        string `json:"os"`
-		OSVersion string `json:"osVersion"`
-	} `json:"shopperInteractionDevice"`
-}
-
-// CommonField is Adyen's CommonField: a name and a version.
-type CommonField struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
+	MerchantAccount string                 `json:"merchantAccount"`
+	Reference       string                 `json:"reference" maxlen:"80"`
+	ApplicationInfo *adyen.ApplicationInfo `json:"applicationInfo"` // sent by Adyen's libraries; ignored
 }
 
 // CaptureModification is Adyen's PaymentCaptureRequest subset.
 type CaptureModification struct {
 	modificationBase
-	Amount *AdyenAmount `json:"amount"`
+	Amount *adyen.Amount `json:"amount"`
 }
 
 // RefundModification is Adyen's PaymentRefundRequest subset.
 type RefundModification struct {
 	modificationBase
-	Amount               *AdyenAmount `json:"amount"`
-	MerchantRefundReason string       `json:"merchantRefundReason"`
+	Amount               *adyen.Amount `json:"amount"`
+	MerchantRefundReason string        `json:"merchantRefundReason"`
 }
 
 // CancelModification is Adyen's PaymentCancelRequest and
@@ -104,8 +69,8 @@ type CancelModification struct {
 // AmountUpdateModification is Adyen's PaymentAmountUpdateRequest subset.
 type AmountUpdateModification struct {
 	modificationBase
-	Amount        *AdyenAmount `json:"amount"`
-	IndustryUsage string       `json:"industryUsage"`
+	Amount        *adyen.Amount `json:"amount"`
+	IndustryUsage string        `json:"industryUsage"`
 }
 
 // StandaloneCancel is Adyen's StandalonePaymentCancelRequest subset.
@@ -119,15 +84,15 @@ type StandaloneCancel struct {
 // PaymentCancelResponse, PaymentReversalResponse and
 // PaymentAmountUpdateResponse, each of which names a subset of these fields.
 type ModificationResponse struct {
-	MerchantAccount      string       `json:"merchantAccount"`
-	PaymentPSPReference  string       `json:"paymentPspReference,omitempty"`
-	PaymentReference     string       `json:"paymentReference,omitempty"` // the standalone cancel's
-	PSPReference         string       `json:"pspReference"`
-	Reference            *string      `json:"reference,omitempty"`
-	Status               string       `json:"status"`
-	Amount               *AdyenAmount `json:"amount,omitempty"`
-	MerchantRefundReason string       `json:"merchantRefundReason,omitempty"`
-	IndustryUsage        string       `json:"industryUsage,omitempty"`
+	MerchantAccount      string        `json:"merchantAccount"`
+	PaymentPSPReference  string        `json:"paymentPspReference,omitempty"`
+	PaymentReference     string        `json:"paymentReference,omitempty"` // the standalone cancel's
+	PSPReference         string        `json:"pspReference"`
+	Reference            *string       `json:"reference,omitempty"`
+	Status               string        `json:"status"`
+	Amount               *adyen.Amount `json:"amount,omitempty"`
+	MerchantRefundReason string        `json:"merchantRefundReason,omitempty"`
+	IndustryUsage        string        `json:"industryUsage,omitempty"`
 }
 
 // refundReasons are Adyen's merchantRefundReason values.
@@ -183,7 +148,7 @@ func checkMerchantAccount(r *httpapi.Request, sent string) error {
 
 // adyenAmount checks a required Adyen amount and returns its value and
 // currency for the service (which checks them against the payment).
-func adyenAmount(a *AdyenAmount) (*int64, string, error) {
+func adyenAmount(a *adyen.Amount) (*int64, string, error) {
 	if a == nil {
 		return nil, "", apierr.Missing("amount")
 	}

@@ -34,6 +34,8 @@ DROPIN_FILES = ["dropin.js", "dropin.css", "hosted.js", "acs.js"]
 def _path_ids(path):
     if path.startswith("/pay/"):
         return {"id": SEED["page_link_id"], "session_id": SEED["link_session_id"]}
+    if "{linkId}" in path:
+        return {"linkId": SEED["link_id"]}
     if path.startswith("/v1/payment-links/{id}"):
         return {"id": SEED["link_id"]}
     if "{payment_link_id}" in path:
@@ -242,6 +244,11 @@ KNOWN = [
     known("POST", r"^/v1/payment-links(/\{id\}/expiration)?$", REJECTED, "expires_at must be later than now and at "
           "most 90 days ahead; the schema states a date-time", param="expires_at",
           message=r"expires_at must be (later than now|at most 90 days from now)"),
+    known("POST", r"^/v2/paymentLinks$", REJECTED, "expiresAt must be later than now and at most 90 days ahead; the "
+          "schema states a date-time", param="expiresAt",
+          message=r"expiresAt must be (later than now|at most 90 days from now)"),
+    known("PATCH", r"^/v2/paymentLinks/\{linkId\}$", REJECTED, "the seeded payment link was paid by an earlier case: "
+          "a paid link cannot be expired", status=409),
     known("GET", r"^/v1/payment-links/statistics$", REJECTED, "statistics count at most 366 days at once (whole UTC "
           "days); a generated range from the year 2000 is longer", param="created_from",
           message=r"the range counts at most 366 days"),
