@@ -575,7 +575,8 @@ func TestQueryOverItsMaximumIs400(t *testing.T) {
 		"/dashboard/payments?cursor="} {
 		assert.Equal(t, 400, c.get(path+strings.Repeat("a", dashboard.MaxQuery+1)).Status, path)
 		assert.NotEqual(t, 500, c.get(path+strings.Repeat("a", dashboard.MaxQuery)).Status, path)
-	}	for _, path := range []string{"/dashboard/payments?status=nope", "/dashboard/payments?type=nope",
+	}
+	for _, path := range []string{"/dashboard/payments?status=nope", "/dashboard/payments?type=nope",
 		"/dashboard/payments?reference=" + strings.Repeat("a", 129), "/dashboard/gate/orders?external_ref=a%20b"} {
 		assert.Equal(t, 400, c.get(path).Status, path)
 	}
