@@ -135,6 +135,9 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return fmt.Errorf("sandbox account: %w", err)
 	}
+	if err := ensureDashboardOwner(ctx, d, sb, o.Getenv("SANDBOX_DASHBOARD_PASSWORD")); err != nil {
+		return fmt.Errorf("sandbox dashboard owner: %w", err)
+	}
 	if err := seed(ctx, d, sb.AccountID); err != nil {
 		return err
 	}

@@ -9,8 +9,10 @@ import (
 	"strings"
 
 	"github.com/paygate/paygate/shared/accounts"
+	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/dashboard"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -28,6 +30,41 @@ type sandbox struct {
 	Created   bool      // the account was created at this start
 	Secret    string    // a key created at this start; shown once, never stored
 	Imported  *auth.Key // the key given in SANDBOX_API_KEY
+	// DashboardPassword is the sandbox owner's password when it was made
+	// at this start (shown once); DashboardFromEnv when it is
+	// SANDBOX_DASHBOARD_PASSWORD's.
+	DashboardPassword string
+	DashboardFromEnv  bool
+}
+
+// SandboxOwner is the sandbox account's dashboard owner.
+const SandboxOwner = "owner@sandbox.test"
+
+// ensureDashboardOwner creates the sandbox's dashboard owner at its first
+// start, with envPassword (SANDBOX_DASHBOARD_PASSWORD) or a random password
+// shown once. With envPassword the owner's password is set to it on every
+// start, so the variable is always the way in.
+func ensureDashboardOwner(ctx context.Context, d *app.Deps, sb *sandbox, envPassword string) error {
+	s := dashboard.New(dashboard.Config{Store: d.Store, Accounts: d.Accounts, Keys: d.Keys, Idem: d.Idem, Clock: d.Clock, Log: d.Log})
+	_, err := s.UserByEmail(ctx, SandboxOwner)
+	switch {
+	case err == nil && envPassword != "":
+		sb.DashboardFromEnv = true
+		return s.SetPassword(ctx, SandboxOwner, envPassword)
+	case err == nil:
+		return nil
+	case !apierr.Is(err, apierr.NotFound):
+		return err
+	}
+	pw := envPassword
+	if pw == "" {
+		pw = dashboard.NewPassword()
+		sb.DashboardPassword = pw
+	} else {
+		sb.DashboardFromEnv = true
+	}
+	_, err = s.CreateUser(ctx, dashboard.NewUser{AccountID: sb.AccountID, Email: SandboxOwner, Role: dashboard.Owner, Password: pw})
+	return err
 }
 
 // ensureSandbox finds or creates the sandbox account. A new account gets a
@@ -103,6 +140,16 @@ func printBanner(w io.Writer, url, dataDir string, sb *sandbox, link string) {
 			"sandbox secret key: shown at first start (keys are stored hashed).",
 			"  for a new one, stop the gateway (it holds the store) and run:",
 			"  go run ./infra/admin keys create --data-dir "+dataDir+" --account "+sb.AccountID)
+	}
+	switch {
+	case sb.DashboardPassword != "":
+		lines = append(lines, "dashboard: "+url+"/dashboard  sign in as "+SandboxOwner+" with "+sb.DashboardPassword,
+			"  ^ shown only now: passwords are stored hashed. Save it.")
+	case sb.DashboardFromEnv:
+		lines = append(lines, "dashboard: "+url+"/dashboard  sign in as "+SandboxOwner+" with SANDBOX_DASHBOARD_PASSWORD")
+	default:
+		lines = append(lines, "dashboard: "+url+"/dashboard  sign in as "+SandboxOwner+" (password shown at first start;",
+			"  a new one: go run ./infra/admin users password --data-dir "+dataDir+" --email "+SandboxOwner+")")
 	}
 	lines = append(lines,
 		"sample payment link (25.00 USD): "+link,

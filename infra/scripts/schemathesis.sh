@@ -44,6 +44,7 @@ PORT="$(free_port)"
 export PORT DATA_DIR="$WORK/data" PG_BASE_URL="http://127.0.0.1:$PORT"
 export SANDBOX_API_KEY="sk_test_$(random_suffix)" SANDBOX_CLIENT_KEY="ck_test_$(random_suffix)"
 export SANDBOX_CLIENT_ORIGINS="https://shop.example.com"
+export SANDBOX_DASHBOARD_PASSWORD="$(random_suffix)"
 # One build, run directly: the pid we stop is the gateway's own.
 go build -o "$WORK/local" ./infra/local
 "$WORK/local" >"$WORK/gateway.log" 2>&1 &
@@ -62,7 +63,10 @@ done
 
 export PG_SEED_FILE="$WORK/seed.json" PG_HOOKS="$HERE/hooks.py"
 "$VENV/bin/python" "$HERE/seed.py" >"$PG_SEED_FILE"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("seeded:", ", ".join(f"{k}={v[:12]}" for k, v in d.items() if k != "session_data"))' "$PG_SEED_FILE"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("seeded:", ", ".join(f"{k}={v[:12]}" for k, v in d.items() if k not in ("session_data", "dashboard_session")))' "$PG_SEED_FILE"
+# The dashboard's pages are fuzzed with the sandbox owner's session.
+PG_DASHBOARD_SESSION="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dashboard_session"])' "$PG_SEED_FILE")"
+export PG_DASHBOARD_SESSION
 
 status=0
 "$VENV/bin/schemathesis" --config-file "$HERE/schemathesis.toml" run "$PG_BASE_URL/openapi.json" \

@@ -42,19 +42,25 @@ cr_log="$PAYGATE_CACHE/test-chromium.out"
 # Adyen's Java library (Maven Central, once) for the /v2 check after the smoke test.
 aj_log="$PAYGATE_CACHE/test-adyen-java.out"
 "$scripts/adyen-java.sh" install >"$aj_log" 2>&1 & aj_pid=$!
+# axe-core (npm) for the dashboard's accessibility audit.
+axe_log="$PAYGATE_CACHE/test-axe.out"
+"$scripts/axe.sh" install >"$axe_log" 2>&1 & axe_pid=$!
 wait $ddb_pid || { echo "DynamoDB Local did not start"; exit 1; }
 wait $moto_pid || { echo "moto did not start"; exit 1; }
 wait $st_pid || { echo "schemathesis did not install:"; cat "$st_log"; exit 1; }
 wait $cr_pid || { echo "chromium did not install:"; cat "$cr_log"; exit 1; }
 wait $aj_pid || { echo "Adyen's Java library did not install:"; cat "$aj_log"; exit 1; }
+wait $axe_pid || { echo "axe-core did not install:"; cat "$axe_log"; exit 1; }
 DYNAMODB_ENDPOINT=$(tail -n 1 "$ddb_log")
 SQS_ENDPOINT=$(tail -n 1 "$moto_log")
 CHROMIUM=$(tail -n 1 "$cr_log")
+AXE_CORE=$(tail -n 1 "$axe_log")
 # The browser tests fail, rather than skip, without a browser.
-export DYNAMODB_ENDPOINT SQS_ENDPOINT CHROMIUM REQUIRE_REAL_SERVERS=1 REQUIRE_BROWSER=1
+export DYNAMODB_ENDPOINT SQS_ENDPOINT CHROMIUM AXE_CORE REQUIRE_REAL_SERVERS=1 REQUIRE_BROWSER=1
 echo "DynamoDB Local: $DYNAMODB_ENDPOINT"
 echo "moto (SQS):     $SQS_ENDPOINT"
 echo "Chromium:       $CHROMIUM"
+echo "axe-core:       $AXE_CORE"
 
 step "go test -race (all packages; contract suites on the embedded adapters, DynamoDB Local and moto; invoker; browser tests in headless Chromium)"
 go test -race -count=1 -timeout 30m ./...

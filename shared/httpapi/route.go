@@ -51,6 +51,10 @@ type Route struct {
 	// MaxBody is the route's body limit in bytes (0: MaxBody, 1 MiB); a
 	// larger body is a 413.
 	MaxBody int64
+	// Form makes the route take an HTML form's body
+	// (application/x-www-form-urlencoded) instead of JSON: the dashboard's
+	// pages post forms, which work without JavaScript.
+	Form    bool
 	Handler Handler
 	// MuxPath, when set, is the path the Go mux registers instead of Path,
 	// for a declared path Go 1.22 refuses beside another one (neither more

@@ -708,7 +708,7 @@ func TestValidBodiesAreAccepted(t *testing.T) {
 	documented := map[string]bool{}
 	for p, ops := range d.root["paths"].(map[string]any) {
 		for _, m := range bodyMethods {
-			if _, ok := ops.(map[string]any)[m]; ok {
+			if op, ok := ops.(map[string]any)[m].(map[string]any); ok && !formOperation(d, op) {
 				documented[strings.ToUpper(m)+" "+p] = true
 			}
 		}
@@ -1118,6 +1118,12 @@ func TestDocumentedParametersAreEnforced(t *testing.T) {
 			if !ok {
 				continue
 			}
+			if strings.HasPrefix(path, "/dashboard") {
+				// A session's pages and forms: shared/dashboard holds them
+				// to their parameters (TestMalformedInputIs400BeforeTheSession,
+				// TestQueryOverItsMaximumIs400, the filter tests).
+				continue
+			}
 			params, _ := op["parameters"].([]any)
 			for _, p := range params {
 				prm := d.resolve(p)
@@ -1191,4 +1197,15 @@ func TestDocumentedParametersAreEnforced(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 50)
+}
+
+// formOperation reports whether an operation takes an HTML form's body (the
+// dashboard's forms, tested with the dashboard), not JSON.
+func formOperation(d specDoc, op map[string]any) bool {
+	rb := d.resolve(op["requestBody"])
+	if rb == nil {
+		return false
+	}
+	_, form := rb["content"].(map[string]any)["application/x-www-form-urlencoded"]
+	return form
 }

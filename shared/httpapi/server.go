@@ -192,7 +192,7 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 	if err := checkURL(hr, rt); err != nil {
 		return nil, err
 	}
-	body, err := readBody(hr, rt.bodyLimit())
+	body, err := readBody(hr, rt.bodyLimit(), rt.Form)
 	if err != nil {
 		return nil, err
 	}
@@ -330,8 +330,9 @@ func (rt *Route) bodyLimit() int64 {
 	return MaxBody
 }
 
-// readBody enforces the size limit and the JSON content type.
-func readBody(hr *http.Request, limit int64) ([]byte, error) {
+// readBody enforces the size limit and the JSON content type (a form route's
+// body is an HTML form's instead).
+func readBody(hr *http.Request, limit int64, form bool) ([]byte, error) {
 	if hr.Body == nil || hr.Body == http.NoBody {
 		return nil, nil
 	}
@@ -350,6 +351,12 @@ func readBody(hr *http.Request, limit int64) ([]byte, error) {
 	}
 	ct := hr.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
+	if form {
+		if err != nil || mt != "application/x-www-form-urlencoded" {
+			return nil, apierr.New(apierr.UnsupportedMedia, "", "send the form as application/x-www-form-urlencoded (got %q)", ct)
+		}
+		return body, nil
+	}
 	if err != nil || mt != "application/json" {
 		return nil, apierr.New(apierr.UnsupportedMedia, "", "send the body as application/json (got %q)", ct)
 	}

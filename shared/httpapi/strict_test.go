@@ -128,7 +128,7 @@ func TestEveryBodyFieldFollowsTheStrictRules(t *testing.T) {
 		g, err := b(e.Deps)
 		require.NoError(t, err)
 		for _, rt := range g.Routes {
-			if rt.Method == "POST" {
+			if rt.Method == "POST" && !rt.Form { // a form route refuses JSON whole (415)
 				t.Run(rt.Pattern()+" null body", func(t *testing.T) { refused(t, rt.Path, `null`, "body_invalid", "") })
 				posts++
 			}

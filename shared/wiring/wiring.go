@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/customers"
+	"github.com/paygate/paygate/shared/dashboard"
 	"github.com/paygate/paygate/shared/direct"
 	"github.com/paygate/paygate/shared/disputes"
 	"github.com/paygate/paygate/shared/gate/catalog"
@@ -35,6 +36,7 @@ import (
 	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/customerwire"
+	"github.com/paygate/paygate/shared/wiring/dashwire"
 	"github.com/paygate/paygate/shared/wiring/directwire"
 	"github.com/paygate/paygate/shared/wiring/disputewire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
@@ -49,7 +51,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, ledger.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area, dashboard.Area}
 }
 
 // builders are the builders by function logical id: exactly one per declared
@@ -125,6 +127,37 @@ var builders = map[string]any{
 	links.APIGroup.Function:                   app.HTTPBuilder(linkwire.PaymentLinks),
 	links.PageGroup.Function:                  app.HTTPBuilder(linkwire.HostedPage),
 	links.ExpirerGroup.Function:               TaskBuilder(linkwire.PaymentLinkExpirer),
+	health.HealthGroup.Function:               app.HTTPBuilder(platformwire.Health),
+	merchants.MerchantsGroup.Function:         app.HTTPBuilder(platformwire.Merchants),
+	catalog.CatalogGroup.Function:             app.HTTPBuilder(gatewire.GateCatalog),
+	ledger.BalanceGroup.Function:              app.HTTPBuilder(gatewire.GateBalance),
+	orders.OrdersGroup.Function:               app.HTTPBuilder(gatewire.GateOrders),
+	orders.FulfilmentGroup.Function:           app.SQSBuilder(gatewire.GateFulfilment),
+	orders.ReconcilerGroup.Function:           TaskBuilder(gatewire.GateOrderReconciler),
+	checkout.SessionsGroup.Function:           checkoutwire.CheckoutSessions,
+	checkout.PaymentsGroup.Function:           checkoutwire.CheckoutPayments,
+	checkout.ClientGroup.Function:             checkoutwire.CheckoutClient,
+	checkout.TestHelpersGroup.Function:        checkoutwire.CheckoutTestHelpers,
+	checkout.ExpirerGroup.Function:            TaskBuilder(checkoutwire.CheckoutSessionExpirer),
+	webhooks.EndpointsGroup.Function:          app.HTTPBuilder(webhookwire.WebhookEndpoints),
+	webhooks.EventsGroup.Function:             app.HTTPBuilder(webhookwire.Events),
+	webhooks.PublisherGroup.Function:          app.StreamBuilder(webhookwire.WebhookPublisher),
+	webhooks.SenderGroup.Function:             app.SQSBuilder(webhookwire.WebhookSender),
+	wallet.WalletGroup.Function:               app.HTTPBuilder(walletwire.Wallet),
+	wallet.ConfirmationsGroup.Function:        app.SQSBuilder(walletwire.WalletConfirmations),
+	wallet.ExpirerGroup.Function:              TaskBuilder(walletwire.WalletExpirer),
+	pay.TransactionsGroup.Function:            app.HTTPBuilder(paywire.Transactions),
+	pay.ModificationsGroup.Function:           app.HTTPBuilder(paywire.CheckoutModifications),
+	pay.ExpirerGroup.Function:                 TaskBuilder(paywire.AuthorizationExpirer),
+	splits.SplitRequestsGroup.Function:        app.HTTPBuilder(paywire.SplitRequests),
+	balance.BalanceGroup.Function:             app.HTTPBuilder(balancewire.MerchantBalance),
+	balance.PayoutsGroup.Function:             app.SQSBuilder(balancewire.PayoutsSender),
+	balance.SettlementGroup.Function:          TaskBuilder(balancewire.Settlement),
+	customers.CustomersGroup.Function:         app.HTTPBuilder(customerwire.Customers),
+	links.APIGroup.Function:                   app.HTTPBuilder(linkwire.PaymentLinks),
+	links.PageGroup.Function:                  app.HTTPBuilder(linkwire.HostedPage),
+	links.ExpirerGroup.Function:               TaskBuilder(linkwire.PaymentLinkExpirer),
+	dashboard.DashboardGroup.Function:         app.HTTPBuilder(dashwire.Dashboard),
 }
 
 // TaskBuilder builds a scheduled function's task.

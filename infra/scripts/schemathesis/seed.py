@@ -7,13 +7,19 @@ one), a beneficiary holding KZT with a distribution and a payment order, and an
 unpaid invoice, so generated requests reach real records, not only 404s. Prints
 the ids as JSON (read by hooks.py).
 
-Environment: PG_BASE_URL, SANDBOX_API_KEY.
+And a dashboard session of the sandbox owner, so the dashboard's pages are
+fuzzed signed in (its forms then answer 403: the fuzzer has no CSRF token).
+
+Environment: PG_BASE_URL, SANDBOX_API_KEY, SANDBOX_DASHBOARD_PASSWORD.
 """
+import http.cookiejar
+import re
 import base64
 import json
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -138,7 +144,24 @@ call("POST", "/v1/disputes/" + dispute["id"] + "/evidence",
      {"description": "Delivered and signed for.",
       "documents": [{"name": "receipt.txt", "content_type": "text/plain",
                      "data": base64.b64encode(b"signed for by J. Smith").decode()}]})
-json.dump({"dispute_id": dispute["id"], "dispute_transaction_id": captured("schemathesis-dispute-open"),
+
+
+def dashboard_session():
+    """Signs in as the sandbox owner, as a browser does; returns the session cookie's value."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(BASE + "/dashboard/sign-in", timeout=10).read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode({"csrf": csrf, "email": "owner@sandbox.test",
+                                   "password": os.environ["SANDBOX_DASHBOARD_PASSWORD"]}).encode()
+    opener.open(urllib.request.Request(BASE + "/dashboard/sign-in", data=form, method="POST"), timeout=10).read()
+    for c in jar:
+        if c.name == "paygate_dashboard":
+            return c.value
+    sys.exit("seed: the dashboard sign-in set no session cookie")
+
+
+json.dump({"dashboard_session": dashboard_session(), "dispute_id": dispute["id"], "dispute_transaction_id": captured("schemathesis-dispute-open"),
            "transaction_id": tx["pspReference"], "account_id": me["id"], "order_id": order["id"], "session_id": session["id"],
            "session_data": session["sessionData"], "payment_id": pay["pspReference"],
            "wallet_transaction_id": wallet["walletTransactionId"], "merchant_account": me["merchant_account"],

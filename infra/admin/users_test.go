@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/store/boltstore"
+)
+
+// signIn checks a dashboard password against the store, with the CLI's
+// store closed as it is between commands.
+func signIn(t *testing.T, dir, email, password string) error {
+	t.Helper()
+	st, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
+	require.NoError(t, err)
+	defer st.Close()
+	d := app.WithStore(st, nil, nil, nil)
+	_, _, err = dashboard.New(dashboard.Config{Store: st, Accounts: d.Accounts, Keys: d.Keys, Idem: d.Idem}).
+		SignIn(context.Background(), dashboard.SignInInput{Email: email, Password: password, Address: "192.0.2.1"})
+	return err
+}
+
+func TestDashboardUsers(t *testing.T) {
+	dir := t.TempDir()
+	acct := decode[struct {
+		Account struct{ ID string } `json:"account"`
+	}](t, embedded(t, dir, "accounts", "create", "--name", "Reseller", "--json")).Account.ID
+
+	created := decode[newUserOut](t, embedded(t, dir, "users", "create", "--account", acct, "--email", "Ops@Reseller.example",
+		"--role", "developer", "--json"))
+	require.Equal(t, "ops@reseller.example", created.User.Email)
+	require.Equal(t, dashboard.Developer, created.User.Role)
+	require.Len(t, created.Password, 20)
+	require.NoError(t, signIn(t, dir, "ops@reseller.example", created.Password))
+
+	given := embedded(t, dir, "users", "create", "--account", acct, "--email", "viewer@reseller.example", "--password", "a given long passphrase")
+	require.NotContains(t, given.stdout, "a given long passphrase", "a given password is not echoed")
+	require.NoError(t, signIn(t, dir, "viewer@reseller.example", "a given long passphrase"))
+
+	require.NotEqual(t, 0, cli(t, nil, "users", "create", "--account", acct, "--email", "x@reseller.example", "--role", "admin", "--data-dir", dir).code)
+	require.NotEqual(t, 0, cli(t, nil, "users", "create", "--account", acct, "--email", "ops@reseller.example", "--data-dir", dir).code, "taken")
+
+	reset := decode[newUserOut](t, embedded(t, dir, "users", "password", "--email", "ops@reseller.example", "--json"))
+	require.Equal(t, dashboard.ErrSignIn, signIn(t, dir, "ops@reseller.example", created.Password))
+	require.NoError(t, signIn(t, dir, "ops@reseller.example", reset.Password))
+}

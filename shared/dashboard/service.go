@@ -1,0 +1,98 @@
+package dashboard
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/paygate/paygate/shared/accounts"
+	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/balance"
+	gateledger "github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/orders"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/links"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/transactions"
+	"github.com/paygate/paygate/shared/wallet"
+	"github.com/paygate/paygate/shared/webhooks"
+)
+
+// Config is what the dashboard is built from: the platform's store and
+// services, and the areas' services it shows (the same ones their API
+// functions serve; never the HTTP API over the network).
+type Config struct {
+	Store    store.Store
+	Accounts *accounts.Repo
+	Keys     *auth.Keys
+	Idem     *idempotency.Store
+	Clock    func() time.Time // nil: time.Now
+	Log      *slog.Logger     // nil: discard
+
+	Payments *transactions.Service
+	Links    *links.Service
+	Webhooks *webhooks.Service
+	Balance  *balance.Service
+	Orders   *orders.Service
+	Gate     *gateledger.Ledger
+	Wallet   *wallet.Service
+
+	// LinksBaseURL is the base of new links' urls (links.PublicURLEnv);
+	// "" takes the address each request came to.
+	LinksBaseURL string
+
+	// Argon is the password hash cost (zero: DefaultArgon); tests lower it.
+	Argon ArgonParams
+}
+
+// Service is the dashboard: its users, sessions and audit log, and the
+// pages over the areas' services.
+type Service struct {
+	st       store.Store
+	accounts *accounts.Repo
+	keys     *auth.Keys
+	idem     *idempotency.Store
+	clock    func() time.Time
+	log      *slog.Logger
+	argon    ArgonParams
+
+	payments *transactions.Service
+	links    *links.Service
+	webhooks *webhooks.Service
+	balance  *balance.Service
+	orders   *orders.Service
+	gate     *gateledger.Ledger
+	wallet   *wallet.Service
+
+	linksBase string
+}
+
+// New builds the dashboard.
+func New(c Config) *Service {
+	s := &Service{st: c.Store, accounts: c.Accounts, keys: c.Keys, idem: c.Idem, clock: c.Clock, log: c.Log, argon: c.Argon,
+		payments: c.Payments, links: c.Links, webhooks: c.Webhooks, balance: c.Balance, orders: c.Orders, gate: c.Gate, wallet: c.Wallet, linksBase: c.LinksBaseURL}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.argon == (ArgonParams{}) {
+		s.argon = DefaultArgon
+	}
+	if s.accounts == nil {
+		s.accounts = accounts.NewRepo(c.Store, s.clock)
+	}
+	if s.keys == nil {
+		s.keys = auth.NewKeys(c.Store, s.accounts, s.clock)
+	}
+	if s.idem == nil {
+		s.idem = idempotency.New(c.Store, s.clock)
+	}
+	return s
+}
+
+// WithArgon sets the password hash cost of new hashes (tests lower it).
+func (s *Service) WithArgon(p ArgonParams) *Service {
+	s.argon = p
+	return s
+}
