@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -138,11 +139,20 @@ func challenge(t *testing.T, tab context.Context, password string) {
 				return
 			}
 		}
-		nodes, err := chromedp.Run(tab, chromedp.Nodes(chromedp.CSS("iframe.pg-challenge__frame")))
-		require.NoError(t, err)
-		if len(nodes) == 1 && nodes[0].ContentDocument != nil {
-			sub, err := chromedp.Run(tab, chromedp.Nodes(chromedp.CSS("#pg-acs-password"), chromedp.FromNode(nodes[0]), chromedp.AtLeast(0)))
+		// Each look is bounded: a query into the frame's document can wait
+		// for ever when the frame navigates to another origin (and becomes a
+		// target of its own) under it; the next round finds it there.
+		look, cancel := context.WithTimeout(tab, 2*time.Second)
+		nodes, err := chromedp.Run(look, chromedp.Nodes(chromedp.CSS("iframe.pg-challenge__frame")))
+		var sub []*chromedp.Node
+		if err == nil && len(nodes) == 1 && nodes[0].ContentDocument != nil {
+			sub, err = chromedp.Run(look, chromedp.Nodes(chromedp.CSS("#pg-acs-password"), chromedp.FromNode(nodes[0]), chromedp.AtLeast(0)))
+		}
+		cancel()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			require.NoError(t, err)
+		}
+		if err == nil {
 			if len(sub) == 1 {
 				do(t, tab, chromedp.SendKeys(chromedp.CSS("#pg-acs-password"), password+kb.Enter, chromedp.FromNode(nodes[0])))
 				return
