@@ -9,7 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # Tracked files must be sources. Outside any testdata/ directory it fails on
 # a tracked file that is an executable binary (ELF, Mach-O, PE) or Python
-# bytecode (a .pyc, anything under __pycache__/), that has the
+# bytecode (a .pyc, anything under __pycache__/), a merge or patch leftover
+# (.orig, .rej), that has the
 # executable bit without being a script (#!), or that is over 1 MB: build
 # outputs and blobs belong in .gitignore, not in history.
 max_bytes=$((1 << 20))
@@ -24,6 +25,7 @@ check_tracked_files() {
     [[ /$path/ == */testdata/* || $mode == 160000 ]] && continue # (160000: a submodule, no blob)
     case $path in
       *.pyc|*/__pycache__/*) bad+=("$path: Python bytecode (a build output)"); continue ;;
+      *.orig|*.rej) bad+=("$path: a merge or patch leftover"); continue ;;
     esac
     # (|| true: git gets SIGPIPE once head has its 4 bytes)
     magic=$({ git cat-file blob "$object" || true; } | head -c 4 | od -An -tx1 | tr -d ' \n')
