@@ -109,6 +109,9 @@ func (s *Service) beneficiaryView(c *call, status int, edit, transfer formState)
 	if edit.Values == nil {
 		edit.Values = url.Values{"name": {b.Name}, "iban": {b.IBAN}, "bic": {b.BIC}, "kbe": {b.KBe}, "email": {b.Email}, "status": {string(b.Status)}}
 	}
+	if transfer.Values == nil && b.Balances != nil && len(*b.Balances) > 0 {
+		transfer.Values = url.Values{"currency": {(*b.Balances)[0].Currency}}
+	}
 	c.v.Title, c.v.Nav = "Beneficiary "+b.Name, "beneficiaries"
 	c.v.Data = beneficiaryData{B: b, Orders: orders, Edit: edit, Transfer: transfer, Statuses: beneficiaries.Statuses}
 	return render(status, "beneficiary", c.v, nil)
