@@ -44,6 +44,19 @@
 //     succeeds; a failed audit write is logged and the change stands.
 //   - Another account's record is a 404 page, as a missing one: every read
 //     goes through the services with the session's account.
+//   - Payouts, beneficiaries (with their payment orders and distributions),
+//     invoices and disputes (payouts.go, beneficiaries.go, invoices.go,
+//     disputes.go) go through their groups' services as the API does, each
+//     form under its idempotency key in the service's own transaction (a
+//     payout, a transfer, an invoice, a dispute's accept sent twice moves
+//     money once). A create or update form the service refuses is drawn
+//     again with the service's message beside the field its param names
+//     (formstate.go: an IIN's check digit, an IBAN), what was typed kept.
+//     Not offered: cancelling a payout (the service hands it to the
+//     processor at once; pending -> paid | failed only), saving a payout
+//     card (no card number in the dashboard), making payment orders and
+//     distributions (the merchant's systems do, through the API), evidence
+//     documents (base64 in JSON; the forms are url-encoded).
 //
 // Key layout:
 //
@@ -57,4 +70,9 @@
 // GetItem) and the account (1 GetItem) before its own reads; a sign-in
 // reads the two counters and the user, and writes the session (or the
 // counters); a form adds the service's calls and one audit PutItem.
+// The money pages: a list is the service's one Query (a payouts page adds
+// the balances' Query and the payout cards' Query; a beneficiary's page its
+// GetItem, its balances' Query and its payment orders' Query), a form the
+// service's calls (as its API route: the key's GetItem and one
+// TransactWriteItems) and the audit PutItem.
 package dashboard

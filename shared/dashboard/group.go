@@ -53,6 +53,27 @@ var DashboardGroup = registry.Group{
 		get("/dashboard/gate/orders/{id}"),
 		get("/dashboard/gate/balance"),
 		get("/dashboard/wallet"),
+		get("/dashboard/payouts"),
+		moneyForm("/dashboard/payouts"),
+		get("/dashboard/payouts/{id}"),
+		get("/dashboard/beneficiaries"),
+		moneyForm("/dashboard/beneficiaries"),
+		get("/dashboard/beneficiaries/{id}"),
+		moneyForm("/dashboard/beneficiaries/{id}"),
+		moneyForm("/dashboard/beneficiaries/{id}/transfer"),
+		get("/dashboard/payment-orders"),
+		get("/dashboard/payment-orders/{id}"),
+		get("/dashboard/distributions"),
+		get("/dashboard/distributions/{id}"),
+		get("/dashboard/invoices"),
+		moneyForm("/dashboard/invoices"),
+		get("/dashboard/invoices/{id}"),
+		moneyForm("/dashboard/invoices/{id}/cancel"),
+		get("/dashboard/disputes"),
+		get("/dashboard/disputes/{id}"),
+		moneyForm("/dashboard/disputes/{id}/evidence"),
+		moneyForm("/dashboard/disputes/{id}/submit"),
+		moneyForm("/dashboard/disputes/{id}/accept"),
 		get("/dashboard/developers/api-keys"),
 		claimForm("/dashboard/developers/api-keys"),
 		claimForm("/dashboard/developers/api-keys/{id}/roll"),
@@ -85,9 +106,14 @@ var DashboardGroup = registry.Group{
 		{Name: store.TableLedger, Actions: []string{"GetItem", "Query", "UpdateItem"}},
 		// A change's event record; the events a resend reads.
 		{Name: store.TableEvents, Actions: []string{"GetItem", "Query", "UpdateItem"}},
+		// Payouts, beneficiaries, invoices and disputes: an invoice's
+		// cancel and a dispute's close remove their index entries.
+		{Name: store.TableLedger, Actions: []string{"DeleteItem"}},
 	},
 	// A resend queues a delivery, as the events API's does.
-	Queues: []registry.Queue{{Name: queue.Webhooks, Access: registry.Send}},
+	// A payout from the payouts page queues it for the payouts sender.
+	Queues: []registry.Queue{{Name: queue.Webhooks, Access: registry.Send},
+		{Name: queue.Payouts, Access: registry.Send}},
 }
 
 // Area is the dashboard: users, sessions, sign-in counters, audit log.

@@ -7,9 +7,12 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/auth"
 	"github.com/paygate/paygate/shared/balance"
+	"github.com/paygate/paygate/shared/beneficiaries"
+	"github.com/paygate/paygate/shared/disputes"
 	gateledger "github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/invoices"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/transactions"
@@ -35,6 +38,12 @@ type Config struct {
 	Orders   *orders.Service
 	Gate     *gateledger.Ledger
 	Wallet   *wallet.Service
+
+	// Beneficiaries, Invoices and Disputes are the money groups' services
+	// (payouts are Balance's).
+	Beneficiaries *beneficiaries.Service
+	Invoices      *invoices.Service
+	Disputes      *disputes.Service
 
 	// LinksBaseURL is the base of new links' urls (links.PublicURLEnv);
 	// "" takes the address each request came to.
@@ -63,6 +72,10 @@ type Service struct {
 	gate     *gateledger.Ledger
 	wallet   *wallet.Service
 
+	beneficiaries *beneficiaries.Service
+	invoices      *invoices.Service
+	disputes      *disputes.Service
+
 	linksBase string
 }
 
@@ -70,6 +83,7 @@ type Service struct {
 func New(c Config) *Service {
 	s := &Service{st: c.Store, accounts: c.Accounts, keys: c.Keys, idem: c.Idem, clock: c.Clock, log: c.Log, argon: c.Argon,
 		payments: c.Payments, links: c.Links, webhooks: c.Webhooks, balance: c.Balance, orders: c.Orders, gate: c.Gate, wallet: c.Wallet, linksBase: c.LinksBaseURL}
+	s.beneficiaries, s.invoices, s.disputes = c.Beneficiaries, c.Invoices, c.Disputes
 	if s.clock == nil {
 		s.clock = time.Now
 	}

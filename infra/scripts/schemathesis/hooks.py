@@ -227,6 +227,9 @@ KNOWN = [
     known("GET", r"^/dashboard/(payments|gate/orders|audit-log)$", REJECTED, "cursor is opaque: only the next page's "
           "link the same dashboard list drew is valid (the page says so in HTML, so no param to match)",
           when=lambda case: bool((case.query or {}).get("cursor"))),
+    known("GET", r"^/dashboard/(payouts|beneficiaries|payment-orders|distributions|invoices|disputes)$", REJECTED,
+          "cursor is opaque: only the next page's link the same dashboard list drew is valid (the money pages' lists)",
+          when=lambda case: bool((case.query or {}).get("cursor"))),
     known("GET", LISTS, REJECTED, "created_to must not be before created_from", param="created_to", message="created_to is before.*"),
     known("POST", r"^/(test-helpers/deposits|orders)$", REJECTED,
           "a DecimalAmount's decimals and maximum depend on its currency's exponent; a deposit is greater than zero",

@@ -6,20 +6,27 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/disputes"
 	gateledger "github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/invoices"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/transactions"
 	"github.com/paygate/paygate/shared/wallet"
 	"github.com/paygate/paygate/shared/webhooks"
+	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
 )
 
 // Service builds the dashboard over d.
 func Service(d *app.Deps) (*dashboard.Service, error) {
 	getenv := d.Config.Getenv
 	pol, err := ledger.PolicyFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	fee, err := disputes.FeeFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +44,10 @@ func Service(d *app.Deps) (*dashboard.Service, error) {
 		Gate:         gateledger.New(d.Store, d.Clock),
 		Wallet:       wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol}),
 		LinksBaseURL: public,
+
+		Beneficiaries: beneficiarywire.Service(d),
+		Invoices:      invoices.New(invoices.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}),
+		Disputes:      disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee}),
 	}), nil
 }
 

@@ -1,0 +1,150 @@
+package dashboard
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/money"
+)
+
+// formState is a create or update form drawn again after the service
+// refused it: what the person typed, and the service's message beside the
+// field it names (a kzid rule an IIN or IBAN breaks, a missing field).
+type formState struct {
+	Values url.Values
+	Errors map[string]string
+}
+
+// Get is a field's value as typed.
+func (f formState) Get(name string) string {
+	if f.Values == nil {
+		return ""
+	}
+	return f.Values.Get(name)
+}
+
+// Err is the message of a field the service refused ("" when none).
+func (f formState) Err(name string) string { return f.Errors[name] }
+
+// Failed reports whether the form was refused.
+func (f formState) Failed() bool { return len(f.Errors) > 0 }
+
+// fieldError maps a service's Invalid error onto the form's field: params
+// names the service's params (iin, payer.phone, amount.value) by the form
+// field that holds them. ok is false for any other error, which the error
+// page shows as it is.
+func fieldError(err error, form url.Values, params map[string]string) (formState, bool) {
+	e := apierr.As(err)
+	if e.Kind != apierr.Invalid && e.Kind != apierr.InsufficientFunds {
+		return formState{}, false
+	}
+	field, ok := params[e.Param]
+	if !ok {
+		field = "form"
+	}
+	return formState{Values: form, Errors: map[string]string{field: e.Message}}, true
+}
+
+// listFilter reads a list page's status filter (one of all, or "") and its
+// cursor, as the API's list routes do.
+func listFilter[T ~string](c *call, all []T) (status T, p httpapi.ListParams, err error) {
+	q := c.r.HTTP.URL.Query()
+	if st := q.Get("status"); st != "" {
+		if !slices.Contains(all, T(st)) {
+			return "", p, apierr.Invalidf("status", "status must be one of %v", all)
+		}
+		status = T(st)
+	}
+	return status, httpapi.ListParams{Limit: 25, Cursor: q.Get("cursor")}, nil
+}
+
+// nextQuery is the next page's query: the filter and the cursor.
+func nextQuery(status, next string) string {
+	nq := url.Values{}
+	if status != "" {
+		nq.Set("status", status)
+	}
+	nq.Set("cursor", next)
+	return nq.Encode()
+}
+
+// formAmount reads a form's amount and currency fields, as people write
+// them (12.50 EUR), in minor units; errors name the API's params, so the
+// form shows them beside the fields.
+func formAmount(form url.Values) (value int64, currency string, err error) {
+	currency = strings.ToUpper(strings.TrimSpace(form.Get("currency")))
+	cur, err := money.ParseCurrencyField("amount.currency", currency)
+	if err != nil {
+		return 0, "", err
+	}
+	raw := strings.TrimSpace(form.Get("amount"))
+	if raw == "" {
+		return 0, "", apierr.Missing("amount.value")
+	}
+	value, err = money.ParseDecimalField("amount.value", raw, cur)
+	if err != nil {
+		return 0, "", err
+	}
+	if value <= 0 || value > money.MaxMinor {
+		return 0, "", apierr.Invalidf("amount.value", "the amount must be above 0")
+	}
+	return value, cur.Code(), nil
+}
+
+// optional is a form value as a service's optional field: nil when left
+// empty.
+func optional(form url.Values, name string) *string {
+	v := strings.TrimSpace(form.Get(name))
+	if v == "" {
+		return nil
+	}
+	return &v
+}
+
+// amountParams are the form fields of the API's amount params.
+var amountParams = map[string]string{"amount": "amount", "amount.value": "amount", "amount.currency": "currency"}
+
+// withParams joins param -> field maps.
+func withParams(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// idemIn is a money form's idempotent call, as the services take it.
+type idemIn = *idempotency.Call
+
+// withIdem runs fn under the form's idempotency key (the service records it
+// in the change's own transaction): a form sent again replays (replayed).
+func withIdem[T any](s *Service, c *call, fields string, fn func(idemIn) (*T, error)) (*T, error) {
+	idem, err := s.idemCall(c, fields)
+	if err != nil {
+		return nil, err
+	}
+	return fn(idem)
+}
+
+func sortStrings(s []string) []string {
+	slices.Sort(s)
+	return s
+}
+
+// formFields is a form's fields as typed, without its CSRF token and key:
+// what a form's idempotency fingerprint covers.
+func formFields(form url.Values) string {
+	v := url.Values{}
+	for k, vs := range form {
+		if k != "csrf" && k != "idempotency_key" {
+			v[k] = vs
+		}
+	}
+	return v.Encode()
+}
