@@ -43,14 +43,24 @@ func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	ops, landed, err := store.AttachExtras(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
 	if err := store.ValidateOps(ops); err != nil {
+		landed(err)
 		return nil, err
 	}
 	req := &writeReq{ops: ops, now: s.clock(), done: make(chan error, 1)}
 	if err := s.group.submit(req); err != nil {
+		landed(err)
 		return nil, err
 	}
-	return func() error { return <-req.done }, nil
+	return func() error {
+		err := <-req.done
+		landed(err)
+		return err
+	}, nil
 }
 
 // writeReq is one Write waiting for its batch.
