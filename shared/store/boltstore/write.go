@@ -48,19 +48,13 @@ func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, erro
 		return nil, err
 	}
 	if err := store.ValidateOps(ops); err != nil {
-		landed(err)
-		return nil, err
+		return nil, landed(err)
 	}
 	req := &writeReq{ops: ops, now: s.clock(), done: make(chan error, 1)}
 	if err := s.group.submit(req); err != nil {
-		landed(err)
-		return nil, err
+		return nil, landed(err)
 	}
-	return func() error {
-		err := <-req.done
-		landed(err)
-		return err
-	}, nil
+	return func() error { return landed(<-req.done) }, nil
 }
 
 // writeReq is one Write waiting for its batch.

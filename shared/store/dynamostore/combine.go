@@ -55,8 +55,7 @@ func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, erro
 		return nil, err
 	}
 	if err := store.ValidateOps(ops); err != nil {
-		landed(err)
-		return nil, err
+		return nil, landed(err)
 	}
 	req := &combineReq{ctx: store.WithoutExtras(context.WithoutCancel(ctx)), ops: ops, done: make(chan error, 1), landed: landed}
 	lane, ok := laneKey(ops)
@@ -83,14 +82,10 @@ type combineReq struct {
 	ctx    context.Context
 	ops    []store.Op
 	done   chan error
-	landed func(error) // the write's extras' verdict (store.AttachExtras)
+	landed func(error) error // the write's extras' verdict (store.AttachExtras)
 }
 
-func (r *combineReq) wait() error {
-	err := <-r.done
-	r.landed(err)
-	return err
-}
+func (r *combineReq) wait() error { return r.landed(<-r.done) }
 
 // laneKey is the key of the write's first add under a version condition:
 // the contended counter whose writes are chained.

@@ -27,7 +27,7 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { landed(err) }()
+	defer func() { err = landed(err) }()
 	if err := store.ValidateOps(ops); err != nil {
 		return err
 	}
