@@ -10,6 +10,7 @@ import (
 	gateledger "github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/transactions"
@@ -64,6 +65,10 @@ type Service struct {
 	wallet   *wallet.Service
 
 	linksBase string
+
+	// auditID draws audit entry ids (ids.New; a test fixes it to make the
+	// entry's write fail).
+	auditID func() string
 }
 
 // New builds the dashboard.
@@ -73,6 +78,7 @@ func New(c Config) *Service {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
+	s.auditID = ids.New
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

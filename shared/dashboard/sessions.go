@@ -127,7 +127,13 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	data, _ := json.Marshal(sr)
 	id := tokenID(tok)
 	exp := now.Add(SessionTTL)
-	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent)); err != nil {
+	// The sign-in's audit entry is written with the session, in one
+	// transaction.
+	audit, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: "session.sign_in", Address: in.Address})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit); err != nil {
 		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
 	}
 	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp}, nil

@@ -360,14 +360,16 @@ func (s *Service) baseView(r *httpapi.Request, sess *Session) view {
 	return v
 }
 
-// audit writes a change to the account's log; a failure is logged, and the
-// change (already made) stands.
-func (s *Service) audit(c *call, action, target, detail string) {
-	err := s.Audit(c.r.HTTP.Context(), c.sess.User.AccountID, AuditEntry{Email: c.sess.User.Email, Role: c.sess.User.Role,
-		Action: action, Target: target, Detail: detail, Address: clientAddress(c.r.HTTP)})
-	if err != nil {
-		c.r.Log.Error("dashboard audit entry not written", "action", action, "error", err.Error())
-	}
+// audited runs a form's change with its audit entry in the change's own
+// transaction (Service.Audited); fn gets the context to make the change
+// under, and may return the record's id when the change makes it.
+func (s *Service) audited(c *call, action, target, detail string, fn func(ctx context.Context) (string, error)) error {
+	return s.Audited(c.ctx(), c.account(), s.entry(c.sess.User, c.r.HTTP, action, target, detail), fn)
+}
+
+// entry is an audit entry of u's, from the request's address.
+func (s *Service) entry(u User, r *http.Request, action, target, detail string) AuditEntry {
+	return AuditEntry{Email: u.Email, Role: u.Role, Action: action, Target: target, Detail: detail, Address: clientAddress(r)}
 }
 
 // idemCall is the idempotent call of a money form: its key from the form,
@@ -431,3 +433,9 @@ func (s *Service) claimed(c *call, fields string, fn func() error) (done bool, e
 	}
 	return false, nil
 }
+
+// nextQuery is a list's next-page query for a link's href: url.Values
+// encodes it (each value escaped), so it goes into the attribute as a URL,
+// not re-escaped as one query value ("cursor=..." sent as "cursor%3d...",
+// which the server read as no cursor: the next page was the first again).
+func nextQuery(q url.Values) template.URL { return template.URL(q.Encode()) }
