@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/webhooks"
 	"github.com/paygate/paygate/shared/webhooks/signature"
@@ -154,4 +155,33 @@ func TestBrowserEventLogFilterAndDetail(t *testing.T) {
 	w.open(t, tab, "/dashboard/developers/events/"+evs[5])
 	assert.Contains(t, text(t, tab, "main"), "succeeded")
 	w.look(t, tab, "event")
+}
+
+func TestBrowserModeSwitch(t *testing.T) {
+	w := newWeb(t)
+	live, liveKey := w.pairedLive()
+	rememberSecret(liveKey)
+	w.seed("", "order-test-7007", payments.Charged)
+	w.seed(live.ID, "order-live-7007", payments.Charged)
+	tab := w.tab(t)
+	w.signIn(t, tab, w.user("", dashboard.Owner), password)
+	main := text(t, tab, "main")
+	assert.Contains(t, main, "order-test-7007")
+	assert.NotContains(t, main, "order-live-7007")
+	assert.Contains(t, text(t, tab, "#test-banner"), "Test data")
+	assert.Equal(t, "test mode", strings.ToLower(text(t, tab, "#mode")))
+	w.look(t, tab, "mode-test")
+	submit(t, tab, "#switch-mode")
+	main = text(t, tab, "main")
+	assert.Contains(t, main, "order-live-7007")
+	assert.NotContains(t, main, "order-test-7007")
+	assert.Equal(t, "live mode", strings.ToLower(text(t, tab, "#mode")))
+	n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#test-banner").length`))
+	require.NoError(t, err)
+	assert.Zero(t, n, "no test banner on live data")
+	w.open(t, tab, "/dashboard/payments")
+	assert.NotContains(t, text(t, tab, "main"), "order-test-7007")
+	w.look(t, tab, "mode-live")
+	submit(t, tab, "#switch-mode")
+	assert.Contains(t, text(t, tab, "main"), "order-test-7007")
 }

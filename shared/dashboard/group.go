@@ -73,6 +73,7 @@ var DashboardGroup = registry.Group{
 		get("/dashboard/settings/security"),
 		post("/dashboard/settings/security/totp"),
 		get("/dashboard/audit-log"),
+		post("/dashboard/switch-account"),
 	},
 	Tables: []registry.Table{
 		// Users, the audit log, accounts and API keys (create, roll,

@@ -68,6 +68,7 @@ func (s *Service) Group() httpapi.Group {
 		"GET /dashboard/settings/security":                     s.page(s.securityPage),
 		"POST /dashboard/settings/security/totp":               s.form(true, s.totp),
 		"GET /dashboard/audit-log":                             s.page(s.auditPage),
+		"POST /dashboard/switch-account":                       s.form(true, s.switchAccount),
 	})
 }
 
@@ -183,7 +184,9 @@ func (s *Service) signOutWith(r *httpapi.Request, everywhere bool) (*httpapi.Res
 
 // --- home and payments
 
-func (c *call) account() string { return c.sess.User.AccountID }
+// account is the account the page reads and writes: the session's (the
+// user's own, or its pair once switched).
+func (c *call) account() string { return c.sess.Account }
 
 type homeData struct {
 	Balances any
@@ -701,7 +704,7 @@ func (s *Service) resend(c *call) (*httpapi.Response, error) {
 // --- security and audit
 
 func (s *Service) securityPage(c *call) (*httpapi.Response, error) {
-	users, err := s.Users(c.ctx(), c.account())
+	users, err := s.Users(c.ctx(), c.sess.User.AccountID) // the user's own account's people
 	if err != nil {
 		return nil, err
 	}
@@ -823,4 +826,14 @@ func (s *Service) walletPage(c *call) (*httpapi.Response, error) {
 	c.v.Title, c.v.Nav = "Wallet", "wallet"
 	c.v.Data = map[string]any{"Items": items, "Statuses": wallet.Statuses, "Status": q.Get("status"), "Reference": f.OrderReference}
 	return render(http.StatusOK, "wallet", c.v, nil)
+}
+
+// switchAccount moves the session to the account the form names (the
+// user's own, or its pair), then to its home page: a record page of one
+// account is a 404 in the other.
+func (s *Service) switchAccount(c *call) (*httpapi.Response, error) {
+	if err := s.SwitchAccount(c.ctx(), c.sess, c.form.Get("account"), clientAddress(c.r.HTTP)); err != nil {
+		return nil, err
+	}
+	return redirect("/dashboard", nil), nil
 }

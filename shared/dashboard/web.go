@@ -132,6 +132,7 @@ type view struct {
 	Session *Session
 	Account string // the account's name
 	Mode    string // test or live
+	Pair    string // the account of the other mode to switch to ("": none)
 	Notice  string
 	Error   string
 	Data    any
@@ -352,10 +353,21 @@ func (s *Service) sessionOf(r *httpapi.Request) (*Session, error) {
 	return s.Lookup(r.HTTP.Context(), ck.Value)
 }
 
+// baseView is every page's header: the account the session reads and
+// writes, its mode, and its pair to switch to. A session switched to an
+// account that is no longer the user's account's pair reads the user's own
+// account again (the check costs nothing more: the page reads the account
+// it shows anyway).
 func (s *Service) baseView(r *httpapi.Request, sess *Session) view {
 	v := view{Session: sess}
-	if a, err := s.accounts.Get(r.HTTP.Context(), sess.User.AccountID); err == nil {
-		v.Account, v.Mode = a.Name, string(a.Mode)
+	ctx := r.HTTP.Context()
+	a, err := s.accounts.Get(ctx, sess.Account)
+	if err == nil && sess.Account != sess.User.AccountID && a.Pair != sess.User.AccountID {
+		sess.Account = sess.User.AccountID
+		a, err = s.accounts.Get(ctx, sess.Account)
+	}
+	if err == nil {
+		v.Account, v.Mode, v.Pair = a.Name, string(a.Mode), a.Pair
 	}
 	return v
 }
@@ -382,7 +394,7 @@ func (s *Service) idemCall(c *call, fields string) (*idempotency.Call, error) {
 	if err := idempotency.ValidateKey(key); err != nil {
 		return nil, err
 	}
-	req := idempotency.Request{Account: c.sess.User.AccountID, KeyKind: "dashboard", Key: key,
+	req := idempotency.Request{Account: c.account(), KeyKind: "dashboard", Key: key,
 		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(fields))}
 	return s.idem.Begin(c.r.HTTP.Context(), req, jsonRenderer)
 }
@@ -413,7 +425,7 @@ func (s *Service) claimed(c *call, fields string, fn func() error) (done bool, e
 	if err := idempotency.ValidateKey(key); err != nil {
 		return false, err
 	}
-	req := idempotency.Request{Account: c.sess.User.AccountID, KeyKind: "dashboard", Key: key,
+	req := idempotency.Request{Account: c.account(), KeyKind: "dashboard", Key: key,
 		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(fields))}
 	prev, claim, err := s.idem.Claim(c.ctx(), req)
 	if err != nil {

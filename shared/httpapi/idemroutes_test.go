@@ -45,6 +45,7 @@ var readOnlyPOSTs = map[string]string{
 	"POST /dashboard/developers/webhooks/{id}/disable": "a disabled endpoint stays disabled",
 	"POST /dashboard/developers/webhooks/{id}/enable":  "an enabled endpoint stays enabled",
 	"POST /dashboard/developers/events/{id}/resend":    "a resend is one more delivery by design: the merchant asks for it again",
+	"POST /dashboard/switch-account":                   "moves the session to an account; a repeat finds it there",
 }
 
 // TestEveryWritingPOSTDeclaresIdempotency: a group added later cannot forget
