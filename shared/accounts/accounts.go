@@ -233,4 +233,6 @@ func (r *Repo) Pair(ctx context.Context, liveID, testID string) (live, test *Acc
 }
 
 // Paired reports whether a and b are each other's pair.
-func Paired(a, b *Account) bool { return a != nil && b != nil && a.Pair == b.ID && b.Pair == a.ID && a.Mode != b.Mode }
+func Paired(a, b *Account) bool {
+	return a != nil && b != nil && a.Pair == b.ID && b.Pair == a.ID && a.Mode != b.Mode
+}
