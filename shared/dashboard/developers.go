@@ -145,7 +145,10 @@ func eventRange(q url.Values, name string, end bool) (time.Time, error) {
 
 func (s *Service) eventsPage(c *call) (*httpapi.Response, error) {
 	q := c.r.HTTP.URL.Query()
-	f := webhooks.EventFilter{Type: q.Get("type")}
+	f := webhooks.EventFilter{Type: q.Get("type"), ObjectID: strings.TrimSpace(q.Get("object_id"))}
+	if f.ObjectID != "" && !pathValue.MatchString(f.ObjectID) {
+		return nil, apierr.Invalidf("object_id", "object_id must be 1 to 100 letters, digits and _ . : -")
+	}
 	var err error
 	if f.From, err = eventRange(q, "from", false); err != nil {
 		return nil, err
@@ -161,14 +164,14 @@ func (s *Service) eventsPage(c *call) (*httpapi.Response, error) {
 		return nil, err
 	}
 	nq := url.Values{}
-	for _, k := range []string{"type", "from", "to"} {
+	for _, k := range []string{"type", "object_id", "from", "to"} {
 		if v := q.Get(k); v != "" {
 			nq.Set(k, v)
 		}
 	}
 	nq.Set("cursor", next)
 	c.v.Title, c.v.Nav = "Events", "events"
-	c.v.Data = map[string]any{"Events": evs, "Types": webhooks.EventTypes(), "Type": f.Type, "From": q.Get("from"), "To": q.Get("to"),
+	c.v.Data = map[string]any{"Events": evs, "Types": webhooks.EventTypes(), "Type": f.Type, "ObjectID": f.ObjectID, "From": q.Get("from"), "To": q.Get("to"),
 		"Next": next, "NextQuery": nextQuery(nq)}
 	return render(http.StatusOK, "events", c.v, nil)
 }

@@ -177,6 +177,14 @@ func TestEventLogFiltersPagesAndShowsAnEvent(t *testing.T) {
 		today := e.Clock.Now().UTC().Format(time.DateOnly)
 		assert.NotContains(t, c.get("/dashboard/developers/events?to="+yesterday).Body, "evt_")
 		assert.Contains(t, c.get("/dashboard/developers/events?from="+today+"&to="+today).Body, evs[29])
+		// An object's events: those whose resource has that id.
+		objs := e.putEvents(e.Account.ID, 2, `{"id":"pay_obj1","object":"payment"}`)
+		byObj := c.get("/dashboard/developers/events?object_id=pay_obj1")
+		require.Equal(t, 200, byObj.Status)
+		assert.Contains(t, byObj.Body, objs[0])
+		assert.Contains(t, byObj.Body, objs[1])
+		assert.NotContains(t, byObj.Body, evs[29])
+		assert.Equal(t, 400, c.get("/dashboard/developers/events?object_id=%3Cx%3E").Status)
 		// Bad filters are 400 pages.
 		assert.Equal(t, 400, c.get("/dashboard/developers/events?type=no.such").Status)
 		assert.Equal(t, 400, c.get("/dashboard/developers/events?from=yesterday").Status)

@@ -57,9 +57,10 @@
 //     reads the account for the header. Any other account is a 404. Test
 //     data shows a banner.
 //   - Developers: a webhook endpoint's edit, disable/enable and secret roll
-//     (the old secret signing for the expiry picked), the event log (type
-//     and date filters, cursor paging, an event's escaped payload and its
-//     attempts per endpoint, resend), all through the webhooks service.
+//     (the old secret signing for the expiry picked), the event log (type,
+//     resource id and date filters, cursor paging, an event's escaped
+//     payload and its attempts per endpoint, resend), all through the
+//     webhooks service.
 //   - Another account's record is a 404 page, as a missing one: every read
 //     goes through the services with the session's account.
 //
