@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -290,5 +291,41 @@ func TestAuditEntryCommitsWithTheChangeOrNeither(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(it.Data, &entry))
 		assert.Equal(t, "taken", entry["action"], "the entry in the way is untouched")
+	})
+}
+
+// TestConcurrentRefundsEachWithItsEntry: refunds racing on one payment from
+// the dashboard (each its own form and key) retry their lost races inside
+// the service; every refund that happened has exactly one entry, and none
+// that did not.
+func TestConcurrentRefundsEachWithItsEntry(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		pay := e.seed("", "order-race", payments.Charged)
+		c := e.client()
+		csrf := c.signIn(e.user("", dashboard.Developer))
+		const n = 12
+		var wg sync.WaitGroup
+		statuses := make([]int, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = c.post("/dashboard/payments/"+pay+"/refund", url.Values{"csrf": {csrf},
+					"idempotency_key": {fmt.Sprintf("dash_race_%02d", i)}, "amount": {"1.00"}}).Status
+			}()
+		}
+		wg.Wait()
+		done := 0
+		for _, st := range statuses {
+			require.Contains(t, []int{303, 409}, st)
+			if st == 303 {
+				done++
+			}
+		}
+		t.Logf("%d of %d refunds made", done, n)
+		require.Positive(t, done)
+		assert.EqualValues(t, done*100, e.Do("GET", "/v1/transactions/"+pay, nil).Map(t)["refunded_amount"])
+		assert.Equal(t, done, e.actions(e.Account.ID)["payment.refund"], "one entry per refund made")
 	})
 }

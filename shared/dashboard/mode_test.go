@@ -13,6 +13,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/dashboard"
 	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/store"
 )
 
 // pairedLive is a live account paired with the env's test account, and
@@ -100,6 +101,23 @@ func TestModeSwitchKeepsLiveAndTestApart(t *testing.T) {
 		vp := v.get("/dashboard/payments/" + livePay)
 		require.Equal(t, 200, vp.Status)
 		assert.NotContains(t, vp.Body, `id="refund"`)
+
+		// A session on an account that is no longer the pair reads the
+		// user's own account again (the link cut in the store directly:
+		// nothing unpairs today).
+		require.Equal(t, 303, c.post("/dashboard/switch-account", url.Values{"csrf": {csrf}, "account": {live.ID}}).Status)
+		require.Contains(t, c.get("/dashboard/payments").Body, livePay)
+		_, err := e.Deps.Accounts.Update(context.Background(), live.ID, func(a *accounts.Account) ([]store.Op, error) {
+			a.Pair = ""
+			return nil, nil
+		})
+		require.NoError(t, err)
+		list = c.get("/dashboard/payments")
+		assert.Contains(t, list.Body, testPay)
+		assert.NotContains(t, list.Body, livePay)
+		assert.Equal(t, 404, c.get("/dashboard/payments/"+livePay).Status)
+		_, _, err = e.Deps.Accounts.Pair(context.Background(), live.ID, e.Account.ID)
+		require.Error(t, err, "half a pair is refused, not mended")
 	})
 }
 
