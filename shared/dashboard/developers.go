@@ -21,6 +21,21 @@ import (
 // and its resend. All through the webhooks service, as the API's
 // /v1/webhook-endpoints and /v1/events.
 
+// developerRoutes are the handlers of the webhook endpoint settings, the
+// event log and the test/live switch (declared in DashboardGroup).
+func (s *Service) developerRoutes() map[string]httpapi.Handler {
+	return map[string]httpapi.Handler{
+		"POST /dashboard/developers/webhooks/{id}/update":      s.form(false, s.updateEndpoint),
+		"POST /dashboard/developers/webhooks/{id}/disable":     s.form(false, s.endpointState(true)),
+		"POST /dashboard/developers/webhooks/{id}/enable":      s.form(false, s.endpointState(false)),
+		"POST /dashboard/developers/webhooks/{id}/roll-secret": s.form(false, s.rollEndpointSecret),
+		"GET /dashboard/developers/events":                     s.page(s.eventsPage),
+		"GET /dashboard/developers/events/{id}":                s.page(s.eventPage),
+		"POST /dashboard/developers/events/{id}/resend":        s.form(false, s.resendEvent),
+		"POST /dashboard/switch-account":                       s.form(true, s.switchAccount),
+	}
+}
+
 func (s *Service) caller(c *call) (webhooks.Caller, error) {
 	acct, err := s.accounts.Get(c.ctx(), c.account())
 	if err != nil {

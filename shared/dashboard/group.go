@@ -70,10 +70,10 @@ var DashboardGroup = registry.Group{
 		get("/dashboard/developers/events"),
 		get("/dashboard/developers/events/{id}"),
 		post("/dashboard/developers/events/{id}/resend"),
+		post("/dashboard/switch-account"),
 		get("/dashboard/settings/security"),
 		post("/dashboard/settings/security/totp"),
 		get("/dashboard/audit-log"),
-		post("/dashboard/switch-account"),
 	},
 	Tables: []registry.Table{
 		// Users, the audit log, accounts and API keys (create, roll,

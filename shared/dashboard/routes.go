@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -29,47 +30,41 @@ import (
 
 // Group is the DashboardFunction's routes (declared in DashboardGroup).
 func (s *Service) Group() httpapi.Group {
-	return DashboardGroup.Bind(map[string]httpapi.Handler{
-		"GET /dashboard":                                       s.page(s.home),
-		"GET /dashboard/sign-in":                               s.signInPage,
-		"POST /dashboard/sign-in":                              s.signIn,
-		"POST /dashboard/sign-out":                             s.signOut,
-		"POST /dashboard/sign-out-everywhere":                  s.signOutEverywhere,
-		"GET /dashboard/static/{file}":                         serveStatic,
-		"GET /dashboard/payments":                              s.page(s.paymentsPage),
-		"GET /dashboard/payments/{id}":                         s.page(s.paymentPage),
-		"POST /dashboard/payments/{id}/capture":                s.form(false, s.paymentChange("capture")),
-		"POST /dashboard/payments/{id}/cancel":                 s.form(false, s.paymentChange("cancel")),
-		"POST /dashboard/payments/{id}/refund":                 s.form(false, s.paymentChange("refund")),
-		"GET /dashboard/payment-links":                         s.page(s.linksPage),
-		"POST /dashboard/payment-links":                        s.form(false, s.createLink),
-		"POST /dashboard/payment-links/{id}/cancel":            s.form(false, s.cancelLink),
-		"GET /dashboard/gate/orders":                           s.page(s.ordersPage),
-		"GET /dashboard/gate/orders/{id}":                      s.page(s.orderPage),
-		"GET /dashboard/gate/balance":                          s.page(s.gateBalancePage),
-		"GET /dashboard/wallet":                                s.page(s.walletPage),
-		"GET /dashboard/developers/api-keys":                   s.page(s.keysPage),
-		"POST /dashboard/developers/api-keys":                  s.form(false, s.createKey),
-		"POST /dashboard/developers/api-keys/{id}/roll":        s.form(false, s.rollKey),
-		"POST /dashboard/developers/api-keys/{id}/revoke":      s.form(false, s.revokeKey),
-		"GET /dashboard/developers/api-version":                s.page(s.versionPage),
-		"POST /dashboard/developers/api-version":               s.form(false, s.setVersion),
-		"GET /dashboard/developers/webhooks":                   s.page(s.webhooksPage),
-		"POST /dashboard/developers/webhooks":                  s.form(false, s.createEndpoint),
-		"GET /dashboard/developers/webhooks/{id}":              s.page(s.endpointPage),
-		"POST /dashboard/developers/webhooks/{id}/resend":      s.form(false, s.resend),
-		"POST /dashboard/developers/webhooks/{id}/update":      s.form(false, s.updateEndpoint),
-		"POST /dashboard/developers/webhooks/{id}/disable":     s.form(false, s.endpointState(true)),
-		"POST /dashboard/developers/webhooks/{id}/enable":      s.form(false, s.endpointState(false)),
-		"POST /dashboard/developers/webhooks/{id}/roll-secret": s.form(false, s.rollEndpointSecret),
-		"GET /dashboard/developers/events":                     s.page(s.eventsPage),
-		"GET /dashboard/developers/events/{id}":                s.page(s.eventPage),
-		"POST /dashboard/developers/events/{id}/resend":        s.form(false, s.resendEvent),
-		"GET /dashboard/settings/security":                     s.page(s.securityPage),
-		"POST /dashboard/settings/security/totp":               s.form(true, s.totp),
-		"GET /dashboard/audit-log":                             s.page(s.auditPage),
-		"POST /dashboard/switch-account":                       s.form(true, s.switchAccount),
-	})
+	handlers := map[string]httpapi.Handler{
+		"GET /dashboard":                                  s.page(s.home),
+		"GET /dashboard/sign-in":                          s.signInPage,
+		"POST /dashboard/sign-in":                         s.signIn,
+		"POST /dashboard/sign-out":                        s.signOut,
+		"POST /dashboard/sign-out-everywhere":             s.signOutEverywhere,
+		"GET /dashboard/static/{file}":                    serveStatic,
+		"GET /dashboard/payments":                         s.page(s.paymentsPage),
+		"GET /dashboard/payments/{id}":                    s.page(s.paymentPage),
+		"POST /dashboard/payments/{id}/capture":           s.form(false, s.paymentChange("capture")),
+		"POST /dashboard/payments/{id}/cancel":            s.form(false, s.paymentChange("cancel")),
+		"POST /dashboard/payments/{id}/refund":            s.form(false, s.paymentChange("refund")),
+		"GET /dashboard/payment-links":                    s.page(s.linksPage),
+		"POST /dashboard/payment-links":                   s.form(false, s.createLink),
+		"POST /dashboard/payment-links/{id}/cancel":       s.form(false, s.cancelLink),
+		"GET /dashboard/gate/orders":                      s.page(s.ordersPage),
+		"GET /dashboard/gate/orders/{id}":                 s.page(s.orderPage),
+		"GET /dashboard/gate/balance":                     s.page(s.gateBalancePage),
+		"GET /dashboard/wallet":                           s.page(s.walletPage),
+		"GET /dashboard/developers/api-keys":              s.page(s.keysPage),
+		"POST /dashboard/developers/api-keys":             s.form(false, s.createKey),
+		"POST /dashboard/developers/api-keys/{id}/roll":   s.form(false, s.rollKey),
+		"POST /dashboard/developers/api-keys/{id}/revoke": s.form(false, s.revokeKey),
+		"GET /dashboard/developers/api-version":           s.page(s.versionPage),
+		"POST /dashboard/developers/api-version":          s.form(false, s.setVersion),
+		"GET /dashboard/developers/webhooks":              s.page(s.webhooksPage),
+		"POST /dashboard/developers/webhooks":             s.form(false, s.createEndpoint),
+		"GET /dashboard/developers/webhooks/{id}":         s.page(s.endpointPage),
+		"POST /dashboard/developers/webhooks/{id}/resend": s.form(false, s.resend),
+		"GET /dashboard/settings/security":                s.page(s.securityPage),
+		"POST /dashboard/settings/security/totp":          s.form(true, s.totp),
+		"GET /dashboard/audit-log":                        s.page(s.auditPage),
+	}
+	maps.Copy(handlers, s.developerRoutes())
+	return DashboardGroup.Bind(handlers)
 }
 
 func serveStatic(r *httpapi.Request) (*httpapi.Response, error) {
