@@ -43,7 +43,8 @@ import (
 //   - DynamoDB: read and write request units (on-demand);
 //   - SQS: requests (a receive and a delete per message when the event
 //     source mapping takes it alone, the worst case);
-//   - CloudWatch Logs: the stage's log bytes plus Lambda's own lines;
+//   - CloudWatch Logs: the stage's log bytes, plus Lambda's own lines when
+//     the template's SystemLogLevel keeps them;
 //   - X-Ray: the sampled fraction of a trace (Tracing: Active);
 //   - data transfer out: the response (or webhook) bytes.
 //
@@ -152,6 +153,17 @@ type costOp struct {
 // costRuns is how many times each operation runs for its averages.
 const costRuns = 20
 
+// systemLogLevel is the default of the template's SystemLogLevel parameter
+// (INFO, Lambda's default, when there is none).
+func systemLogLevel(tpl *samtemplate.Template) string {
+	if p, ok := tpl.Parameters["SystemLogLevel"].(map[string]any); ok {
+		if d, ok := p["Default"].(string); ok {
+			return d
+		}
+	}
+	return "INFO"
+}
+
 // costRows measures the operations and prices them (see the comment above).
 func costRows(ctx context.Context, root string) ([]row, error) {
 	endpoint, sqsEndpoint := os.Getenv("DYNAMODB_ENDPOINT"), os.Getenv("SQS_ENDPOINT")
@@ -169,6 +181,11 @@ func costRows(ctx context.Context, root string) ([]row, error) {
 	mem := map[string]int{}
 	for _, f := range tpl.Functions() {
 		mem[f.LogicalID] = f.MemorySize
+	}
+	// Lambda's own lines are logged only when the template's default keeps
+	// them (SystemLogLevel INFO or DEBUG; dev overrides it in samconfig.toml).
+	if lvl := systemLogLevel(tpl); lvl != "INFO" && lvl != "DEBUG" {
+		p.Assumed.PlatformLogBytes = 0
 	}
 	ops, err := measureCostOps(ctx, endpoint, sqsEndpoint)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/infra/samtemplate"
 	"github.com/paygate/paygate/shared/apitest/realservers"
 )
 
@@ -62,4 +63,21 @@ func TestHotBalanceRows(t *testing.T) {
 			assert.Equal(t, "ok", r.ok, r.name)
 		}
 	}
+}
+
+// TestPlatformLinesFollowTheTemplate: Lambda's own log lines are priced only
+// when the template's SystemLogLevel keeps them.
+func TestPlatformLinesFollowTheTemplate(t *testing.T) {
+	for yaml, want := range map[string]string{
+		"Parameters:\n  SystemLogLevel:\n    Type: String\n    Default: WARN\n": "WARN",
+		"Parameters:\n  SystemLogLevel:\n    Type: String\n    Default: INFO\n": "INFO",
+		"Parameters: {}\n": "INFO",
+	} {
+		tpl, err := samtemplate.Parse([]byte(yaml + "Resources:\n  T:\n    Type: AWS::SNS::Topic\n"))
+		require.NoError(t, err)
+		assert.Equal(t, want, systemLogLevel(tpl), yaml)
+	}
+	tpl, err := samtemplate.Load("../../template.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "WARN", systemLogLevel(tpl), "the stack's default drops Lambda's per-invocation lines")
 }

@@ -37,10 +37,17 @@ func TestEveryFunctionIsAliasedTracedAndLogged(t *testing.T) {
 }
 
 // checkLogGroup: the function logs (LoggingConfig.LogGroup) to a log group
-// of the template whose retention is the per-environment parameter.
+// of the template whose retention is the per-environment parameter, with
+// Lambda's own lines at the per-environment level.
 func checkLogGroup(t *testing.T, tpl *Template, f Function) {
 	t.Helper()
-	lg := RefTarget(mapOf(f.Properties["LoggingConfig"])["LogGroup"])
+	lc := mapOf(f.Properties["LoggingConfig"])
+	// Lambda's own lines follow the per-environment parameter (about 900
+	// bytes per invocation: the cost table prices it).
+	if got := Raw(lc["SystemLogLevel"]); got != "!Ref SystemLogLevel" {
+		t.Errorf("%s: LoggingConfig.SystemLogLevel %q, want !Ref SystemLogLevel", f.LogicalID, got)
+	}
+	lg := RefTarget(lc["LogGroup"])
 	r, ok := tpl.Resource(lg)
 	if !ok || r.Type != "AWS::Logs::LogGroup" {
 		t.Errorf("%s: LoggingConfig.LogGroup %q is not a log group of the template", f.LogicalID, lg)

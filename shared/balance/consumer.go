@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/consumer"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -21,39 +22,7 @@ import (
 // queue.MaxReceives receives it goes to the DLQ (alarmed), and the
 // settlement task re-queues it while it is still pending.
 func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, m := range ev.Records {
-		if !s.handleMessage(ctx, m) {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
-		}
-	}
-	return resp, nil
-}
-
-// retryAfterError is how long a message whose processing failed stays hidden.
-const retryAfterError = 2 * time.Second
-
-func (s *Service) handleMessage(ctx context.Context, m events.SQSMessage) bool {
-	var msg Message
-	if err := json.Unmarshal([]byte(m.Body), &msg); err != nil || msg.AccountID == "" || !ids.Valid(msg.PayoutID) {
-		s.log.Error("payout message malformed; dropped", "message_id", m.MessageId)
-		return true
-	}
-	again, err := s.Process(ctx, msg.AccountID, msg.PayoutID)
-	switch {
-	case apierr.Is(err, apierr.NotFound):
-		s.log.Error("payout message names no payout; dropped", "message_id", m.MessageId, "payout_id", msg.PayoutID)
-		return true
-	case err != nil:
-		s.log.Warn("payout processing failed; will retry", "payout_id", msg.PayoutID, "error", err.Error())
-		again = retryAfterError
-	case again == 0:
-		return true
-	}
-	if err := s.q.ChangeVisibility(ctx, queue.Payouts, m.ReceiptHandle, again.Round(time.Second)+time.Second); err != nil {
-		s.log.Warn("payout backoff not set", "message_id", m.MessageId, "error", err.Error())
-	}
-	return false
+	return consumer.Record{Queue: queue.Payouts, Q: s.q, Log: s.log, What: "payout", IDField: "payout_id", Step: s.Process}.HandleSQS(ctx, ev)
 }
 
 // SettleInterval is how often the settlement task runs (its Schedule).

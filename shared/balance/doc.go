@@ -25,8 +25,14 @@
 // payout.created event and the Idempotency-Key's record in one
 // TransactWriteItems; available below the amount fails the non-negative
 // condition and the answer is 400 insufficient_balance with nothing stored
-// (not recorded under the key: a retry runs again). Then the payout's id
-// goes on the payouts queue.
+// (not recorded under the key: a retry runs again). While the account owes
+// from disputes in the currency (owed below zero: a chargeback larger than
+// available), no payout is made: the debt is repaid from available first
+// (the disputes sweeper), so the answer is the same 400 naming the debt; the
+// write carries a check that owed is still as read, so a hold committed in
+// between sends the request back to read again (ledger.DebtFree,
+// TestNoPayoutWhileOwed in shared/disputes). Then the payout's id goes on
+// the payouts queue.
 //
 // The processor is asked with the payout id as its idempotency key, so a
 // consumer that dies after the processor answered (and before its own
@@ -71,9 +77,11 @@
 // GET /v1/balance: GetItem (API key) + one Query (the balances partition).
 // GET /v1/balance/entries: GetItem + Query pages (at most 2,000 entries read
 // per request when filtered). POST /v1/payouts: GetItem (API key), GetItem
-// (Idempotency-Key), GetItem (card), one TransactWriteItems (key's record,
-// payout, open entry, event, entry, two balances, account mark: 8 items),
-// then one SQS SendMessage. The consumer: GetItem (payout), the processor's
+// (Idempotency-Key), GetItem (card), one Query (the currency's available
+// and owed: no payout while the account owes from disputes,
+// ledger.DebtFree), one TransactWriteItems (key's record, payout, open
+// entry, event, entry, two balances, account mark, the check that owed is
+// as read: 9 items), then one SQS SendMessage. The consumer: GetItem (payout), the processor's
 // GetItem and UpdateItem (sandbox), one TransactWriteItems (payout, open
 // entry's removal, event, entry, two balances, account mark: 7 items). No
 // Scan anywhere.

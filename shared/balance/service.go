@@ -287,9 +287,11 @@ type PayoutInput struct {
 // the payout for the processor: the payout (pending), its open-index entry,
 // the reservation entry and balances, its payout.created event and the
 // Idempotency-Key's record in one transaction; then the queue message.
-// Errors: Invalid (naming the field), NotFound (payout_card_id: missing or
-// another account's), InsufficientFunds (available below the amount:
-// nothing reserved or stored), Unavailable; idempotency's.
+// The account must owe nothing in the currency from disputes (a debt is
+// repaid from available first: ledger.DebtFree). Errors: Invalid (naming
+// the field), NotFound (payout_card_id: missing or another account's),
+// InsufficientFunds (available below the amount, or a debt open: nothing
+// reserved or stored), Unavailable; idempotency's.
 func (s *Service) CreatePayout(ctx context.Context, in PayoutInput) (*Payout, error) {
 	if !in.Idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
@@ -312,16 +314,26 @@ func (s *Service) CreatePayout(ctx context.Context, in PayoutInput) (*Payout, er
 		PayoutCardID: c.ID, Card: CardSummary{Brand: c.Brand, Last4: c.Last4}, Reference: *r.Reference, Status: PayoutPending,
 		Livemode: c.Livemode, Metadata: r.Metadata, CreatedAt: now, UpdatedAt: now},
 		AccountID: in.AccountID, Outcome: c.Outcome}
-	var b ledger.Batch
-	b.Reserve(p.move(), now)
-	ops, err := s.changeOps(p, nil, EventPayoutCreated, &b, now)
-	if err != nil {
-		return nil, err
-	}
 	view := p.View()
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindPayout, Value: view}, ops...)
+	// A debt from disputes is repaid before anything is paid out: the write
+	// holds owed to what was read (ledger.DebtFree).
+	var ops []store.Op
+	err = ledger.WhileDebtFree(ctx, s.st, in.AccountID, p.Amount.Currency, func(f ledger.Funds) ([]store.Op, error) {
+		var b ledger.Batch
+		b.Reserve(p.move(), now)
+		if err := b.DebtFree(in.AccountID, p.Amount.Currency, f, "amount.value"); err != nil {
+			return nil, err
+		}
+		if ops, err = s.changeOps(p, nil, EventPayoutCreated, &b, now); err != nil {
+			return nil, err
+		}
+		return ops, idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindPayout, Value: view}, ops...)
+	})
 	if err != nil {
-		if idempotency.FromKey(err) {
+		// Kinded errors (the debt, a read, the key) are answered as they
+		// are; the write's own are worded here.
+		var kinded *apierr.Error
+		if idempotency.FromKey(err) || errors.As(err, &kinded) {
 			return nil, err
 		}
 		if e := ledger.Insufficient(err, ops, "amount.value"); e != nil {

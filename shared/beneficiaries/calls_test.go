@@ -81,12 +81,12 @@ func TestCallsPerDistributionAndPaymentOrder(t *testing.T) {
 	counter.Reset()
 	r := e.Do("POST", "/v1/distributions", map[string]any{"reference": "counted", "lines": ls}, "Idempotency-Key", "counted-100")
 	require.Equal(t, 201, r.Status, string(r.Body))
-	require.Equal(t, map[string]int{"GetItem": 2, "BatchGetItem": 1, "TransactWriteItems": 2}, counter.Counts(), "a distribution of 100 lines")
+	require.Equal(t, map[string]int{"GetItem": 2, "BatchGetItem": 1, "Query": 1, "TransactWriteItems": 2}, counter.Counts(), "a distribution of 100 lines")
 
 	counter.Reset()
 	r = e.Do("POST", "/v1/distributions", map[string]any{"reference": "counted", "lines": ls[:ChunkLines]}, "Idempotency-Key", "counted-85")
 	require.Equal(t, 201, r.Status, string(r.Body))
-	require.Equal(t, map[string]int{"GetItem": 2, "BatchGetItem": 1, "TransactWriteItems": 1}, counter.Counts(), "a distribution of 85 lines")
+	require.Equal(t, map[string]int{"GetItem": 2, "BatchGetItem": 1, "Query": 1, "TransactWriteItems": 1}, counter.Counts(), "a distribution of 85 lines")
 
 	counter.Reset()
 	q.reset()

@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/consumer"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -20,39 +21,7 @@ import (
 // queue.MaxReceives receives it goes to the DLQ (alarmed), and the
 // settlement task re-queues it while it is still created.
 func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, m := range ev.Records {
-		if !s.handleMessage(ctx, m) {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
-		}
-	}
-	return resp, nil
-}
-
-// retryAfterError is how long a message whose processing failed stays hidden.
-const retryAfterError = 2 * time.Second
-
-func (s *Service) handleMessage(ctx context.Context, m events.SQSMessage) bool {
-	var msg Message
-	if err := json.Unmarshal([]byte(m.Body), &msg); err != nil || msg.AccountID == "" || !ids.Valid(msg.PaymentOrderID) {
-		s.log.Error("payment order message malformed; dropped", "message_id", m.MessageId)
-		return true
-	}
-	again, err := s.Process(ctx, msg.AccountID, msg.PaymentOrderID)
-	switch {
-	case apierr.Is(err, apierr.NotFound):
-		s.log.Error("payment order message names no order; dropped", "message_id", m.MessageId, "payment_order_id", msg.PaymentOrderID)
-		return true
-	case err != nil:
-		s.log.Warn("payment order processing failed; will retry", "payment_order_id", msg.PaymentOrderID, "error", err.Error())
-		again = retryAfterError
-	case again == 0:
-		return true
-	}
-	if err := s.q.ChangeVisibility(ctx, queue.PaymentOrders, m.ReceiptHandle, again.Round(time.Second)+time.Second); err != nil {
-		s.log.Warn("payment order backoff not set", "message_id", m.MessageId, "error", err.Error())
-	}
-	return false
+	return consumer.Record{Queue: queue.PaymentOrders, Q: s.q, Log: s.log, What: "payment order", IDField: "payment_order_id", Step: s.Process}.HandleSQS(ctx, ev)
 }
 
 // RequeueAge is how long an order may stay created before the settlement

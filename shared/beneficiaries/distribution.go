@@ -249,33 +249,43 @@ func (s *Service) Distribute(ctx context.Context, in DistributionInput) (*Distri
 	for _, l := range lines[len(first):] {
 		rest += l.Amount.Value
 	}
-	var b ledger.Batch
-	d.HeadEntry = b.Distribute(d.move(), credits(first), rest, now)
 	single := chunks(len(lines)) == 1
 	if single {
 		d.Status, d.CompletedAt = DistCompleted, &now
 	}
-	it, err := d.item()
-	if err != nil {
-		return nil, apierr.Wrap("beneficiaries.Distribute", apierr.Internal, err)
-	}
-	ops := []store.Op{store.Put(it, store.IfAbsent)}
-	if single {
-		ev, err := eventOp(d.AccountID, d.Livemode, EventDistributionCompleted, d.view(true), now)
+	var ops []store.Op
+	var view Distribution
+	// Available goes to the beneficiaries only while the account owes
+	// nothing from disputes (a debt is repaid from available first): the
+	// write holds owed to what was read (ledger.DebtFree).
+	err = ledger.WhileDebtFree(ctx, s.st, in.AccountID, total.Currency, func(f ledger.Funds) ([]store.Op, error) {
+		var b ledger.Batch
+		d.HeadEntry = b.Distribute(d.move(), credits(first), rest, now)
+		if err := b.DebtFree(in.AccountID, total.Currency, f, "lines"); err != nil {
+			return nil, err
+		}
+		it, err := d.item()
+		if err != nil {
+			return nil, apierr.Wrap("beneficiaries.Distribute", apierr.Internal, err)
+		}
+		ops = []store.Op{store.Put(it, store.IfAbsent)}
+		if single {
+			ev, err := eventOp(d.AccountID, d.Livemode, EventDistributionCompleted, d.view(true), now)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, ev)
+		} else {
+			ops = append(ops, store.Put(openItem(d.openKey(), d.AccountID, d.ID), store.IfAbsent))
+		}
+		lops, err := b.Ops(now)
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, ev)
-	} else {
-		ops = append(ops, store.Put(openItem(d.openKey(), d.AccountID, d.ID), store.IfAbsent))
-	}
-	lops, err := b.Ops(now)
-	if err != nil {
-		return nil, err
-	}
-	ops = append(ops, lops...)
-	view := d.view(true)
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindDistribution, Value: view}, ops...)
+		ops = append(ops, lops...)
+		view = d.view(true)
+		return ops, idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindDistribution, Value: view}, ops...)
+	})
 	if err != nil {
 		return nil, moneyErr("beneficiaries.Distribute", err, ops, "lines")
 	}

@@ -328,3 +328,38 @@ func countEntries(ts []ledger.EntryType, t ledger.EntryType) int {
 	}
 	return n
 }
+
+// TestNoDistributionWhileOwed: available goes to beneficiaries only while
+// the account owes nothing from disputes in that currency (a debt is repaid
+// from available first): refused with insufficient_balance naming the debt,
+// nothing credited; once repaid, the same request goes through; another
+// currency is not held by it; on both stores.
+func TestNoDistributionWhileOwed(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b, options{})
+		acct, now := e.Account.ID, e.Clock.Now()
+		ben := e.beneficiary(personBody(ibanPaid))
+		e.fund(acct, 10000, "KZT")
+		e.fund(acct, 10000, "USD")
+		// A dispute held with nothing taken from available: all of it owed.
+		var h ledger.Batch
+		h.DisputeHold(ledger.DisputeMove{AccountID: acct, Currency: "KZT", DisputeID: ids.New(), Amount: 3000}, ledger.Funds{}, now)
+		ops, err := h.Ops(now)
+		require.NoError(t, err)
+		require.NoError(t, e.Deps.Store.Write(context.Background(), ops...))
+
+		r := e.distribute("KZT", map[string]int64{ben: 500})
+		require.Equal(t, 400, r.Status, string(r.Body))
+		assert.Equal(t, "insufficient_balance", r.Err(t)["code"])
+		assert.Contains(t, string(r.Body), "owes 30.00 KZT")
+		bal, err := ledger.BalanceOf(context.Background(), e.Deps.Store, acct, "KZT", ledger.Available)
+		require.NoError(t, err)
+		assert.EqualValues(t, 10000, bal, "nothing left available")
+
+		require.Equal(t, 201, e.distribute("USD", map[string]int64{ben: 500}).Status, "another currency owes nothing")
+		_, err = ledger.Recover(context.Background(), e.Deps.Store, now)
+		require.NoError(t, err)
+		require.Equal(t, 201, e.distribute("KZT", map[string]int64{ben: 500}).Status)
+		e.check(acct)
+	})
+}

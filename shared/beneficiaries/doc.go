@@ -131,8 +131,10 @@
 // TransactWriteItems of 11 items, then one SendMessage; its consumer: the
 // order's GetItem, the sandbox bank's GetItem and UpdateItem, one
 // TransactWriteItems. A distribution of n lines: two key reads,
-// ceil(n / 100) BatchGetItems (the beneficiaries), and ceil(n / 85)
-// TransactWriteItems: 2 GetItems, 1 BatchGetItem and 2 writes for 100 lines;
-// 2, 5 and 6 for 500. GET /v1/distributions/balance: one Query. No Scan
+// ceil(n / 100) BatchGetItems (the beneficiaries), one Query (the
+// currency's available and owed: nothing is distributed while the account
+// owes from disputes, ledger.DebtFree, whose check rides in the first
+// write), and ceil(n / 85) TransactWriteItems: 2 GetItems, 1 BatchGetItem,
+// 1 Query and 2 writes for 100 lines; 2, 5, 1 and 6 for 500. GET /v1/distributions/balance: one Query. No Scan
 // anywhere.
 package beneficiaries

@@ -1,11 +1,7 @@
 package beneficiaries
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,29 +30,10 @@ func TestKill9AfterTheBankAnswered(t *testing.T) {
 	bin := crashtest.Build(t, "./testdata/killserver")
 	dataDir := t.TempDir()
 	const key = "sk_test_orderkill0123456789abcdefghijkl"
-	cli := &http.Client{Timeout: 5 * time.Second}
+	c := crashtest.Client{Key: key}
 	do := func(base, method, path string, body any) (int, map[string]any) {
 		t.Helper()
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, base+path, rd)
-		req.Header.Set("Authorization", key)
-		if rd != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if method == "POST" {
-			req.Header.Set("Idempotency-Key", method+path+time.Now().String())
-		}
-		res, err := cli.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
-		raw, _ := io.ReadAll(res.Body)
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		return res.StatusCode, m
+		return c.Must(t, base, method, path, body)
 	}
 	env := map[string]string{"DATA_DIR": dataDir, "SANDBOX_API_KEY": key, "CRASH_AFTER_BANK": "1"}
 	srv := crashtest.Start(t, bin, env, crashtest.Ready)
@@ -84,7 +61,7 @@ func TestKill9AfterTheBankAnswered(t *testing.T) {
 		return strings.Count(string(b), id) == 1
 	}, 15*time.Second, 20*time.Millisecond, "the bank was asked")
 	require.Eventually(t, func() bool {
-		_, err := cli.Get(base + "/health")
+		_, _, err := c.Do(base, "GET", "/health", nil, "")
 		return err != nil
 	}, 10*time.Second, 20*time.Millisecond, "the server died after the bank answered")
 	srv.Kill()

@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/consumer"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -296,7 +297,7 @@ func TestConsumerCrashAfterTheBankAnswered(t *testing.T) {
 
 		deadline := time.Now().Add(15 * time.Second)
 		for e.getOrder(id)["status"] == "created" && time.Now().Before(deadline) {
-			e.Clock.Advance(retryAfterError + 2*time.Second)
+			e.Clock.Advance(consumer.RetryAfterError + 2*time.Second)
 			e.drain()
 			time.Sleep(200 * time.Millisecond)
 		}

@@ -493,3 +493,42 @@ func TestListFilters(t *testing.T) {
 		}
 	})
 }
+
+// TestNoPayoutWhileOwed: a debt from disputes is repaid from available
+// before anything leaves it, so a payout is refused while one is open
+// (400 insufficient_balance naming the debt, nothing reserved), even with
+// available above the payout, and goes through once the sweeper has repaid
+// it; on both stores.
+func TestNoPayoutWhileOwed(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		r := e.post("/v1/payouts/cards", map[string]any{"number": "4000056655665556", "expiry_month": 3, "expiry_year": e.Clock.Now().Year() + 2, "holder_name": "J. Smith"})
+		require.Equal(t, 201, r.Status, string(r.Body))
+		card := r.Map(t)["id"].(string)
+		payout := func(value int64) *apitest.Resp {
+			return e.post("/v1/payouts", map[string]any{"amount": map[string]any{"value": value, "currency": "EUR"}, "payout_card_id": card, "reference": "weekly"})
+		}
+
+		tx := e.payment("", 1000, 1000)
+		e.open(tx, nil) // 1000 + 1500 fee against 1000 available: 1500 owed
+		e.payment("", 700, 700)
+		require.Equal(t, map[string]int64{"available": 700, "pending": 0, "reserved": 0, "disputed": 2500, "owed": -1500}, e.bal())
+		r = payout(500)
+		require.Equal(t, 400, r.Status, string(r.Body))
+		code, param := errOf(t, r)
+		assert.Equal(t, "insufficient_balance", code)
+		assert.Equal(t, "amount.value", param)
+		assert.Contains(t, string(r.Body), "owes 15.00 EUR")
+		assert.EqualValues(t, 700, e.bal()["available"], "nothing reserved")
+		assert.EqualValues(t, 0, e.bal()["reserved"])
+
+		// Repaid by the sweeper from what is captured next: the payout goes.
+		e.payment("", 2000, 2000)
+		e.sweep()
+		require.EqualValues(t, 0, e.bal()["owed"])
+		r = payout(500)
+		require.Equal(t, 201, r.Status, string(r.Body))
+		assert.Equal(t, map[string]int64{"available": 700, "pending": 0, "reserved": 500, "disputed": 2500, "owed": 0}, e.bal())
+		e.checkBooks(e.Account.ID)
+	})
+}

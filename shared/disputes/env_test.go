@@ -65,7 +65,7 @@ func newEnv(t testing.TB, b backend) *env {
 		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log}).Group(), nil
 	}
 	bal := func(d *app.Deps) (httpapi.Group, error) {
-		return balance.New(balance.Config{Store: d.Store, Clock: d.Clock, Log: d.Log}).Group(), nil
+		return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log}).Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock.Now), Clock: clock}, build, txs, bal)
 	return e

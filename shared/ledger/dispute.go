@@ -3,12 +3,14 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -153,6 +155,72 @@ func (b *Batch) DisputeRelease(m DisputeMove, f Funds, now time.Time) (repaid in
 // back to the cardholder through the card network) and -> fees (the fee).
 func (b *Batch) DisputeLoss(m DisputeMove, now time.Time) {
 	b.Add(m.entry(EntryDisputeLoss, now, Posting{Disputed, -m.total()}, Posting{Processor, m.Amount}, Posting{Fees, m.Fee}))
+}
+
+// DebtFree guards a batch that takes money out of the merchant's hands (a
+// payout, a distribution) on the account owing nothing in the currency: a
+// debt is repaid from available before anything else, so while one is open
+// nothing leaves. f is the funds as read (ReadFunds). An open debt is
+// InsufficientFunds naming it (param: the request's amount); otherwise the
+// batch carries a check that owed is still as read, so a dispute hold
+// committed in between fails the write (IsDebtChange: the caller reads
+// again) instead of letting the money leave past the new debt.
+func (b *Batch) DebtFree(accountID, currency string, f Funds, param string) error {
+	if f.Owed < 0 {
+		return &apierr.Error{Kind: apierr.InsufficientFunds, Param: param,
+			Message: fmt.Sprintf("the account owes %s %s from disputes, which its available balance repays first: nothing leaves it until the debt is repaid",
+				format(-f.Owed, currency), currency)}
+	}
+	cond := store.IfAbsent
+	if f.OwedVersion > 0 {
+		cond = store.IfVersion(f.OwedVersion)
+	}
+	b.extra = append(b.extra, store.Check(BalanceKey(accountID, currency, Owed), cond))
+	return nil
+}
+
+// debtAttempts bounds WhileDebtFree's reads: each retry follows a dispute
+// hold committed between a read and a write, which is rare.
+const debtAttempts = 8
+
+var debtBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
+
+// WhileDebtFree runs commit with the funds of one currency as read now, and
+// again with a fresh read while its write is refused by DebtFree's check
+// (owed changed in between). commit builds its batch with b.DebtFree(f) and
+// writes it, returning its ops and the write's error; any error but a debt
+// change is commit's to answer, and is returned as it is. Errors:
+// Unavailable (the read), Conflict (balance_busy: owed kept changing),
+// commit's.
+func WhileDebtFree(ctx context.Context, st store.Store, accountID, currency string, commit func(f Funds) ([]store.Op, error)) error {
+	for attempt := 0; ; attempt++ {
+		f, err := ReadFunds(ctx, st, accountID, currency)
+		if err != nil {
+			return err
+		}
+		ops, err := commit(f)
+		if !IsDebtChange(err, ops) {
+			return err
+		}
+		if attempt+1 == debtAttempts {
+			return apierr.New(apierr.Conflict, "balance_busy", "the %s balances kept changing; try again", currency)
+		}
+		if err := debtBackoff.Sleep(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+// IsDebtChange reports whether err is a write refused by DebtFree's check:
+// owed changed since it was read.
+func IsDebtChange(err error, ops []store.Op) bool {
+	cf, ok := store.IsConditionFailed(err)
+	if !ok || cf.Index < 0 || cf.Index >= len(ops) {
+		return false
+	}
+	op := ops[cf.Index]
+	return op.Kind == store.OpCheck && op.Item.Table == store.TableLedger && strings.HasPrefix(op.Item.PK, "mbal#") &&
+		strings.HasSuffix(op.Item.SK, "#"+string(Owed))
 }
 
 // IsGuardFailure reports whether err is a write refused because a balance

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/store"
@@ -232,5 +233,72 @@ func TestCheckFindsOwedAboveZero(t *testing.T) {
 		require.False(t, r.OK())
 		require.Len(t, r.Negative, 1)
 		assert.Equal(t, ledger.Owed, r.Negative[0].Account)
+	})
+}
+
+// TestDebtFree: money leaves the merchant's hands only while nothing is
+// owed: an open debt refuses a payout at once (insufficient_balance naming
+// the debt), and a payout built on funds read before a hold made a debt
+// fails its write as a debt change (the caller reads again and is refused),
+// with nothing written; once the debt is repaid a payout goes through; on
+// both stores.
+func TestDebtFree(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		acct, now := ids.New(), time.Now()
+		captured(t, st, acct, "EUR", 1000, now)
+		payout := func(acct string, f ledger.Funds, amount int64) ([]store.Op, error) {
+			var b ledger.Batch
+			b.Reserve(ledger.PayoutMove{AccountID: acct, Currency: "EUR", PayoutID: ids.New(), Amount: amount}, now)
+			if err := b.DebtFree(acct, "EUR", f, "amount.value"); err != nil {
+				return nil, err
+			}
+			ops, err := b.Ops(now)
+			require.NoError(t, err)
+			return ops, st.Write(ctx, ops...)
+		}
+
+		// Read before the hold; the hold then owes 2500 - 1000.
+		stale := funds(t, st, acct, "EUR")
+		var h ledger.Batch
+		h.DisputeHold(disputeMove(acct, 2000, 500), funds(t, st, acct, "EUR"), now)
+		require.NoError(t, write(t, st, &h, now))
+		captured(t, st, acct, "EUR", 700, now) // available 700 while 1500 is owed
+
+		ops, err := payout(acct, stale, 500)
+		require.Error(t, err)
+		assert.True(t, ledger.IsDebtChange(err, ops), "the stale read fails on owed: %v", err)
+		assert.False(t, ledger.IsGuardFailure(err, ops))
+		assert.EqualValues(t, 700, balance(t, st, acct, "EUR", ledger.Available), "nothing reserved")
+		assert.EqualValues(t, 0, balance(t, st, acct, "EUR", ledger.Reserved))
+
+		_, err = payout(acct, funds(t, st, acct, "EUR"), 500)
+		e := apierr.As(err)
+		require.NotNil(t, e)
+		assert.Equal(t, apierr.InsufficientFunds, e.Kind)
+		assert.Equal(t, "amount.value", e.Param)
+		assert.Contains(t, e.Message, "owes 15.00 EUR")
+
+		// The sweeper repays 700; a capture covers the rest, the sweeper
+		// again: nothing owed, and a payout goes through.
+		_, err = ledger.Recover(ctx, st, now)
+		require.NoError(t, err)
+		captured(t, st, acct, "EUR", 2000, now)
+		_, err = ledger.Recover(ctx, st, now)
+		require.NoError(t, err)
+		f := funds(t, st, acct, "EUR")
+		require.EqualValues(t, 0, f.Owed)
+		require.EqualValues(t, 1200, f.Available)
+		_, err = payout(acct, f, 500)
+		require.NoError(t, err)
+		assert.EqualValues(t, 700, balance(t, st, acct, "EUR", ledger.Available))
+		assert.EqualValues(t, 500, balance(t, st, acct, "EUR", ledger.Reserved))
+		r := check(t, st, acct)
+		assert.True(t, r.OK(), r.String())
+
+		// An account that never owed: the check is on owed's absence.
+		other := ids.New()
+		captured(t, st, other, "EUR", 100, now)
+		_, err = payout(other, funds(t, st, other, "EUR"), 100)
+		require.NoError(t, err)
 	})
 }

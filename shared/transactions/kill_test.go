@@ -2,11 +2,7 @@ package transactions
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/apitest/crashtest"
 )
 
 // TestKill9RetriedRefund: a refund is sent and the server is killed with
@@ -34,34 +32,7 @@ func TestKill9RetriedRefund(t *testing.T) {
 	require.NoError(t, err, string(out))
 	dataDir := t.TempDir()
 	const key = "sk_test_txkill0123456789abcdefghijklmnop"
-	cli := &http.Client{Timeout: 5 * time.Second}
-	do := func(base, method, path string, body any, idem string) (int, map[string]any, error) {
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, base+path, rd)
-		req.Header.Set("Authorization", key)
-		if rd != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
-		}
-		res, err := cli.Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer res.Body.Close()
-		raw, err := io.ReadAll(res.Body)
-		if err != nil {
-			return 0, nil, err
-		}
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		return res.StatusCode, m, nil
-	}
+	do := crashtest.Client{Key: key}.Do
 
 	base, kill := startKillServer(t, bin, dataDir, key)
 	st, m, err := do(base, "POST", "/v2/payments", map[string]any{

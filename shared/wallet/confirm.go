@@ -2,15 +2,13 @@ package wallet
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
-	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/consumer"
 )
 
 // toStatus is a mutation that moves an open transaction to status (with a
@@ -77,41 +75,7 @@ func (s *Service) Advance(ctx context.Context, accountID, id string) (again time
 // whose answer is not due yet, or whose processing failed, is reported failed
 // after its visibility is set to when to look again.
 func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, m := range ev.Records {
-		if !s.handleMessage(ctx, m) {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
-		}
-	}
-	return resp, nil
-}
-
-// retryAfterError is how long a message whose processing failed stays hidden.
-const retryAfterError = 2 * time.Second
-
-func (s *Service) handleMessage(ctx context.Context, m events.SQSMessage) bool {
-	var msg Message
-	if err := json.Unmarshal([]byte(m.Body), &msg); err != nil || msg.AccountID == "" || !ids.Valid(msg.ID) {
-		s.log.Error("wallet confirmation message malformed; dropped", "message_id", m.MessageId)
-		return true
-	}
-	again, err := s.Advance(ctx, msg.AccountID, msg.ID)
-	switch {
-	case apierr.Is(err, apierr.NotFound):
-		s.log.Error("wallet confirmation message names no transaction; dropped", "message_id", m.MessageId, "wallet_transaction_id", msg.ID)
-		return true
-	case err != nil:
-		s.log.Warn("wallet confirmation failed; will retry", "wallet_transaction_id", msg.ID, "error", err.Error())
-		again = retryAfterError
-	case again == 0:
-		return true
-	}
-	// Look again once the answer is due: the message's visibility, which
-	// the SQS event source (and the local poller) honour.
-	if err := s.q.ChangeVisibility(ctx, queue.WalletConfirmations, m.ReceiptHandle, again.Round(time.Second)+time.Second); err != nil {
-		s.log.Warn("wallet confirmation backoff not set", "message_id", m.MessageId, "error", err.Error())
-	}
-	return false
+	return consumer.Record{Queue: queue.WalletConfirmations, Q: s.q, Log: s.log, What: "wallet transaction", IDField: "wallet_transaction_id", Step: s.Advance}.HandleSQS(ctx, ev)
 }
 
 // ForceInput is a test helper's answer on the shopper's behalf.

@@ -1,11 +1,7 @@
 package wallet
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -28,34 +24,7 @@ func TestKill9WhileProcessing(t *testing.T) {
 	bin := crashtest.Build(t, "./testdata/killserver")
 	dataDir := t.TempDir()
 	const key = "sk_test_walletkill0123456789abcdefghijk"
-	cli := &http.Client{Timeout: 5 * time.Second}
-	do := func(base, method, path string, body any, idem string) (int, map[string]any, error) {
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, base+path, rd)
-		req.Header.Set("Authorization", key)
-		if rd != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
-		}
-		res, err := cli.Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer res.Body.Close()
-		raw, err := io.ReadAll(res.Body)
-		if err != nil {
-			return 0, nil, err
-		}
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		return res.StatusCode, m, nil
-	}
+	do := crashtest.Client{Key: key}.Do
 	statuses := func(base string) map[string]string {
 		out := map[string]string{}
 		cursor := ""

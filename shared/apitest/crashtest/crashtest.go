@@ -1,6 +1,7 @@
 // Package crashtest runs a server in a process of its own so a test can kill
 // it with SIGKILL (no deferred code, no flush) and start it again on the same
-// data: the crash tests of orders, the wallet and the local gateway.
+// data: the crash tests of orders, the wallet, refunds, payouts, payment
+// orders and the local gateway.
 //
 // Test side: Build compiles the server, Start runs it and waits for the line
 // that says where it listens. Server side (a testdata main): Open gives the

@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/queue/consumer"
 	"github.com/paygate/paygate/shared/retry"
 )
 
@@ -33,13 +34,7 @@ const pendingReceives = queue.MaxReceives - 1
 // must be seen again are reported as failures, after their visibility is set
 // to the backoff.
 func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, m := range ev.Records {
-		if !s.handleMessage(ctx, m) {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
-		}
-	}
-	return resp, nil
+	return consumer.Batch(ctx, ev, s.handleMessage), nil
 }
 
 // handleMessage processes one message; false means "deliver it again".

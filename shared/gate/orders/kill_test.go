@@ -1,11 +1,7 @@
 package orders
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,34 +27,7 @@ func TestKill9MidBurst(t *testing.T) {
 	const key = "sk_test_killtest0123456789abcdefghijklmn"
 
 	base, stop := startServer(t, bin, dataDir, key)
-	cli := &http.Client{Timeout: 5 * time.Second}
-	do := func(base, method, path string, body any, idem string) (int, map[string]any, error) {
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, base+path, rd)
-		req.Header.Set("Authorization", key)
-		if rd != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
-		}
-		res, err := cli.Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer res.Body.Close()
-		var m map[string]any
-		raw, err := io.ReadAll(res.Body)
-		if err != nil {
-			return 0, nil, err
-		}
-		_ = json.Unmarshal(raw, &m)
-		return res.StatusCode, m, nil
-	}
+	do := crashtest.Client{Key: key}.Do
 
 	usd := money.MustParseCurrency("USD")
 	var deposits int64

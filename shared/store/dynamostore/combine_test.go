@@ -1,7 +1,9 @@
 package dynamostore_test
 
 import (
+	"bytes"
 	"context"
+	crand "crypto/rand"
 	"fmt"
 	"testing"
 
@@ -122,6 +124,15 @@ func TestCallCounterUnits(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, dynamostore.Units{Read: 1}, counter.Units())
 	counter.Reset()
-	require.NoError(t, s.Write(ctx, store.Add(k, 1, false, store.Always), store.Put(store.Item{Key: store.Key{Table: store.TableOrders, PK: "o", SK: "o"}, Data: make([]byte, 1500)}, store.Always)))
+	// 1.5 KB that does not deflate (pack.go) stays 1.5 KB.
+	noise := make([]byte, 1500)
+	_, _ = crand.Read(noise)
+	require.NoError(t, s.Write(ctx, store.Add(k, 1, false, store.Always), store.Put(store.Item{Key: store.Key{Table: store.TableOrders, PK: "o", SK: "o"}, Data: noise}, store.Always)))
 	assert.Equal(t, dynamostore.Units{Write: 6}, counter.Units())
+	counter.Reset()
+	// An event record of 1.1 KB deflates under a KB: 2 units in a
+	// transaction, not 4.
+	event := bytes.Repeat([]byte(`{"type":"payment.authorised","amount":{"value":1000,"currency":"EUR"}},`), 16)[:1100]
+	require.NoError(t, s.Write(ctx, store.Add(k, 1, false, store.Always), store.Put(store.Item{Key: store.Key{Table: store.TableEvents, PK: "e", SK: "e"}, Data: event}, store.Always)))
+	assert.Equal(t, dynamostore.Units{Write: 4}, counter.Units())
 }

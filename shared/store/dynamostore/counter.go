@@ -142,7 +142,7 @@ func transactUnits(in *dynamodb.TransactWriteItemsInput) float64 {
 		if u := it.Update; u != nil {
 			size = attrSize(u.Key)
 			for name, v := range u.ExpressionAttributeValues {
-				if name == ":data" || name == ":num" || name == ":dlt" || name == ":ttl" || name == ":nv" {
+				if name == ":data" || name == ":dz" || name == ":num" || name == ":dlt" || name == ":ttl" || name == ":nv" {
 					size += valueSize(v) + 4
 				}
 			}

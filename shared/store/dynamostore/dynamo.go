@@ -1,7 +1,8 @@
 // Package dynamostore is the DynamoDB adapter of the storage port. Every
 // table has the key schema pk (S, HASH), sk (S, RANGE) and the attributes
 // data (B), n (N), v (N, the version) and ttl (N, unix seconds, omitted when
-// the item never expires). Expiry is also checked in code and in every
+// the item never expires); a large body is stored deflated in dz instead of
+// data (pack.go). Expiry is also checked in code and in every
 // condition, since DynamoDB reaps expired items late.
 package dynamostore
 
@@ -116,6 +117,11 @@ func decode(table string, m map[string]types.AttributeValue) (*store.Item, error
 		it.Data = d.Value
 	}
 	var err error
+	if z, ok := m[attrPacked].(*types.AttributeValueMemberB); ok {
+		if it.Data, err = unpack(z.Value); err != nil {
+			return nil, fmt.Errorf("%w at %s", err, it.Key)
+		}
+	}
 	if it.N, err = num(m, attrN); err != nil {
 		return nil, fmt.Errorf("%w at %s: %v", errBadItem, it.Key, err)
 	}

@@ -3,6 +3,7 @@ package dynamostore_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -124,4 +125,54 @@ func TestGetManyBatchesReads(t *testing.T) {
 	assert.Equal(t, map[string]int{"BatchGetItem": 3}, counter.Counts())
 	_, err = s.GetMany(ctx, keys[:store.MaxBatchGet+1])
 	assert.ErrorIs(t, err, store.ErrInvalid, "one call takes at most MaxBatchGet keys")
+}
+
+// TestLargeBodiesAreStoredPacked: a body of a KB or so is stored deflated in
+// dz, a small one plain in data, and a write of either removes the other
+// attribute, so an item never holds two bodies (pack.go).
+func TestLargeBodiesAreStoredPacked(t *testing.T) {
+	client := dynamotest.Client(t)
+	tables := dynamotest.Tables(t, client)
+	s := dynamostore.New(client, tables, nil)
+	ctx := context.Background()
+	k := store.Key{Table: store.TableEvents, PK: "packed", SK: "evt_1"}
+	raw := func() map[string]types.AttributeValue {
+		out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tables[store.TableEvents]), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: k.PK}, "sk": &types.AttributeValueMemberS{Value: k.SK}}})
+		require.NoError(t, err)
+		return out.Item
+	}
+	event := []byte(`{"id":"evt_1","type":"payment.authorised","data":{` + strings.Repeat(`"field":"value of a payment",`, 40) + `"end":true}}`)
+	require.Greater(t, len(event), 1024)
+
+	require.NoError(t, s.Write(ctx, store.Put(store.Item{Key: k, Data: event}, store.IfAbsent)))
+	item := raw()
+	require.Contains(t, item, "dz")
+	assert.NotContains(t, item, "data")
+	assert.Less(t, len(item["dz"].(*types.AttributeValueMemberB).Value), 512, "deflated")
+	got, err := s.Get(ctx, k)
+	require.NoError(t, err)
+	assert.Equal(t, event, got.Data)
+
+	require.NoError(t, s.Write(ctx, store.Put(store.Item{Key: k, Data: []byte(`{"small":true}`)}, store.Always)))
+	item = raw()
+	assert.NotContains(t, item, "dz", "a plain body removes the packed one")
+	assert.Equal(t, []byte(`{"small":true}`), item["data"].(*types.AttributeValueMemberB).Value)
+
+	op := store.Add(k, 1, false, store.Always)
+	op.Item.Data = event
+	require.NoError(t, s.Write(ctx, op))
+	item = raw()
+	assert.Contains(t, item, "dz")
+	assert.NotContains(t, item, "data", "a packed body removes the plain one")
+
+	// A packed body this adapter cannot read is a malformed item, not a
+	// wrong body.
+	_, err = client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tables[store.TableEvents]),
+		Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: k.PK}, "sk": &types.AttributeValueMemberS{Value: k.SK}},
+		UpdateExpression:          aws.String("SET dz = :z"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":z": &types.AttributeValueMemberB{Value: []byte{9, 1, 2, 3}}}})
+	require.NoError(t, err)
+	_, err = s.Get(ctx, k)
+	require.Error(t, err)
 }

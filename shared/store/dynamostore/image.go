@@ -18,10 +18,13 @@ import (
 // decoder serves a consumer on AWS and under make run.
 
 // Image is the NEW_IMAGE DynamoDB Streams would carry for it: pk, sk, data
-// (binary, absent when empty), n, v, and ttl (absent when it never expires).
+// (binary, absent when empty) or dz (the body packed, as the adapter writes
+// a large one), n, v, and ttl (absent when it never expires).
 func Image(it store.Item) map[string]events.DynamoDBAttributeValue {
 	img := ImageKeys(it.Key)
-	if len(it.Data) > 0 {
+	if packed, ok := pack(it.Data); ok {
+		img[attrPacked] = events.NewBinaryAttribute(packed)
+	} else if len(it.Data) > 0 {
 		img[attrData] = events.NewBinaryAttribute(it.Data)
 	}
 	img[attrN] = events.NewNumberAttribute(strconv.FormatInt(it.N, 10))
@@ -52,7 +55,7 @@ func ItemFromImage(img map[string]events.DynamoDBAttributeValue) (store.Item, er
 	m := make(map[string]types.AttributeValue, len(img))
 	for name, want := range map[string]events.DynamoDBDataType{
 		attrPK: events.DataTypeString, attrSK: events.DataTypeString, attrData: events.DataTypeBinary,
-		attrN: events.DataTypeNumber, attrV: events.DataTypeNumber, attrTTL: events.DataTypeNumber,
+		attrPacked: events.DataTypeBinary, attrN: events.DataTypeNumber, attrV: events.DataTypeNumber, attrTTL: events.DataTypeNumber,
 	} {
 		av, ok := img[name]
 		if !ok {

@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 func TestImageRoundTrip(t *testing.T) {
 	for name, it := range map[string]store.Item{
 		"plain":      {Key: store.Key{PK: "evt#a", SK: "evt_1"}, Data: []byte(`{"x":1}`), Version: 1},
+		"packed":     {Key: store.Key{PK: "evt#a", SK: "evt_2"}, Data: []byte(`{"x":"` + strings.Repeat("payment ", 200) + `"}`), Version: 1},
 		"no data":    {Key: store.Key{PK: "p", SK: "s"}, Version: 7},
 		"any bytes":  {Key: store.Key{PK: "p", SK: "s"}, Data: []byte{0, 0xff, 0xfe, '\n'}, Version: 2},
 		"int64 ends": {Key: store.Key{PK: "p", SK: "s"}, N: math.MinInt64, Version: math.MaxInt64},
@@ -48,6 +50,8 @@ func TestItemFromImageRefusesOtherLayouts(t *testing.T) {
 	for name, img := range map[string]map[string]events.DynamoDBAttributeValue{
 		"empty (REMOVE)":  nil,
 		"data as string":  with("data", events.NewStringAttribute("d")),
+		"dz of no format": with("dz", events.NewBinaryAttribute([]byte{7, 1, 2})),
+		"dz not deflate":  with("dz", events.NewBinaryAttribute([]byte{1, 0xff, 0xff, 0xff})),
 		"pk as number":    with("pk", events.NewNumberAttribute("1")),
 		"n not an int64":  with("n", events.NewNumberAttribute("1e40")),
 		"ttl as a string": with("ttl", events.NewStringAttribute("1")),

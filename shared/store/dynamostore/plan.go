@@ -21,7 +21,7 @@ type plan struct {
 
 // Placeholders shared by every expression.
 var names = map[string]string{
-	"#pk": attrPK, "#sk": attrSK, "#d": attrData, "#n": attrN, "#v": attrV, "#t": attrTTL,
+	"#pk": attrPK, "#sk": attrSK, "#d": attrData, "#z": attrPacked, "#n": attrN, "#v": attrV, "#t": attrTTL,
 }
 
 // Condition building blocks. An expired item (ttl <= now) counts as absent.
@@ -122,15 +122,21 @@ func resetPlan(p plan, old *store.Item) plan {
 	return r
 }
 
-// setBody completes an update that writes the item's body: Data and the
-// expiry are set, or removed when empty.
+// setBody completes an update that writes the item's body: Data (plain in
+// data, or packed in dz: pack.go; the other one removed) and the expiry are
+// set, or removed when empty.
 func setBody(sets []string, it store.Item, values map[string]types.AttributeValue) string {
 	var removes []string
-	if len(it.Data) > 0 {
+	if packed, ok := pack(it.Data); ok {
+		sets = append(sets, "#z = :dz")
+		values[":dz"] = &types.AttributeValueMemberB{Value: packed}
+		removes = append(removes, "#d")
+	} else if len(it.Data) > 0 {
 		sets = append(sets, "#d = :data")
 		values[":data"] = &types.AttributeValueMemberB{Value: it.Data}
+		removes = append(removes, "#z")
 	} else {
-		removes = append(removes, "#d")
+		removes = append(removes, "#d", "#z")
 	}
 	if !it.ExpiresAt.IsZero() {
 		sets = append(sets, "#t = :ttl")

@@ -15,15 +15,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"syscall"
-	"time"
 
 	"github.com/paygate/paygate/shared/apitest/crashtest"
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/wiring/paywire"
 )
@@ -39,21 +34,12 @@ func main() {
 // to, dies right after the processor answered.
 type crashing struct {
 	balance.Processor
-	log   string
-	crash bool
+	outside crashtest.Outside
 }
 
 func (c crashing) Pay(ctx context.Context, r balance.PayRequest) (balance.PayResult, error) {
 	res, err := c.Processor.Pay(ctx, r)
-	if f, ferr := os.OpenFile(c.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); ferr == nil {
-		fmt.Fprintln(f, r.PayoutID)
-		f.Sync()
-		f.Close()
-	}
-	if c.crash {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		time.Sleep(time.Minute) // SIGKILL is asynchronous: never return the answer
-	}
+	c.outside.Answered(r.PayoutID)
 	return res, err
 }
 
@@ -63,13 +49,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if bq, ok := d.Queue.(*boltqueue.Queue); ok {
-		if _, err := bq.ReleaseReceived(ctx, queue.Payouts); err != nil {
-			return err
-		}
-	}
-	proc := crashing{Processor: balance.NewSandbox(d.Store, nil), log: filepath.Join(os.Getenv("DATA_DIR"), "processor-calls"),
-		crash: os.Getenv("CRASH_AFTER_PAY") == "1"}
+	proc := crashing{Processor: balance.NewSandbox(d.Store, nil), outside: crashtest.OutsideFromEnv("processor-calls", "CRASH_AFTER_PAY")}
 	svc := balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Processor: proc})
 	pays, err := checkoutwire.CheckoutPayments(d)
 	if err != nil {
@@ -79,7 +59,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	poller := &app.Poller{Queue: d.Queue, Name: queue.Payouts, Handler: svc.HandleSQS, Wait: 100 * time.Millisecond}
-	go poller.Run(ctx)
+	if err := crashtest.Consume(ctx, d, queue.Payouts, svc.HandleSQS); err != nil {
+		return err
+	}
 	return crashtest.Serve(d.Server(pays, txs, svc.Group()))
 }

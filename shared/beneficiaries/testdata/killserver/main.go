@@ -15,15 +15,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"syscall"
-	"time"
 
 	"github.com/paygate/paygate/shared/apitest/crashtest"
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/wiring/invoicewire"
 )
 
@@ -38,21 +33,12 @@ func main() {
 // dies right after the bank answered.
 type crashing struct {
 	beneficiaries.Bank
-	log   string
-	crash bool
+	outside crashtest.Outside
 }
 
 func (c crashing) Pay(ctx context.Context, r beneficiaries.BankRequest) (beneficiaries.BankResult, error) {
 	res, err := c.Bank.Pay(ctx, r)
-	if f, ferr := os.OpenFile(c.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); ferr == nil {
-		fmt.Fprintln(f, r.PaymentOrderID)
-		f.Sync()
-		f.Close()
-	}
-	if c.crash {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		time.Sleep(time.Minute) // SIGKILL is asynchronous: never return the answer
-	}
+	c.outside.Answered(r.PaymentOrderID)
 	return res, err
 }
 
@@ -62,19 +48,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if bq, ok := d.Queue.(*boltqueue.Queue); ok {
-		if _, err := bq.ReleaseReceived(ctx, queue.PaymentOrders); err != nil {
-			return err
-		}
-	}
-	bank := crashing{Bank: beneficiaries.NewSandboxBank(d.Store, nil), log: filepath.Join(os.Getenv("DATA_DIR"), "bank-calls"),
-		crash: os.Getenv("CRASH_AFTER_BANK") == "1"}
+	bank := crashing{Bank: beneficiaries.NewSandboxBank(d.Store, nil), outside: crashtest.OutsideFromEnv("bank-calls", "CRASH_AFTER_BANK")}
 	svc := beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Bank: bank})
 	inv, err := invoicewire.Invoices(d)
 	if err != nil {
 		return err
 	}
-	poller := &app.Poller{Queue: d.Queue, Name: queue.PaymentOrders, Handler: svc.HandleSQS, Wait: 100 * time.Millisecond}
-	go poller.Run(ctx)
+	if err := crashtest.Consume(ctx, d, queue.PaymentOrders, svc.HandleSQS); err != nil {
+		return err
+	}
 	return crashtest.Serve(d.Server(inv, svc.Group()))
 }
