@@ -28,20 +28,6 @@ type AuditEntry struct {
 //	dashaudit#<account> / <entry id (UUID v7, time-ordered)>
 func auditPK(accountID string) string { return "dashaudit#" + accountID }
 
-// Audit writes one entry to the account's log on its own (the admin CLI's
-// changes, made outside any request). The dashboard's own changes write
-// theirs in the change's transaction: see Audited.
-func (s *Service) Audit(ctx context.Context, accountID string, e AuditEntry) error {
-	op, _, err := s.auditOp(accountID, e)
-	if err != nil {
-		return err
-	}
-	if err := s.st.Write(ctx, op); err != nil {
-		return apierr.Wrap("dashboard.Audit", apierr.Internal, err)
-	}
-	return nil
-}
-
 // auditOp is the write of a new entry (its id and time filled in).
 func (s *Service) auditOp(accountID string, e AuditEntry) (store.Op, AuditEntry, error) {
 	e.ID = s.auditID()
