@@ -392,6 +392,9 @@ KNOWN = [
           "money moves only from what is held in that currency: the seeded beneficiary holds KZT and generated "
           "transfers and orders use it up; the merchant's available balance likewise",
           message=r"the (available|beneficiary [0-9a-f-]+'s) [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/(payouts|merchants/settlement-payment-orders|distributions)$", REJECTED, "a generated case may "
+          "accept the seeded dispute (a loss): the account then owes the disputed amount, and nothing leaves its available "
+          "balance until the debt is repaid", code="insufficient_balance", message=r"the account owes .* from disputes.*"),
     known("POST", r"^/v1/(merchants/settlement-payment-orders|distributions)$", REJECTED, "a generated case may disable the "
           "seeded beneficiary (POST /v1/merchants/beneficiaries/{id} with status disabled): then it takes no money",
           message=r"beneficiary \S+ is disabled: .*"),  # code is absent in bodies before 2024-01-15
