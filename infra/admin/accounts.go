@@ -14,6 +14,7 @@ func init() {
 	register(command{Name: "accounts create", Summary: "create an account and its first secret key", Flags: accountsCreate})
 	register(command{Name: "accounts show", Summary: "show an account", Flags: accountsShow})
 	register(command{Name: "accounts set-version", Summary: "set an account's default API version (and its keys')", Flags: accountsSetVersion})
+	register(command{Name: "accounts pair", Summary: "link a live account and a test account (the dashboard's test/live switch)", Flags: accountsPair})
 }
 
 func accountsCreate(fs *flag.FlagSet) action {
@@ -97,6 +98,30 @@ func accountsSetVersion(fs *flag.FlagSet) action {
 			Account *accounts.Account `json:"account"`
 		}{a}, func(w io.Writer) {
 			fmt.Fprintf(w, "account %s now defaults to API version %s (its keys too)\n", a.ID, a.DefaultVersion)
+		})
+	}
+}
+
+func accountsPair(fs *flag.FlagSet) action {
+	live := fs.String("live", "", "the live account's id (required)")
+	test := fs.String("test", "", "the test account's id (required)")
+	return func(ctx context.Context, e *env) error {
+		if err := required([2]string{"live", *live}, [2]string{"test", *test}); err != nil {
+			return err
+		}
+		d, err := e.Deps(ctx)
+		if err != nil {
+			return err
+		}
+		l, t, err := d.Accounts.Pair(ctx, *live, *test)
+		if err != nil {
+			return err
+		}
+		return e.print(struct {
+			Live *accounts.Account `json:"live"`
+			Test *accounts.Account `json:"test"`
+		}{l, t}, func(w io.Writer) {
+			fmt.Fprintf(w, "live account %s and test account %s are paired: their dashboard users may switch between them\n", l.ID, t.ID)
 		})
 	}
 }

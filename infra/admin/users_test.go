@@ -49,3 +49,20 @@ func TestDashboardUsers(t *testing.T) {
 	require.Equal(t, dashboard.ErrSignIn, signIn(t, dir, "ops@reseller.example", created.Password))
 	require.NoError(t, signIn(t, dir, "ops@reseller.example", reset.Password))
 }
+
+func TestAccountsPair(t *testing.T) {
+	dir := t.TempDir()
+	type created struct {
+		Account struct{ ID string } `json:"account"`
+	}
+	live := decode[created](t, embedded(t, dir, "accounts", "create", "--name", "Shop", "--mode", "live", "--json")).Account.ID
+	test := decode[created](t, embedded(t, dir, "accounts", "create", "--name", "Shop sandbox", "--json")).Account.ID
+	other := decode[created](t, embedded(t, dir, "accounts", "create", "--name", "Other", "--json")).Account.ID
+	require.NotEqual(t, 0, cli(t, nil, "accounts", "pair", "--live", test, "--test", live, "--data-dir", dir).code, "modes swapped")
+	out := decode[struct {
+		Live, Test struct{ ID, Pair string }
+	}](t, embedded(t, dir, "accounts", "pair", "--live", live, "--test", test, "--json"))
+	require.Equal(t, test, out.Live.Pair)
+	require.Equal(t, live, out.Test.Pair)
+	require.NotEqual(t, 0, cli(t, nil, "accounts", "pair", "--live", live, "--test", other, "--data-dir", dir).code, "paired already")
+}

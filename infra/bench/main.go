@@ -118,6 +118,8 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	step("DynamoDB calls per dispute request", func() ([]row, error) { return disputeDynamoRows(ctx) })
 	step("DynamoDB calls per distribution, payment order and invoice", func() ([]row, error) { return benefDynamoRows(ctx) })
 	step("DynamoDB calls per payment link and page", func() ([]row, error) { return linkDynamoRows(ctx) })
+	step("DynamoDB calls per dashboard page and form", func() ([]row, error) { return dashboardDynamoRows(ctx) })
+	step("dashboard page", func() ([]row, error) { return dashboardPageRows(ctx, o) })
 	step("hosted payment page first load", func() ([]row, error) { return hostedPageRows(ctx) })
 	step("ledger check", func() ([]row, error) { return ledgerRows(ctx, ledgerCheckEntries) })
 	step("DynamoDB calls per recurring payment", func() ([]row, error) { return recurringDynamoRows(ctx) })

@@ -37,6 +37,11 @@ type Account struct {
 	DefaultVersion  string            `json:"default_version"`
 	Metadata        map[string]string `json:"metadata"`
 	CreatedAt       time.Time         `json:"created_at"`
+	// Pair is the account of the other mode it is linked to (a merchant's
+	// live account and its test account, as one provider account holds
+	// both): the dashboard lets a user of one switch to the other. Each
+	// account keeps its own data; nothing is shared but the link.
+	Pair string `json:"pair,omitempty"`
 }
 
 // Repo reads and writes accounts.
@@ -178,4 +183,56 @@ func ValidateVersion(v string) error {
 		return apierr.Invalidf("version", "unknown version %q; known versions: %s", v, version.List())
 	}
 	return nil
+}
+
+// Pair links a live account and a test account (Account.Pair on both, in
+// one transaction). Pairing the same two again is a no-op. Errors: NotFound,
+// Invalid (mode_mismatch: liveID must be live and testID test), Conflict
+// (account_paired: either is paired to another account; or a concurrent
+// change), Internal.
+func (r *Repo) Pair(ctx context.Context, liveID, testID string) (live, test *Account, err error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		l, lv, err := r.get(ctx, liveID)
+		if err != nil {
+			return nil, nil, err
+		}
+		t, tv, err := r.get(ctx, testID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if l.Mode != Live || t.Mode != Test {
+			return nil, nil, apierr.New(apierr.Invalid, "mode_mismatch", "pair a live account with a test account (%s is %s, %s is %s)", l.ID, l.Mode, t.ID, t.Mode)
+		}
+		if l.Pair == t.ID && t.Pair == l.ID {
+			return l, t, nil
+		}
+		if l.Pair != "" || t.Pair != "" {
+			return nil, nil, apierr.New(apierr.Conflict, "account_paired", "an account is paired to another account already")
+		}
+		l.Pair, t.Pair = t.ID, l.ID
+		ld, err := json.Marshal(l)
+		if err != nil {
+			return nil, nil, apierr.Wrap("accounts.Pair", apierr.Internal, err)
+		}
+		td, err := json.Marshal(t)
+		if err != nil {
+			return nil, nil, apierr.Wrap("accounts.Pair", apierr.Internal, err)
+		}
+		err = r.st.Write(ctx,
+			store.Put(store.Item{Key: accountKey(l.ID), Data: ld}, store.IfVersion(lv)),
+			store.Put(store.Item{Key: accountKey(t.ID), Data: td}, store.IfVersion(tv)))
+		if _, ok := store.IsConditionFailed(err); ok {
+			continue
+		}
+		if err != nil {
+			return nil, nil, apierr.Wrap("accounts.Pair", apierr.Internal, err)
+		}
+		return l, t, nil
+	}
+	return nil, nil, apierr.New(apierr.Conflict, "concurrent_update", "the accounts changed concurrently; retry")
+}
+
+// Paired reports whether a and b are each other's pair.
+func Paired(a, b *Account) bool {
+	return a != nil && b != nil && a.Pair == b.ID && b.Pair == a.ID && a.Mode != b.Mode
 }

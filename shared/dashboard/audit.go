@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -29,20 +28,58 @@ type AuditEntry struct {
 //	dashaudit#<account> / <entry id (UUID v7, time-ordered)>
 func auditPK(accountID string) string { return "dashaudit#" + accountID }
 
-// Audit writes one entry to the account's log. Sign-ins and sign-outs are
-// written too (a sign-in that failed has no account to write to).
-func (s *Service) Audit(ctx context.Context, accountID string, e AuditEntry) error {
-	e.ID = ids.New()
+// auditOp is the write of a new entry (its id and time filled in).
+func (s *Service) auditOp(accountID string, e AuditEntry) (store.Op, AuditEntry, error) {
+	e.ID = s.auditID()
 	if e.At.IsZero() {
 		e.At = s.clock().UTC()
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
-		return apierr.Wrap("dashboard.Audit", apierr.Internal, err)
+		return store.Op{}, e, apierr.Wrap("dashboard.Audit", apierr.Internal, err)
 	}
 	k := store.Key{Table: store.TableAccounts, PK: auditPK(accountID), SK: e.ID}
-	if err := s.st.Write(ctx, store.Put(store.Item{Key: k, Data: data}, store.IfAbsent)); err != nil {
-		return apierr.Wrap("dashboard.Audit", apierr.Internal, err)
+	return store.Put(store.Item{Key: k, Data: data}, store.IfAbsent), e, nil
+}
+
+// ErrAuditNotWritten is the error of a change refused because its audit
+// entry could not be written with it: the change was not made.
+var ErrAuditNotWritten = errors.New("dashboard: the audit entry could not be written; the change was not made")
+
+// Audited runs change, whose entry e rides on the first write change
+// commits (store.WithExtras): the change and its entry commit in one
+// transaction, or neither does. A change that fails before writing leaves
+// no entry; an entry that cannot be written (its condition fails) stops
+// the change (ErrAuditNotWritten, an Internal apierr). A change that
+// succeeds without writing to the store (a resend only queues messages)
+// gets its entry written alone right after; a failure there is returned
+// (Internal), the change standing. change may return the record's id when
+// it learns it only by making it (a new key, endpoint or link): the entry,
+// committed without it, is given it in a second write (a failure there is
+// logged; the entry stands, its detail naming what was made).
+func (s *Service) Audited(ctx context.Context, accountID string, e AuditEntry, change func(ctx context.Context) (target string, err error)) error {
+	op, e, err := s.auditOp(accountID, e)
+	if err != nil {
+		return err
+	}
+	xctx, x := store.WithExtras(ctx, op)
+	target, err := change(xctx)
+	switch {
+	case x.Failed():
+		return apierr.Wrap("dashboard.Audited", apierr.Internal, ErrAuditNotWritten)
+	case err != nil:
+		return err
+	case !x.Committed():
+		if werr := s.st.Write(ctx, op); werr != nil {
+			return apierr.Wrap("dashboard.Audited", apierr.Internal, werr)
+		}
+	}
+	if target != "" && target != e.Target {
+		e.Target = target
+		data, _ := json.Marshal(e)
+		if werr := s.st.Write(ctx, store.Put(store.Item{Key: op.Item.Key, Data: data}, store.IfVersion(1))); werr != nil {
+			s.log.Error("dashboard audit entry's record id not added", "action", e.Action, "error", werr.Error())
+		}
 	}
 	return nil
 }

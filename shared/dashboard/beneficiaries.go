@@ -1,7 +1,9 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,7 +28,7 @@ type beneficiariesData struct {
 	Statuses  []beneficiaries.Status
 	Status    string
 	Next      string
-	NextQuery string
+	NextQuery template.URL
 	Form      formState
 }
 
@@ -41,7 +43,7 @@ func (s *Service) beneficiariesView(c *call, status int, form formState) (*httpa
 	}
 	c.v.Title, c.v.Nav = "Beneficiaries", "beneficiaries"
 	c.v.Data = beneficiariesData{Items: items, Statuses: beneficiaries.Statuses, Status: string(st), Next: next,
-		NextQuery: nextQuery(string(st), next), Form: form}
+		NextQuery: nextStatus(string(st), next), Form: form}
 	return render(status, "beneficiaries", c.v, nil)
 }
 
@@ -70,10 +72,11 @@ func (s *Service) createBeneficiary(c *call) (*httpapi.Response, error) {
 		}
 	}
 	fields, _ := json.Marshal(req)
-	b, err := withIdem(s, c, string(fields), func(in idemIn) (*beneficiaries.Beneficiary, error) {
-		return s.beneficiaries.Create(c.ctx(), beneficiaries.CreateInput{AccountID: acct.ID, Livemode: acct.Mode == accounts.Live,
+	name := f.Get("name")
+	b, err := withIdem(s, c, string(fields), audit{"beneficiary.create", "", name}, func(ctx context.Context, in idemIn) (*beneficiaries.Beneficiary, error) {
+		return s.beneficiaries.Create(ctx, beneficiaries.CreateInput{AccountID: acct.ID, Livemode: acct.Mode == accounts.Live,
 			Request: req, Idem: in})
-	})
+	}, func(b *beneficiaries.Beneficiary) string { return b.ID })
 	if replayed(err) {
 		return redirect("/dashboard/beneficiaries", nil), nil
 	}
@@ -84,7 +87,6 @@ func (s *Service) createBeneficiary(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "beneficiary.create", b.ID, b.Name)
 	return redirect("/dashboard/beneficiaries/"+url.PathEscape(b.ID), nil), nil
 }
 
@@ -142,9 +144,10 @@ func (s *Service) updateBeneficiary(c *call) (*httpapi.Response, error) {
 	req.KBe, req.Email, req.Status = changed("kbe", cur.KBe), changed("email", cur.Email), changed("status", string(cur.Status))
 	fields, _ := json.Marshal(req)
 	back := "/dashboard/beneficiaries/" + url.PathEscape(id)
-	b, err := withIdem(s, c, string(fields), func(in idemIn) (*beneficiaries.Beneficiary, error) {
-		return s.beneficiaries.Update(c.ctx(), beneficiaries.UpdateInput{AccountID: c.account(), ID: id, Request: req, Idem: in})
-	})
+	_, err = withIdem(s, c, string(fields), audit{"beneficiary.update", id, strings.Join(changedNames(req), ", ")},
+		func(ctx context.Context, in idemIn) (*beneficiaries.Beneficiary, error) {
+			return s.beneficiaries.Update(ctx, beneficiaries.UpdateInput{AccountID: c.account(), ID: id, Request: req, Idem: in})
+		}, nil)
 	if replayed(err) {
 		return redirect(back, nil), nil
 	}
@@ -155,7 +158,6 @@ func (s *Service) updateBeneficiary(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "beneficiary.update", b.ID, strings.Join(changedNames(req), ", "))
 	return redirect(back, nil), nil
 }
 
@@ -177,16 +179,17 @@ func changedNames(r beneficiaries.UpdateRequest) []string {
 func (s *Service) transferBeneficiary(c *call) (*httpapi.Response, error) {
 	id := c.r.PathValue("id")
 	back := "/dashboard/beneficiaries/" + url.PathEscape(id)
-	t, err := func() (*beneficiaries.Transfer, error) {
+	_, err := func() (*beneficiaries.Transfer, error) {
 		value, cur, err := formAmount(c.form)
 		if err != nil {
 			return nil, err
 		}
 		req := beneficiaries.TransferRequest{Amount: &beneficiaries.AmountRequest{Value: &value, Currency: &cur}, Description: optional(c.form, "description")}
 		fields, _ := json.Marshal(req)
-		return withIdem(s, c, string(fields), func(in idemIn) (*beneficiaries.Transfer, error) {
-			return s.beneficiaries.Transfer(c.ctx(), beneficiaries.TransferInput{AccountID: c.account(), BeneficiaryID: id, Request: req, Idem: in})
-		})
+		a := audit{"beneficiary.transfer", id, formatAmount(value, cur) + " to the merchant's balance"}
+		return withIdem(s, c, string(fields), a, func(ctx context.Context, in idemIn) (*beneficiaries.Transfer, error) {
+			return s.beneficiaries.Transfer(ctx, beneficiaries.TransferInput{AccountID: c.account(), BeneficiaryID: id, Request: req, Idem: in})
+		}, nil)
 	}()
 	if replayed(err) {
 		return redirect(back, nil), nil
@@ -198,7 +201,6 @@ func (s *Service) transferBeneficiary(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "beneficiary.transfer", id, formatAmount(t.Amount.Value, t.Amount.Currency)+" to the merchant's balance")
 	return redirect(back, nil), nil
 }
 
@@ -215,7 +217,7 @@ func (s *Service) paymentOrdersPage(c *call) (*httpapi.Response, error) {
 	}
 	c.v.Title, c.v.Nav = "Settlement payment orders", "beneficiaries"
 	c.v.Data = map[string]any{"Items": items, "Statuses": beneficiaries.OrderStatuses, "Status": string(st), "Next": next,
-		"NextQuery": nextQuery(string(st), next)}
+		"NextQuery": nextStatus(string(st), next)}
 	return render(http.StatusOK, "paymentorders", c.v, nil)
 }
 
@@ -251,7 +253,7 @@ func (s *Service) distributionsPage(c *call) (*httpapi.Response, error) {
 	}
 	c.v.Title, c.v.Nav = "Distributions", "beneficiaries"
 	c.v.Data = map[string]any{"Items": items, "Statuses": beneficiaries.DistStatuses, "Status": string(st), "Next": next,
-		"NextQuery": nextQuery(string(st), next), "Balances": bal}
+		"NextQuery": nextStatus(string(st), next), "Balances": bal}
 	return render(http.StatusOK, "distributions", c.v, nil)
 }
 

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -30,7 +31,7 @@ func (s *Service) disputesPage(c *call) (*httpapi.Response, error) {
 	}
 	c.v.Title, c.v.Nav = "Disputes", "disputes"
 	c.v.Data = map[string]any{"Items": items, "Statuses": disputes.Statuses, "Status": string(st), "Next": next,
-		"NextQuery": nextQuery(string(st), next)}
+		"NextQuery": nextStatus(string(st), next)}
 	return render(http.StatusOK, "disputes", c.v, nil)
 }
 
@@ -75,20 +76,19 @@ func (s *Service) disputeAction(op string) handler {
 	return func(c *call) (*httpapi.Response, error) {
 		id := c.r.PathValue("id")
 		back := "/dashboard/disputes/" + url.PathEscape(id)
-		d, err := withIdem(s, c, "{}", func(in idemIn) (*disputes.Dispute, error) {
+		_, err := withIdem(s, c, "{}", audit{"dispute." + op, id, ""}, func(ctx context.Context, in idemIn) (*disputes.Dispute, error) {
 			a := disputes.ActionInput{AccountID: c.account(), ID: id, Idem: in}
 			if op == "accept" {
-				return s.disputes.Accept(c.ctx(), a)
+				return s.disputes.Accept(ctx, a)
 			}
-			return s.disputes.Submit(c.ctx(), a)
-		})
+			return s.disputes.Submit(ctx, a)
+		}, nil)
 		if replayed(err) {
 			return redirect(back, nil), nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		s.audit(c, "dispute."+op, id, string(d.Status))
 		return redirect(back, nil), nil
 	}
 }
@@ -99,9 +99,9 @@ func (s *Service) disputeEvidence(c *call) (*httpapi.Response, error) {
 	back := "/dashboard/disputes/" + url.PathEscape(id)
 	desc := c.form.Get("description")
 	fields, _ := json.Marshal(map[string]string{"description": desc})
-	_, err := withIdem(s, c, string(fields), func(in idemIn) (*disputes.Dispute, error) {
-		return s.disputes.AddEvidence(c.ctx(), disputes.EvidenceInput{AccountID: c.account(), ID: id, Description: &desc, Idem: in})
-	})
+	_, err := withIdem(s, c, string(fields), audit{"dispute.evidence", id, "description"}, func(ctx context.Context, in idemIn) (*disputes.Dispute, error) {
+		return s.disputes.AddEvidence(ctx, disputes.EvidenceInput{AccountID: c.account(), ID: id, Description: &desc, Idem: in})
+	}, nil)
 	if replayed(err) {
 		return redirect(back, nil), nil
 	}
@@ -112,6 +112,5 @@ func (s *Service) disputeEvidence(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "dispute.evidence", id, "description")
 	return redirect(back, nil), nil
 }

@@ -40,8 +40,27 @@
 //     double click or a reload moves money once. API key forms claim their
 //     key around the keys service (the lease mode).
 //   - Every change is written to the account's audit log (who, role, what,
-//     which record, when, the client's address), after the change
-//     succeeds; a failed audit write is logged and the change stands.
+//     which record, when, the client's address) in the change's own
+//     transaction (Audited): the entry rides on the first write the
+//     service commits under the request's context (store.WithExtras), so
+//     both commit or neither; an entry that cannot be written stops the
+//     change (a 500 page, nothing changed), a change that fails leaves no
+//     entry. A change that writes nothing to the store (a resend only
+//     queues messages) gets its entry alone, right after. A create's entry
+//     learns the new record's id after the commit and is given it in a
+//     second write (a failure there is logged; the entry stands).
+//   - Test and live data: an account has one mode, so a merchant's two are
+//     paired accounts (accounts.Pair). A session may switch to its user's
+//     account's pair (SwitchAccount, with the user's role; the session
+//     record keeps it) and every page then reads and writes that account
+//     only (call.account); each request checks the pairing again while it
+//     reads the account for the header. Any other account is a 404. Test
+//     data shows a banner.
+//   - Developers: a webhook endpoint's edit, disable/enable and secret roll
+//     (the old secret signing for the expiry picked), the event log (type,
+//     resource id and date filters, cursor paging, an event's escaped
+//     payload and its attempts per endpoint, resend), all through the
+//     webhooks service.
 //   - Another account's record is a 404 page, as a missing one: every read
 //     goes through the services with the session's account.
 //   - Payouts, beneficiaries (with their payment orders and distributions),
@@ -63,16 +82,20 @@
 //	accounts table  dashuser#<email> / user          the user, its password hash, TOTP secret, generation
 //	                dashusers#<account> / <email>    the account's users
 //	                dashaudit#<account> / <uuid v7>  the audit log, time-ordered
-//	sessions table  dashsess#<sha-256> / s           a session (TTL)
+//	sessions table  dashsess#<sha-256> / s           a session (TTL); active: the paired account switched to
 //	                dashlimit#email#<email> / <window>, dashlimit#addr#<address> / <window>   failed sign-ins (TTL)
 //
 // DynamoDB calls per request: a page reads the session and the user (2
 // GetItem) and the account (1 GetItem) before its own reads; a sign-in
-// reads the two counters and the user, and writes the session (or the
-// counters); a form adds the service's calls and one audit PutItem.
+// reads the two counters and the user, and writes the session with its
+// audit entry (one TransactWriteItems; or the counters); a form adds the
+// service's calls, its write carrying the audit entry (a single-item write
+// becomes a TransactWriteItems of two), and one UpdateItem more for a
+// create's record id. An event's page reads the event, the endpoints and
+// each endpoint's newest 100 attempts (1 GetItem, 1 + endpoints Query).
 // The money pages: a list is the service's one Query (a payouts page adds
 // the balances' Query and the payout cards' Query; a beneficiary's page its
 // GetItem, its balances' Query and its payment orders' Query), a form the
 // service's calls (as its API route: the key's GetItem and one
-// TransactWriteItems) and the audit PutItem.
+// TransactWriteItems, which carries the audit entry).
 package dashboard

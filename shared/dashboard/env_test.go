@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/wiring/dashwire"
 	"github.com/paygate/paygate/shared/wiring/gatewire"
@@ -65,8 +67,24 @@ const password = "correct horse battery staple"
 // (transactions, links, webhook endpoints and events), as deployed.
 func newEnv(t testing.TB, b backend) *env {
 	t.Helper()
+	return newEnvWith(t, b, nil)
+}
+
+// newEnvWith is newEnv over wrap(the store) when wrap is not nil.
+func newEnvWith(t testing.TB, b backend, wrap func(store.Store) store.Store) *env {
+	t.Helper()
 	e := &env{}
 	clock := &apitest.Clock{}
+	st := b.store(t, clock)
+	if wrap != nil {
+		if st == nil {
+			bs, err := boltstore.Open(filepath.Join(t.TempDir(), "store.db"), clock.Now)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = bs.Close() })
+			st = bs
+		}
+		st = wrap(st)
+	}
 	dash := func(d *app.Deps) (httpapi.Group, error) {
 		s, err := dashwire.Service(d)
 		if err != nil {
@@ -75,7 +93,7 @@ func newEnv(t testing.TB, b backend) *env {
 		e.dash = s.WithArgon(testArgon)
 		return e.dash.Group(), nil
 	}
-	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock), Clock: clock}, dash,
+	e.Env = apitest.NewWith(t, apitest.Options{Store: st, Clock: clock}, dash,
 		paywire.Transactions, linkwire.PaymentLinks, webhookwire.WebhookEndpoints, webhookwire.Events,
 		gatewire.GateOrders, walletwire.Wallet)
 	return e

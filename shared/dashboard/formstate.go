@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"context"
+	"html/template"
 	"net/url"
 	"slices"
 	"strings"
@@ -62,14 +64,15 @@ func listFilter[T ~string](c *call, all []T) (status T, p httpapi.ListParams, er
 	return status, httpapi.ListParams{Limit: 25, Cursor: q.Get("cursor")}, nil
 }
 
-// nextQuery is the next page's query: the filter and the cursor.
-func nextQuery(status, next string) string {
+// nextStatus is a filtered list's next-page query: the status and the
+// cursor.
+func nextStatus(status, next string) template.URL {
 	nq := url.Values{}
 	if status != "" {
 		nq.Set("status", status)
 	}
 	nq.Set("cursor", next)
-	return nq.Encode()
+	return nextQuery(nq)
 }
 
 // formAmount reads a form's amount and currency fields, as people write
@@ -122,14 +125,33 @@ func withParams(ms ...map[string]string) map[string]string {
 // idemIn is a money form's idempotent call, as the services take it.
 type idemIn = *idempotency.Call
 
+// audit is what a money form's entry in the audit log says.
+type audit struct{ action, target, detail string }
+
 // withIdem runs fn under the form's idempotency key (the service records it
-// in the change's own transaction): a form sent again replays (replayed).
-func withIdem[T any](s *Service, c *call, fields string, fn func(idemIn) (*T, error)) (*T, error) {
+// in the change's own transaction) with the form's audit entry riding on
+// that same write (Audited): a form sent again replays (replayed) and adds
+// no entry. fn must make its change under the ctx it is given (the entry
+// rides on it). id, when a is about a record fn creates, names it for the
+// entry.
+func withIdem[T any](s *Service, c *call, fields string, a audit, fn func(ctx context.Context, in idemIn) (*T, error), id func(*T) string) (*T, error) {
 	idem, err := s.idemCall(c, fields)
 	if err != nil {
 		return nil, err
 	}
-	return fn(idem)
+	var out *T
+	err = s.audited(c, a.action, a.target, a.detail, func(ctx context.Context) (string, error) {
+		v, err := fn(ctx, idem)
+		if err != nil {
+			return "", err
+		}
+		out = v
+		if id != nil {
+			return id(v), nil
+		}
+		return "", nil
+	})
+	return out, err
 }
 
 func sortStrings(s []string) []string {

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"context"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,7 +25,7 @@ type invoicesData struct {
 	Statuses  []invoices.Status
 	Status    string
 	Next      string
-	NextQuery string
+	NextQuery template.URL
 	Form      formState
 }
 
@@ -38,7 +40,7 @@ func (s *Service) invoicesView(c *call, status int, form formState) (*httpapi.Re
 	}
 	c.v.Title, c.v.Nav = "Invoices", "invoices"
 	c.v.Data = invoicesData{Items: items, Statuses: invoices.Statuses, Status: string(st), Next: next,
-		NextQuery: nextQuery(string(st), next), Form: form}
+		NextQuery: nextStatus(string(st), next), Form: form}
 	return render(status, "invoices", c.v, nil)
 }
 
@@ -64,9 +66,10 @@ func (s *Service) createInvoice(c *call) (*httpapi.Response, error) {
 		}
 		// The form's fields, not the request: its expires_at moves with
 		// the clock, and a form sent again must replay, not mismatch.
-		return withIdem(s, c, formFields(c.form), func(in idemIn) (*invoices.Invoice, error) {
-			return s.invoices.Create(c.ctx(), invoices.CreateInput{AccountID: acct.ID, Livemode: acct.Mode == accounts.Live, Request: req, Idem: in})
-		})
+		a := audit{"invoice.create", "", formatAmount(*req.Amount.Value, *req.Amount.Currency)}
+		return withIdem(s, c, formFields(c.form), a, func(ctx context.Context, in idemIn) (*invoices.Invoice, error) {
+			return s.invoices.Create(ctx, invoices.CreateInput{AccountID: acct.ID, Livemode: acct.Mode == accounts.Live, Request: req, Idem: in})
+		}, func(inv *invoices.Invoice) string { return inv.ID })
 	}()
 	if replayed(err) {
 		return redirect("/dashboard/invoices", nil), nil
@@ -78,7 +81,6 @@ func (s *Service) createInvoice(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "invoice.create", inv.ID, formatAmount(inv.Amount.Value, inv.Amount.Currency))
 	return redirect("/dashboard/invoices/"+url.PathEscape(inv.ID), nil), nil
 }
 
@@ -137,15 +139,14 @@ func (s *Service) cancelInvoice(c *call) (*httpapi.Response, error) {
 	if _, err := s.invoices.Get(c.ctx(), c.account(), id); err != nil {
 		return nil, err
 	}
-	_, err := withIdem(s, c, "{}", func(in idemIn) (*invoices.Invoice, error) {
-		return s.invoices.Cancel(c.ctx(), invoices.ActionInput{AccountID: c.account(), ID: id, Idem: in})
-	})
+	_, err := withIdem(s, c, "{}", audit{"invoice.cancel", id, ""}, func(ctx context.Context, in idemIn) (*invoices.Invoice, error) {
+		return s.invoices.Cancel(ctx, invoices.ActionInput{AccountID: c.account(), ID: id, Idem: in})
+	}, nil)
 	if replayed(err) {
 		return redirect(back, nil), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "invoice.cancel", id, "")
 	return redirect(back, nil), nil
 }

@@ -2,7 +2,10 @@ package dashboard_test
 
 import (
 	"context"
+	"fmt"
+	"html"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -527,3 +530,45 @@ func TestDisputeAcceptedFromThePageShowsInTheAPI(t *testing.T) {
 
 // freshKey is a form's idempotency key never sent before.
 func freshKey() string { return "dash_" + strings.ReplaceAll(ids.New(), "-", "") }
+
+// TestMoneyListsPage: a money list's next-page link carries its cursor and
+// its filter as a URL (the next page is the next, not the first again) and
+// the pages together show every record once; on both stores.
+func TestMoneyListsPage(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newMoneyEnv(t, b)
+		made := map[string]bool{}
+		for i := range 30 {
+			id := e.call("", "POST", "/v1/invoices", map[string]any{"amount": map[string]any{"value": 1000 + i, "currency": "KZT"},
+				"payer": map[string]any{"phone": "+77011234567"}, "description": fmt.Sprintf("invoice %d", i), "order_reference": fmt.Sprintf("order-%d", i)}, 201)["id"].(string)
+			made[id] = true
+		}
+		c := e.client()
+		c.signIn(e.user("", dashboard.Owner))
+		next := regexp.MustCompile(`href="/dashboard/invoices\?([^"]+)">Next page`)
+		seen := map[string]int{}
+		path := "/dashboard/invoices?status=created"
+		for pages := 0; path != ""; pages++ {
+			require.Less(t, pages, 5, "the pages never end")
+			p := c.get(path)
+			require.Equal(t, 200, p.Status, p.Body)
+			for id := range made {
+				if strings.Contains(p.Body, `href="/dashboard/invoices/`+id+`"`) {
+					seen[id]++
+				}
+			}
+			path = ""
+			if m := next.FindStringSubmatch(p.Body); m != nil {
+				q, err := url.ParseQuery(html.UnescapeString(m[1]))
+				require.NoError(t, err)
+				assert.Equal(t, "created", q.Get("status"), "the filter goes on")
+				require.NotEmpty(t, q.Get("cursor"))
+				path = "/dashboard/invoices?" + html.UnescapeString(m[1])
+			}
+		}
+		assert.Len(t, seen, len(made))
+		for id, n := range seen {
+			assert.Equal(t, 1, n, "invoice %s shown on %d pages", id, n)
+		}
+	})
+}

@@ -1,7 +1,9 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,7 +27,7 @@ type payoutsData struct {
 	Statuses  []balance.PayoutStatus
 	Status    string
 	Next      string
-	NextQuery string
+	NextQuery template.URL
 	Balances  []balance.CurrencyBalance
 	Cards     []balance.PayoutCard
 	Form      formState
@@ -53,7 +55,7 @@ func (s *Service) payoutsView(c *call, status int, form formState) (*httpapi.Res
 	}
 	c.v.Title, c.v.Nav = "Payouts", "payouts"
 	c.v.Data = payoutsData{Items: items, Statuses: balance.PayoutStatuses, Status: string(st), Next: next,
-		NextQuery: nextQuery(string(st), next), Balances: bals, Cards: cards, Form: form}
+		NextQuery: nextStatus(string(st), next), Balances: bals, Cards: cards, Form: form}
 	return render(status, "payouts", c.v, nil)
 }
 
@@ -78,7 +80,6 @@ func (s *Service) createPayout(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "payout.create", p.ID, formatAmount(p.Amount.Value, p.Amount.Currency)+" to "+p.Card.Brand+" •••• "+p.Card.Last4)
 	return redirect("/dashboard/payouts/"+url.PathEscape(p.ID), nil), nil
 }
 
@@ -88,11 +89,10 @@ func (s *Service) makePayout(c *call) (*balance.Payout, error) {
 		return nil, err
 	}
 	fields, _ := json.Marshal(req)
-	idem, err := s.idemCall(c, string(fields))
-	if err != nil {
-		return nil, err
-	}
-	return s.balance.CreatePayout(c.ctx(), balance.PayoutInput{AccountID: c.account(), Request: req, Idem: idem})
+	a := audit{"payout.create", "", formatAmount(*req.Amount.Value, *req.Amount.Currency) + " to payout card " + *req.PayoutCardID}
+	return withIdem(s, c, string(fields), a, func(ctx context.Context, in idemIn) (*balance.Payout, error) {
+		return s.balance.CreatePayout(ctx, balance.PayoutInput{AccountID: c.account(), Request: req, Idem: in})
+	}, func(p *balance.Payout) string { return p.ID })
 }
 
 func payoutRequest(form url.Values) (balance.PayoutRequest, error) {

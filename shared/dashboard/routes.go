@@ -1,7 +1,10 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
+	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -27,7 +30,7 @@ import (
 
 // Group is the DashboardFunction's routes (declared in DashboardGroup).
 func (s *Service) Group() httpapi.Group {
-	return DashboardGroup.Bind(map[string]httpapi.Handler{
+	handlers := map[string]httpapi.Handler{
 		"GET /dashboard":                                  s.page(s.home),
 		"GET /dashboard/sign-in":                          s.signInPage,
 		"POST /dashboard/sign-in":                         s.signIn,
@@ -80,7 +83,9 @@ func (s *Service) Group() httpapi.Group {
 		"GET /dashboard/settings/security":                s.page(s.securityPage),
 		"POST /dashboard/settings/security/totp":          s.form(true, s.totp),
 		"GET /dashboard/audit-log":                        s.page(s.auditPage),
-	})
+	}
+	maps.Copy(handlers, s.developerRoutes())
+	return DashboardGroup.Bind(handlers)
 }
 
 func serveStatic(r *httpapi.Request) (*httpapi.Response, error) {
@@ -133,7 +138,7 @@ func (s *Service) signIn(r *httpapi.Request) (*httpapi.Response, error) {
 		c := &call{r: r}
 		return s.errorPage(c, apierr.New(apierr.Forbidden, "csrf", "This form is out of date: reload the sign-in page and try again."))
 	}
-	tok, sess, err := s.SignIn(r.HTTP.Context(), SignInInput{Email: form.Get("email"), Password: form.Get("password"),
+	tok, _, err := s.SignIn(r.HTTP.Context(), SignInInput{Email: form.Get("email"), Password: form.Get("password"),
 		Code: form.Get("code"), Address: clientAddress(r.HTTP)})
 	switch {
 	case err == ErrLocked:
@@ -143,8 +148,6 @@ func (s *Service) signIn(r *httpapi.Request) (*httpapi.Response, error) {
 	case err != nil:
 		return s.errorPage(&call{r: r}, err)
 	}
-	c := &call{r: r, sess: sess}
-	s.audit(c, "session.sign_in", "", "")
 	h := http.Header{}
 	h.Add("Set-Cookie", cookie(r.HTTP, SessionCookie, tok, int(SessionTTL/time.Second)))
 	h.Add("Set-Cookie", cookie(r.HTTP, PreCSRFCookie, "", -1))
@@ -177,18 +180,18 @@ func (s *Service) signOutWith(r *httpapi.Request, everywhere bool) (*httpapi.Res
 	if !sess.CheckCSRF(form.Get("csrf")) {
 		return s.errorPage(c, apierr.New(apierr.Forbidden, "csrf", "This form is out of date: reload the page and try again."))
 	}
+	action := "session.sign_out"
 	if everywhere {
-		err = s.SignOutEverywhere(r.HTTP.Context(), sess.User.Email)
-	} else {
-		err = s.SignOut(r.HTTP.Context(), sess)
+		action = "session.sign_out_everywhere"
 	}
+	err = s.audited(c, action, "", "", func(ctx context.Context) (string, error) {
+		if everywhere {
+			return "", s.SignOutEverywhere(ctx, sess.User.Email)
+		}
+		return "", s.SignOut(ctx, sess)
+	})
 	if err != nil {
 		return s.errorPage(c, err)
-	}
-	if everywhere {
-		s.audit(c, "session.sign_out_everywhere", "", "")
-	} else {
-		s.audit(c, "session.sign_out", "", "")
 	}
 	h := http.Header{}
 	h.Add("Set-Cookie", cookie(r.HTTP, SessionCookie, "", -1))
@@ -197,7 +200,9 @@ func (s *Service) signOutWith(r *httpapi.Request, everywhere bool) (*httpapi.Res
 
 // --- home and payments
 
-func (c *call) account() string { return c.sess.User.AccountID }
+// account is the account the page reads and writes: the session's (the
+// user's own, or its pair once switched).
+func (c *call) account() string { return c.sess.Account }
 
 type homeData struct {
 	Balances any
@@ -234,7 +239,7 @@ type paymentsData struct {
 	Types           []payments.Type
 	Status, Type    string
 	Reference, Next string
-	NextQuery       string
+	NextQuery       template.URL
 }
 
 func (s *Service) paymentsPage(c *call) (*httpapi.Response, error) {
@@ -269,7 +274,7 @@ func (s *Service) paymentsPage(c *call) (*httpapi.Response, error) {
 	c.v.Title, c.v.Nav = "Payments", "payments"
 	c.v.Data = paymentsData{Items: items, Statuses: payments.Statuses,
 		Types:  []payments.Type{payments.TypePayment, payments.TypeRefund, payments.TypeReversal},
-		Status: q.Get("status"), Type: q.Get("type"), Reference: f.OrderReference, Next: next, NextQuery: nq.Encode()}
+		Status: q.Get("status"), Type: q.Get("type"), Reference: f.OrderReference, Next: next, NextQuery: nextQuery(nq)}
 	return render(http.StatusOK, "payments", c.v, nil)
 }
 
@@ -341,26 +346,28 @@ func (s *Service) paymentChange(op string) handler {
 			return nil, err
 		}
 		in := transactions.OpInput{AccountID: c.account(), ID: id, Amount: amount, Reason: reason, RequestID: c.r.ID, Idem: idem}
-		var t *transactions.Transaction
-		switch op {
-		case "capture":
-			t, err = s.payments.Capture(c.ctx(), in)
-		case "cancel":
-			t, err = s.payments.Cancel(c.ctx(), in)
-		default:
-			t, err = s.payments.Refund(c.ctx(), in)
+		detail := ""
+		if amount != nil {
+			detail = formatAmount(*amount, cur.Currency)
 		}
+		var t *transactions.Transaction
+		err = s.audited(c, "payment."+op, id, detail, func(ctx context.Context) (_ string, err error) {
+			switch op {
+			case "capture":
+				t, err = s.payments.Capture(ctx, in)
+			case "cancel":
+				t, err = s.payments.Cancel(ctx, in)
+			default:
+				t, err = s.payments.Refund(ctx, in)
+			}
+			return "", err
+		})
 		if replayed(err) {
 			return redirect(back, nil), nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		detail := ""
-		if amount != nil {
-			detail = formatAmount(*amount, t.Currency)
-		}
-		s.audit(c, "payment."+op, id, detail)
 		if op == "refund" {
 			return redirect("/dashboard/payments/"+url.PathEscape(t.ID), nil), nil
 		}
@@ -418,14 +425,19 @@ func (s *Service) createLink(c *call) (*httpapi.Response, error) {
 	}
 	caller := s.linkCaller(c, acct)
 	caller.Idem = idem
-	l, err := s.links.Create(c.ctx(), caller, in)
+	err = s.audited(c, "payment_link.create", "", formatAmount(value, cur.Code()), func(ctx context.Context) (string, error) {
+		l, err := s.links.Create(ctx, caller, in)
+		if err != nil {
+			return "", err
+		}
+		return l.ID, nil
+	})
 	if replayed(err) {
 		return redirect("/dashboard/payment-links", nil), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "payment_link.create", l.ID, formatAmount(l.Amount.Value, l.Amount.Currency))
 	return redirect("/dashboard/payment-links", nil), nil
 }
 
@@ -444,10 +456,13 @@ func (s *Service) cancelLink(c *call) (*httpapi.Response, error) {
 	}
 	caller := s.linkCaller(c, acct)
 	caller.Idem = idem
-	if _, err := s.links.Cancel(c.ctx(), caller, id); err != nil && !replayed(err) {
+	err = s.audited(c, "payment_link.cancel", id, "", func(ctx context.Context) (string, error) {
+		_, err := s.links.Cancel(ctx, caller, id)
+		return "", err
+	})
+	if err != nil && !replayed(err) {
 		return nil, err
 	}
-	s.audit(c, "payment_link.cancel", id, "")
 	return redirect("/dashboard/payment-links", nil), nil
 }
 
@@ -484,9 +499,14 @@ func (s *Service) createKey(c *call) (*httpapi.Response, error) {
 	}
 	var k *auth.Key
 	var secret string
-	done, err := s.claimed(c, name, func() (err error) {
-		k, secret, err = s.keys.Create(c.ctx(), c.account(), auth.NewKey{Kind: auth.Secret, Name: name})
-		return err
+	done, err := s.claimed(c, name, func() error {
+		return s.audited(c, "api_key.create", "", name, func(ctx context.Context) (_ string, err error) {
+			k, secret, err = s.keys.Create(ctx, c.account(), auth.NewKey{Kind: auth.Secret, Name: name})
+			if err != nil {
+				return "", err
+			}
+			return k.ID, nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -494,7 +514,6 @@ func (s *Service) createKey(c *call) (*httpapi.Response, error) {
 	if done {
 		return redirect("/dashboard/developers/api-keys", nil), nil
 	}
-	s.audit(c, "api_key.create", k.ID, k.Prefix)
 	c.v.Notice = "Key created."
 	return s.keysView(c, http.StatusCreated, secret)
 }
@@ -526,11 +545,12 @@ func (s *Service) rollKey(c *call) (*httpapi.Response, error) {
 	if err != nil || secs < 0 || time.Duration(secs)*time.Second > MaxRollExpiry {
 		return nil, apierr.Invalidf("expires_in", "expires_in must be 0 to %d seconds", int(MaxRollExpiry/time.Second))
 	}
-	var k *auth.Key
 	var secret string
-	done, err := s.claimed(c, c.form.Get("expires_in"), func() (err error) {
-		k, secret, err = s.keys.Roll(c.ctx(), c.account(), id, s.clock().Add(time.Duration(secs)*time.Second))
-		return err
+	done, err := s.claimed(c, c.form.Get("expires_in"), func() error {
+		return s.audited(c, "api_key.roll", id, "old key works "+strconv.Itoa(secs)+" s more", func(ctx context.Context) (_ string, err error) {
+			_, secret, err = s.keys.Roll(ctx, c.account(), id, s.clock().Add(time.Duration(secs)*time.Second))
+			return "", err
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -538,7 +558,6 @@ func (s *Service) rollKey(c *call) (*httpapi.Response, error) {
 	if done {
 		return redirect("/dashboard/developers/api-keys", nil), nil
 	}
-	s.audit(c, "api_key.roll", id, "new key "+k.ID+"; old key works "+strconv.Itoa(secs)+" s more")
 	c.v.Notice = "Key rolled."
 	return s.keysView(c, http.StatusCreated, secret)
 }
@@ -548,10 +567,13 @@ func (s *Service) revokeKey(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.keys.Revoke(c.ctx(), c.account(), id); err != nil {
+	err = s.audited(c, "api_key.revoke", id, "", func(ctx context.Context) (string, error) {
+		_, err := s.keys.Revoke(ctx, c.account(), id)
+		return "", err
+	})
+	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "api_key.revoke", id, "")
 	return redirect("/dashboard/developers/api-keys", nil), nil
 }
 
@@ -585,10 +607,12 @@ func (s *Service) versionPage(c *call) (*httpapi.Response, error) {
 
 func (s *Service) setVersion(c *call) (*httpapi.Response, error) {
 	v := c.form.Get("version")
-	if err := s.keys.SetDefaultVersion(c.ctx(), c.account(), v); err != nil {
+	err := s.audited(c, "account.default_version", c.account(), v, func(ctx context.Context) (string, error) {
+		return "", s.keys.SetDefaultVersion(ctx, c.account(), v)
+	})
+	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "account.default_version", c.account(), v)
 	return redirect("/dashboard/developers/api-version", nil), nil
 }
 
@@ -633,19 +657,31 @@ func (s *Service) createEndpoint(c *call) (*httpapi.Response, error) {
 		return nil, err
 	}
 	in.Idem = idem
-	ep, err := s.webhooks.Create(c.ctx(), webhooks.Caller{AccountID: acct.ID, Live: acct.Mode == accounts.Live}, in)
+	var ep *webhooks.WithSecret
+	err = s.audited(c, "webhook_endpoint.create", "", in.URL, func(ctx context.Context) (_ string, err error) {
+		ep, err = s.webhooks.Create(ctx, webhooks.Caller{AccountID: acct.ID, Live: acct.Mode == accounts.Live}, in)
+		if err != nil {
+			return "", err
+		}
+		return ep.ID, nil
+	})
 	if replayed(err) {
 		return redirect("/dashboard/developers/webhooks", nil), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "webhook_endpoint.create", ep.ID, ep.URL)
 	c.v.Notice = "Endpoint added."
 	return s.webhooksView(c, http.StatusCreated, ep.Secret)
 }
 
 func (s *Service) endpointPage(c *call) (*httpapi.Response, error) {
+	return s.endpointView(c, http.StatusOK, "")
+}
+
+// endpointView is an endpoint's page: its settings' forms (a rolled
+// secret shown once), its deliveries, the resend form.
+func (s *Service) endpointView(c *call, status int, secret string) (*httpapi.Response, error) {
 	id := c.r.PathValue("id")
 	ep, err := s.webhooks.Get(c.ctx(), c.account(), id)
 	if err != nil {
@@ -660,8 +696,9 @@ func (s *Service) endpointPage(c *call) (*httpapi.Response, error) {
 		return nil, err
 	}
 	c.v.Title, c.v.Nav = "Webhook endpoint", "webhooks"
-	c.v.Data = map[string]any{"Endpoint": ep, "Attempts": atts, "Events": evs}
-	return render(http.StatusOK, "webhook", c.v, nil)
+	c.v.Data = map[string]any{"Endpoint": ep, "Attempts": atts, "Events": evs, "Secret": secret,
+		"EventList": strings.Join(ep.EnabledEvents, ", "), "MaxExpire": int(webhooks.MaxExpireOld / time.Second)}
+	return render(status, "webhook", c.v, nil)
 }
 
 func (s *Service) resend(c *call) (*httpapi.Response, error) {
@@ -670,17 +707,20 @@ func (s *Service) resend(c *call) (*httpapi.Response, error) {
 	if ev == "" {
 		return nil, apierr.Missing("event_id")
 	}
-	if _, err := s.webhooks.Resend(c.ctx(), c.account(), ev, id); err != nil {
+	err := s.audited(c, "webhook_event.resend", ev, "to endpoint "+id, func(ctx context.Context) (string, error) {
+		_, err := s.webhooks.Resend(ctx, c.account(), ev, id)
+		return "", err
+	})
+	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "webhook_event.resend", ev, "to endpoint "+id)
 	return redirect("/dashboard/developers/webhooks/"+url.PathEscape(id), nil), nil
 }
 
 // --- security and audit
 
 func (s *Service) securityPage(c *call) (*httpapi.Response, error) {
-	users, err := s.Users(c.ctx(), c.account())
+	users, err := s.Users(c.ctx(), c.sess.User.AccountID) // the user's own account's people
 	if err != nil {
 		return nil, err
 	}
@@ -699,19 +739,19 @@ func (s *Service) securityPage(c *call) (*httpapi.Response, error) {
 // totp turns the user's own second factor on or off. Any role may: it is
 // the user's, not the account's.
 func (s *Service) totp(c *call) (*httpapi.Response, error) {
-	var err error
-	switch c.form.Get("action") {
-	case "enable":
-		err = s.ConfirmTOTP(c.ctx(), c.sess.User.Email, c.form.Get("secret"), c.form.Get("code"))
-	case "disable":
-		err = s.DisableTOTP(c.ctx(), c.sess.User.Email)
-	default:
-		err = apierr.Invalidf("action", "action must be enable or disable")
+	action := c.form.Get("action")
+	if action != "enable" && action != "disable" {
+		return nil, apierr.Invalidf("action", "action must be enable or disable")
 	}
+	err := s.audited(c, "user.totp_"+action, c.sess.User.ID, "", func(ctx context.Context) (string, error) {
+		if action == "enable" {
+			return "", s.ConfirmTOTP(ctx, c.sess.User.Email, c.form.Get("secret"), c.form.Get("code"))
+		}
+		return "", s.DisableTOTP(ctx, c.sess.User.Email)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.audit(c, "user.totp_"+c.form.Get("action"), c.sess.User.ID, "")
 	return redirect("/dashboard/settings/security", nil), nil
 }
 
@@ -751,7 +791,7 @@ func (s *Service) ordersPage(c *call) (*httpapi.Response, error) {
 	nq.Set("cursor", next)
 	c.v.Title, c.v.Nav = "Gate orders", "orders"
 	c.v.Data = map[string]any{"Items": items, "Statuses": orderStatuses, "Status": f.Status, "ExternalRef": f.ExternalRef,
-		"Next": next, "NextQuery": nq.Encode()}
+		"Next": next, "NextQuery": nextQuery(nq)}
 	return render(http.StatusOK, "orders", c.v, nil)
 }
 
@@ -802,4 +842,14 @@ func (s *Service) walletPage(c *call) (*httpapi.Response, error) {
 	c.v.Title, c.v.Nav = "Wallet", "wallet"
 	c.v.Data = map[string]any{"Items": items, "Statuses": wallet.Statuses, "Status": q.Get("status"), "Reference": f.OrderReference}
 	return render(http.StatusOK, "wallet", c.v, nil)
+}
+
+// switchAccount moves the session to the account the form names (the
+// user's own, or its pair), then to its home page: a record page of one
+// account is a 404 in the other.
+func (s *Service) switchAccount(c *call) (*httpapi.Response, error) {
+	if err := s.SwitchAccount(c.ctx(), c.sess, c.form.Get("account"), clientAddress(c.r.HTTP)); err != nil {
+		return nil, err
+	}
+	return redirect("/dashboard", nil), nil
 }

@@ -12,6 +12,7 @@ import (
 	gateledger "github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/invoices"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/store"
@@ -77,6 +78,10 @@ type Service struct {
 	disputes      *disputes.Service
 
 	linksBase string
+
+	// auditID draws audit entry ids (ids.New; a test fixes it to make the
+	// entry's write fail).
+	auditID func() string
 }
 
 // New builds the dashboard.
@@ -87,6 +92,7 @@ func New(c Config) *Service {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
+	s.auditID = ids.New
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

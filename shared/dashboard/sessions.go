@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -35,6 +36,10 @@ type Session struct {
 	User      User
 	CSRF      string // every form of the session carries it
 	ExpiresAt time.Time
+	// Account is the account every page reads and writes: the user's own,
+	// or its pair of the other mode once the session switched to it
+	// (SwitchAccount); the page checks the pairing on every request.
+	Account string
 }
 
 type sessionRecord struct {
@@ -44,6 +49,9 @@ type sessionRecord struct {
 	Generation int64     `json:"generation"`
 	Address    string    `json:"address"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Active is the paired account the session switched to ("": the
+	// user's own).
+	Active string `json:"active,omitempty"`
 }
 
 // Key layout (sessions table, every item with its TTL):
@@ -127,7 +135,13 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	data, _ := json.Marshal(sr)
 	id := tokenID(tok)
 	exp := now.Add(SessionTTL)
-	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent)); err != nil {
+	// The sign-in's audit entry is written with the session, in one
+	// transaction.
+	audit, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: "session.sign_in", Address: in.Address})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit); err != nil {
 		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
 	}
 	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp}, nil
@@ -201,7 +215,60 @@ func (s *Service) Lookup(ctx context.Context, tok string) (*Session, error) {
 	if u.Generation != sr.Generation || u.AccountID != sr.AccountID {
 		return nil, ErrNoSession
 	}
-	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt}, nil
+	acct := u.AccountID
+	if sr.Active != "" {
+		acct = sr.Active
+	}
+	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct}, nil
+}
+
+// SwitchAccount makes the session read and write accountID from now on:
+// the user's own account, or the account paired with it (accounts.Pair),
+// with the same role. Any other account is NotFound, as another account's
+// record is. The change and its audit entry (in the user's own account's
+// log) are one transaction. Errors: NotFound, Conflict, Internal.
+func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, address string) error {
+	home := sess.User.AccountID
+	if accountID != home {
+		own, err := s.accounts.Get(ctx, home)
+		if err != nil {
+			return err
+		}
+		other, err := s.accounts.Get(ctx, accountID)
+		if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
+			return apierr.NotFoundf("no such account: %s", accountID)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	it, err := s.st.Get(ctx, sessionKey(sess.ID))
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNoSession
+	}
+	if err != nil {
+		return apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+	}
+	var sr sessionRecord
+	if err := json.Unmarshal(it.Data, &sr); err != nil {
+		return apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+	}
+	sr.Active = ""
+	if accountID != home {
+		sr.Active = accountID
+	}
+	data, _ := json.Marshal(sr)
+	e := AuditEntry{Email: sess.User.Email, Role: sess.User.Role, Action: "session.switch_account", Target: accountID, Address: address}
+	return s.Audited(ctx, home, e, func(ctx context.Context) (string, error) {
+		err := s.st.Write(ctx, store.Put(store.Item{Key: it.Key, Data: data, ExpiresAt: it.ExpiresAt}, store.IfVersion(it.Version)))
+		if _, ok := store.IsConditionFailed(err); ok {
+			return "", apierr.New(apierr.Conflict, "session_changed", "the session changed meanwhile (signed out?): reload and try again")
+		}
+		if err != nil {
+			return "", apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+		}
+		return "", nil
+	})
 }
 
 // CheckCSRF compares a form's token with the session's in constant time.

@@ -132,6 +132,7 @@ type view struct {
 	Session *Session
 	Account string // the account's name
 	Mode    string // test or live
+	Pair    string // the account of the other mode to switch to ("": none)
 	Notice  string
 	Error   string
 	Data    any
@@ -352,22 +353,35 @@ func (s *Service) sessionOf(r *httpapi.Request) (*Session, error) {
 	return s.Lookup(r.HTTP.Context(), ck.Value)
 }
 
+// baseView is every page's header: the account the session reads and
+// writes, its mode, and its pair to switch to. A session switched to an
+// account that is no longer the user's account's pair reads the user's own
+// account again (the check costs nothing more: the page reads the account
+// it shows anyway).
 func (s *Service) baseView(r *httpapi.Request, sess *Session) view {
 	v := view{Session: sess}
-	if a, err := s.accounts.Get(r.HTTP.Context(), sess.User.AccountID); err == nil {
-		v.Account, v.Mode = a.Name, string(a.Mode)
+	ctx := r.HTTP.Context()
+	a, err := s.accounts.Get(ctx, sess.Account)
+	if err == nil && sess.Account != sess.User.AccountID && a.Pair != sess.User.AccountID {
+		sess.Account = sess.User.AccountID
+		a, err = s.accounts.Get(ctx, sess.Account)
+	}
+	if err == nil {
+		v.Account, v.Mode, v.Pair = a.Name, string(a.Mode), a.Pair
 	}
 	return v
 }
 
-// audit writes a change to the account's log; a failure is logged, and the
-// change (already made) stands.
-func (s *Service) audit(c *call, action, target, detail string) {
-	err := s.Audit(c.r.HTTP.Context(), c.sess.User.AccountID, AuditEntry{Email: c.sess.User.Email, Role: c.sess.User.Role,
-		Action: action, Target: target, Detail: detail, Address: clientAddress(c.r.HTTP)})
-	if err != nil {
-		c.r.Log.Error("dashboard audit entry not written", "action", action, "error", err.Error())
-	}
+// audited runs a form's change with its audit entry in the change's own
+// transaction (Service.Audited); fn gets the context to make the change
+// under, and may return the record's id when the change makes it.
+func (s *Service) audited(c *call, action, target, detail string, fn func(ctx context.Context) (string, error)) error {
+	return s.Audited(c.ctx(), c.account(), s.entry(c.sess.User, c.r.HTTP, action, target, detail), fn)
+}
+
+// entry is an audit entry of u's, from the request's address.
+func (s *Service) entry(u User, r *http.Request, action, target, detail string) AuditEntry {
+	return AuditEntry{Email: u.Email, Role: u.Role, Action: action, Target: target, Detail: detail, Address: clientAddress(r)}
 }
 
 // idemCall is the idempotent call of a money form: its key from the form,
@@ -380,7 +394,7 @@ func (s *Service) idemCall(c *call, fields string) (*idempotency.Call, error) {
 	if err := idempotency.ValidateKey(key); err != nil {
 		return nil, err
 	}
-	req := idempotency.Request{Account: c.sess.User.AccountID, KeyKind: "dashboard", Key: key,
+	req := idempotency.Request{Account: c.account(), KeyKind: "dashboard", Key: key,
 		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(fields))}
 	return s.idem.Begin(c.r.HTTP.Context(), req, jsonRenderer)
 }
@@ -411,7 +425,7 @@ func (s *Service) claimed(c *call, fields string, fn func() error) (done bool, e
 	if err := idempotency.ValidateKey(key); err != nil {
 		return false, err
 	}
-	req := idempotency.Request{Account: c.sess.User.AccountID, KeyKind: "dashboard", Key: key,
+	req := idempotency.Request{Account: c.account(), KeyKind: "dashboard", Key: key,
 		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(fields))}
 	prev, claim, err := s.idem.Claim(c.ctx(), req)
 	if err != nil {
@@ -431,3 +445,9 @@ func (s *Service) claimed(c *call, fields string, fn func() error) (done bool, e
 	}
 	return false, nil
 }
+
+// nextQuery is a list's next-page query for a link's href: url.Values
+// encodes it (each value escaped), so it goes into the attribute as a URL,
+// not re-escaped as one query value ("cursor=..." sent as "cursor%3d...",
+// which the server read as no cursor: the next page was the first again).
+func nextQuery(q url.Values) template.URL { return template.URL(q.Encode()) }

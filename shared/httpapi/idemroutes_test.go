@@ -34,13 +34,18 @@ var readOnlyPOSTs = map[string]string{
 	"POST /pay/{id}/sessions/{session_id}/payments/details": "details sent twice answer the same (built from the payment record)",
 	// The dashboard's forms that neither create nor move anything (its
 	// money and creating forms carry the form's idempotency key).
-	"POST /dashboard/sign-in":                         "opens a session; a repeat opens another, as signing in twice does",
-	"POST /dashboard/sign-out":                        "a repeat finds no session",
-	"POST /dashboard/sign-out-everywhere":             "a repeat ends the sessions opened since, which is what it asks",
-	"POST /dashboard/developers/api-keys/{id}/revoke": "a revoked key stays revoked",
-	"POST /dashboard/developers/api-version":          "sets the default; a repeat sets the same",
-	"POST /dashboard/developers/webhooks/{id}/resend": "a resend is one more delivery by design: the merchant asks for it again",
-	"POST /dashboard/settings/security/totp":          "turns the user's own second factor on or off; a repeat finds it so",
+	"POST /dashboard/sign-in":                          "opens a session; a repeat opens another, as signing in twice does",
+	"POST /dashboard/sign-out":                         "a repeat finds no session",
+	"POST /dashboard/sign-out-everywhere":              "a repeat ends the sessions opened since, which is what it asks",
+	"POST /dashboard/developers/api-keys/{id}/revoke":  "a revoked key stays revoked",
+	"POST /dashboard/developers/api-version":           "sets the default; a repeat sets the same",
+	"POST /dashboard/developers/webhooks/{id}/resend":  "a resend is one more delivery by design: the merchant asks for it again",
+	"POST /dashboard/settings/security/totp":           "turns the user's own second factor on or off; a repeat finds it so",
+	"POST /dashboard/developers/webhooks/{id}/update":  "sets the endpoint's fields; a repeat sets the same",
+	"POST /dashboard/developers/webhooks/{id}/disable": "a disabled endpoint stays disabled",
+	"POST /dashboard/developers/webhooks/{id}/enable":  "an enabled endpoint stays enabled",
+	"POST /dashboard/developers/events/{id}/resend":    "a resend is one more delivery by design: the merchant asks for it again",
+	"POST /dashboard/switch-account":                   "moves the session to an account; a repeat finds it there",
 }
 
 // TestEveryWritingPOSTDeclaresIdempotency: a group added later cannot forget

@@ -59,6 +59,20 @@ func decodeEvent(it store.Item) (Event, error) {
 type EventFilter struct {
 	Type     string
 	From, To time.Time // created range, inclusive, at second precision (created is unix seconds)
+	// ObjectID is the id of the resource the event carries (its data's
+	// "id": a payment's, an order's): that resource's events only.
+	ObjectID string
+}
+
+// objectID is the id of the resource an event's data carries ("" when none).
+func objectID(data json.RawMessage) string {
+	var o struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(data, &o) != nil {
+		return ""
+	}
+	return o.ID
 }
 
 // ValidateEventType is the check of a type filter: a catalogue type.
@@ -97,7 +111,8 @@ func (s *Service) Events(ctx context.Context, accountID string, f EventFilter, l
 		if err != nil {
 			return ev, false, err
 		}
-		ok := (f.Type == "" || ev.Type == f.Type) && (f.From.IsZero() || ev.Created >= from) && (f.To.IsZero() || ev.Created <= to)
+		ok := (f.Type == "" || ev.Type == f.Type) && (f.From.IsZero() || ev.Created >= from) && (f.To.IsZero() || ev.Created <= to) &&
+			(f.ObjectID == "" || objectID(ev.Data) == f.ObjectID)
 		return ev, ok, nil
 	})
 }

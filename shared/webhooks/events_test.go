@@ -191,3 +191,34 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 		assert.NotEmpty(t, strings.TrimSpace(c.Description))
 	}
 }
+
+// TestEventsFilterByObject: Events with ObjectID lists that resource's
+// events only (the dashboard's event log filters by it), on both stores.
+func TestEventsFilterByObject(t *testing.T) {
+	both(t, func(t *testing.T, e *apitest.Env) {
+		now := e.Clock.Now()
+		p1 := writePaymentEvents(t, e.Deps.Store, e.Account.ID, now.Add(-2*time.Minute), now.Add(-time.Minute))
+		p2 := writePaymentEvents(t, e.Deps.Store, e.Account.ID, now.Add(-2*time.Minute), now.Add(-time.Minute))
+		svc := webhooks.New(e.Deps.Store, e.Clock.Now)
+		ctx := context.Background()
+		for _, id := range []string{p1, p2} {
+			evs, _, err := svc.Events(ctx, e.Account.ID, webhooks.EventFilter{ObjectID: id}, 10, "")
+			require.NoError(t, err)
+			require.Len(t, evs, 2, "the payment's authorised and charged events")
+			for _, ev := range evs {
+				assert.Contains(t, string(ev.Data), id)
+			}
+		}
+		evs, _, err := svc.Events(ctx, e.Account.ID, webhooks.EventFilter{ObjectID: p1, Type: "payment.charged"}, 10, "")
+		require.NoError(t, err)
+		require.Len(t, evs, 1)
+		evs, _, err = svc.Events(ctx, e.Account.ID, webhooks.EventFilter{ObjectID: "no-such-object"}, 10, "")
+		require.NoError(t, err)
+		assert.Empty(t, evs)
+		// Another account's filter finds nothing of this one's.
+		other, _ := e.NewAccount(accounts.Test)
+		evs, _, err = svc.Events(ctx, other.ID, webhooks.EventFilter{ObjectID: p1}, 10, "")
+		require.NoError(t, err)
+		assert.Empty(t, evs)
+	})
+}

@@ -224,13 +224,16 @@ KNOWN = [
     # --- False positives: rules that depend on state or on other fields, which
     # a JSON Schema cannot state. Each refusal is the documented 400 naming the field.
     known("GET", ANY, REJECTED, "cursor is opaque: only a next_cursor the same list returned is valid", param="cursor"),
-    known("GET", r"^/dashboard/(payments|gate/orders|audit-log)$", REJECTED, "cursor is opaque: only the next page's "
+    known("GET", r"^/dashboard/(payments|gate/orders|audit-log|developers/events)$", REJECTED, "cursor is opaque: only the next page's "
           "link the same dashboard list drew is valid (the page says so in HTML, so no param to match)",
           when=lambda case: bool((case.query or {}).get("cursor"))),
     known("GET", r"^/dashboard/(payouts|beneficiaries|payment-orders|distributions|invoices|disputes)$", REJECTED,
           "cursor is opaque: only the next page's link the same dashboard list drew is valid (the money pages' lists)",
           when=lambda case: bool((case.query or {}).get("cursor"))),
     known("GET", LISTS, REJECTED, "created_to must not be before created_from", param="created_to", message="created_to is before.*"),
+    known("GET", r"^/dashboard/developers/events$", REJECTED, "the event log's to (a day) must not be before its from",
+          when=lambda case: bool((case.query or {}).get("from")) and bool((case.query or {}).get("to"))
+          and str(case.query["to"]) < str(case.query["from"])),
     known("POST", r"^/(test-helpers/deposits|orders)$", REJECTED,
           "a DecimalAmount's decimals and maximum depend on its currency's exponent; a deposit is greater than zero",
           param=r"amount|topup_request\.amount"),
@@ -392,6 +395,9 @@ KNOWN = [
           "money moves only from what is held in that currency: the seeded beneficiary holds KZT and generated "
           "transfers and orders use it up; the merchant's available balance likewise",
           message=r"the (available|beneficiary [0-9a-f-]+'s) [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/(payouts|merchants/settlement-payment-orders|distributions)$", REJECTED, "a generated case may "
+          "accept the seeded dispute (a loss): the account then owes the disputed amount, and nothing leaves its available "
+          "balance until the debt is repaid", code="insufficient_balance", message=r"the account owes .* from disputes.*"),
     known("POST", r"^/v1/(merchants/settlement-payment-orders|distributions)$", REJECTED, "a generated case may disable the "
           "seeded beneficiary (POST /v1/merchants/beneficiaries/{id} with status disabled): then it takes no money",
           message=r"beneficiary \S+ is disabled: .*"),  # code is absent in bodies before 2024-01-15

@@ -43,14 +43,18 @@ func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := store.ValidateOps(ops); err != nil {
+	ops, landed, err := store.AttachExtras(ctx, ops)
+	if err != nil {
 		return nil, err
+	}
+	if err := store.ValidateOps(ops); err != nil {
+		return nil, landed(err)
 	}
 	req := &writeReq{ops: ops, now: s.clock(), done: make(chan error, 1)}
 	if err := s.group.submit(req); err != nil {
-		return nil, err
+		return nil, landed(err)
 	}
-	return func() error { return <-req.done }, nil
+	return func() error { return landed(<-req.done) }, nil
 }
 
 // writeReq is one Write waiting for its batch.

@@ -47,10 +47,17 @@ func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := store.ValidateOps(ops); err != nil {
+	// The write's extras (store.WithExtras) become its own items here, and
+	// its later runs (a batch, or alone after a failed batch) carry them
+	// from req.ops, never from the context again.
+	ops, landed, err := store.AttachExtras(ctx, ops)
+	if err != nil {
 		return nil, err
 	}
-	req := &combineReq{ctx: context.WithoutCancel(ctx), ops: ops, done: make(chan error, 1)}
+	if err := store.ValidateOps(ops); err != nil {
+		return nil, landed(err)
+	}
+	req := &combineReq{ctx: store.WithoutExtras(context.WithoutCancel(ctx)), ops: ops, done: make(chan error, 1), landed: landed}
 	lane, ok := laneKey(ops)
 	if !ok {
 		go func() { req.done <- s.writeBounded(req.ctx, ops) }()
@@ -72,12 +79,13 @@ func (s *Store) CombineStats() CombineStats {
 }
 
 type combineReq struct {
-	ctx  context.Context
-	ops  []store.Op
-	done chan error
+	ctx    context.Context
+	ops    []store.Op
+	done   chan error
+	landed func(error) error // the write's extras' verdict (store.AttachExtras)
 }
 
-func (r *combineReq) wait() error { return <-r.done }
+func (r *combineReq) wait() error { return r.landed(<-r.done) }
 
 // laneKey is the key of the write's first add under a version condition:
 // the contended counter whose writes are chained.

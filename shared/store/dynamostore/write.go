@@ -22,7 +22,12 @@ const writeAttempts = 6
 var errRetry = errors.New("retry")
 
 // Write runs one op as a single-item call, several as TransactWriteItems.
-func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
+func (s *Store) Write(ctx context.Context, ops ...store.Op) (err error) {
+	ops, landed, err := store.AttachExtras(ctx, ops)
+	if err != nil {
+		return err
+	}
+	defer func() { err = landed(err) }()
 	if err := store.ValidateOps(ops); err != nil {
 		return err
 	}
@@ -35,7 +40,6 @@ func (s *Store) Write(ctx context.Context, ops ...store.Op) error {
 		}
 		plans[i] = newPlan(op, table, now)
 	}
-	var err error
 	for attempt := range writeAttempts {
 		if len(plans) == 1 {
 			err = s.writeOne(ctx, plans, now)

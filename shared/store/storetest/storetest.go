@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Parity", func(t *testing.T) { runParity(t, newStore) })
 	t.Run("GetMany", func(t *testing.T) { runGetMany(t, newStore) })
 	t.Run("Bodies", func(t *testing.T) { runBodies(t, newStore) })
+	t.Run("Extras", func(t *testing.T) { runExtras(t, newStore) })
 }
 
 // Clock is a manual clock for expiry tests.
