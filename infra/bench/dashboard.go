@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,8 +20,6 @@ import (
 	"github.com/paygate/paygate/shared/dashboard"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
-	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore"
 	"github.com/paygate/paygate/shared/wiring/dashwire"
 )
@@ -204,22 +201,12 @@ func dashboardDynamoRows(ctx context.Context) ([]row, error) {
 // the embedded store, in process: latency of one client, and throughput of
 // o.concurrency clients for o.loadFor.
 func dashboardPageRows(ctx context.Context, o options) ([]row, error) {
-	dir, err := os.MkdirTemp("", "paygate-bench-dash-")
+	d, cleanup, err := embeddedDeps("paygate-bench-dash-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	st, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	q, err := boltqueue.Open(filepath.Join(dir, "queue.db"), nil)
-	if err != nil {
-		return nil, err
-	}
-	defer q.Close()
-	s, err := newDashSite(ctx, app.WithStore(st, q, nil, nil))
+	defer cleanup()
+	s, err := newDashSite(ctx, d)
 	if err != nil {
 		return nil, err
 	}

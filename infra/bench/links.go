@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,8 +21,6 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/dropin"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore"
 	"github.com/paygate/paygate/shared/wiring/linkwire"
 )
@@ -151,22 +148,11 @@ func linkDynamoRows(ctx context.Context) ([]row, error) {
 // Drop-in's pay button present, after the session and setup calls) and the
 // bytes received. Median of runs loads.
 func hostedPageRows(ctx context.Context) ([]row, error) {
-	dir, err := os.MkdirTemp("", "paygate-bench-page-")
+	d, cleanup, err := embeddedDeps("paygate-bench-page-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	st, err := boltstore.Open(filepath.Join(dir, "store.db"), nil)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	q, err := boltqueue.Open(filepath.Join(dir, "queue.db"), nil)
-	if err != nil {
-		return nil, err
-	}
-	defer q.Close()
-	d := app.WithStore(st, q, nil, nil)
+	defer cleanup()
 	srv, err := linkServer(ctx, d)
 	if err != nil {
 		return nil, err

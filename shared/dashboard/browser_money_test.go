@@ -2,14 +2,12 @@ package dashboard_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest/browser"
 	"github.com/paygate/paygate/shared/dashboard"
 )
 
@@ -20,18 +18,7 @@ import (
 
 func newMoneyWeb(t *testing.T) *web {
 	t.Helper()
-	w := &web{browser: browser.New(t)}
-	w.env = newMoneyEnv(t, embedded)
-	w.shots = browser.ScreenshotDir(t) + "/dashboard"
-	require.NoError(t, os.MkdirAll(w.shots, 0o755))
-	if p := os.Getenv("AXE_CORE"); p != "" {
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		w.axe = string(b)
-	} else if os.Getenv(browser.Require) == "1" {
-		t.Fatal("AXE_CORE is not set (infra/scripts/axe.sh install), and REQUIRE_BROWSER=1")
-	}
-	return w
+	return newWebOn(t, func() *env { return newMoneyEnv(t, embedded) })
 }
 
 func TestBrowserMoneyPages(t *testing.T) {

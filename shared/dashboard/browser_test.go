@@ -41,8 +41,15 @@ type web struct {
 
 func newWeb(t *testing.T) *web {
 	t.Helper()
+	return newWebOn(t, func() *env { return newEnv(t, embedded) })
+}
+
+// newWebOn is a browser over the env newEnv builds (on the embedded
+// store), with the screenshot directory and axe-core.
+func newWebOn(t *testing.T, newEnv func() *env) *web {
+	t.Helper()
 	w := &web{browser: browser.New(t)}
-	w.env = newEnv(t, embedded)
+	w.env = newEnv()
 	w.shots = browser.ScreenshotDir(t) + "/dashboard"
 	require.NoError(t, os.MkdirAll(w.shots, 0o755))
 	if p := os.Getenv("AXE_CORE"); p != "" {
