@@ -38,8 +38,8 @@ func ledgerRows(ctx context.Context, n int) ([]row, error) {
 	now := time.Now()
 	written := 0
 	for written < n {
-		// 45 captures settled at once: 90 entries, their three balances
-		// and the account's mark, within one transaction's 100 items.
+		// 45 captures settled at once: 90 entries and their three
+		// balances, within one transaction's 100 items.
 		var b ledger.Batch
 		for i := 0; i < 45 && written < n; i++ {
 			b.Capture(ledger.Policy{}, ledger.Capture{AccountID: acct, Currency: "EUR",

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +64,43 @@ func accountKey(id string) store.Key {
 	return store.Key{Table: store.TableAccounts, PK: "acct#" + id, SK: "profile"}
 }
 
+// IndexShards spreads the accounts index over partitions.
+const IndexShards = 8
+
+// indexKey is the account's entry in the accounts index: acctidx#<shard> /
+// <account id>, put when the account is created, so what must visit every
+// account (the ledger's check) reads partitions, never a Scan.
+func indexKey(id string) store.Key {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return store.Key{Table: store.TableAccounts, PK: "acctidx#" + strconv.Itoa(int(h.Sum32()%IndexShards)), SK: id}
+}
+
+// EachID calls fn with the id of every account created since the index
+// was (the accounts index, shard by shard, paged; no Scan), stopping at
+// fn's first error. Errors: Unavailable, fn's.
+func EachID(ctx context.Context, st store.Store, fn func(id string) error) error {
+	for shard := range IndexShards {
+		q := store.Query{Table: store.TableAccounts, PK: "acctidx#" + strconv.Itoa(shard), Limit: store.MaxQueryLimit}
+		for {
+			page, err := st.Query(ctx, q)
+			if err != nil {
+				return apierr.Wrap("accounts.EachID", apierr.Unavailable, err)
+			}
+			for _, it := range page.Items {
+				if err := fn(it.SK); err != nil {
+					return err
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			q.Cursor = page.Next
+		}
+	}
+	return nil
+}
+
 // merchantAccountKey reserves a merchantAccount name so two accounts never
 // share one (checkout matches it against the caller).
 func merchantAccountKey(name string) store.Key {
@@ -77,7 +116,8 @@ type NewAccount struct {
 	Email           string
 }
 
-// Create stores a new account, reserving its merchantAccount name.
+// Create stores a new account, reserving its merchantAccount name, and its
+// entry in the accounts index, in one transaction.
 func (r *Repo) Create(ctx context.Context, in NewAccount) (*Account, error) {
 	if strings.TrimSpace(in.Name) == "" {
 		return nil, apierr.Missing("name")
@@ -107,6 +147,7 @@ func (r *Repo) Create(ctx context.Context, in NewAccount) (*Account, error) {
 	err = r.st.Write(ctx,
 		store.Put(store.Item{Key: accountKey(a.ID), Data: data}, store.IfAbsent),
 		store.Put(store.Item{Key: merchantAccountKey(a.MerchantAccount), Data: claim}, store.IfAbsent),
+		store.Put(store.Item{Key: indexKey(a.ID), Data: []byte("{}")}, store.IfAbsent),
 	)
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 1 {
 		return nil, apierr.New(apierr.Conflict, "merchant_account_taken", "merchant account %q is taken", a.MerchantAccount)

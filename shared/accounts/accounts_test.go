@@ -77,3 +77,40 @@ func TestPairOnceUnderRace(t *testing.T) {
 		assert.Equal(t, apierr.NotFound, apierr.KindOf(err))
 	})
 }
+
+// TestEachIDVisitsEveryAccount: every account created, concurrently too,
+// is in the accounts index once; a create refused (its merchant account
+// taken) leaves no entry; EachID stops at its callback's first error.
+func TestEachIDVisitsEveryAccount(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		repo := accounts.NewRepo(st, nil)
+		const n = 20
+		made := make([]string, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				a, err := repo.Create(ctx, accounts.NewAccount{Name: "Shop", Mode: accounts.Test})
+				assert.NoError(t, err)
+				made[i] = a.ID
+			})
+		}
+		wg.Wait()
+		_, err := repo.Create(ctx, accounts.NewAccount{Name: "Taken", MerchantAccount: "TakenMA", Mode: accounts.Live})
+		require.NoError(t, err)
+		_, err = repo.Create(ctx, accounts.NewAccount{Name: "Again", MerchantAccount: "TakenMA", Mode: accounts.Live})
+		require.True(t, apierr.Is(err, apierr.Conflict))
+
+		seen := map[string]int{}
+		require.NoError(t, accounts.EachID(ctx, st, func(id string) error { seen[id]++; return nil }))
+		assert.Len(t, seen, n+1, "the refused create left no entry")
+		for _, id := range made {
+			assert.Equal(t, 1, seen[id], id)
+		}
+		stop := assert.AnError
+		calls := 0
+		err = accounts.EachID(ctx, st, func(string) error { calls++; return stop })
+		assert.ErrorIs(t, err, stop)
+		assert.Equal(t, 1, calls)
+	})
+}

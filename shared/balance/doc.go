@@ -80,9 +80,9 @@
 // (Idempotency-Key), GetItem (card), one Query (the currency's available
 // and owed: no payout while the account owes from disputes,
 // ledger.DebtFree), one TransactWriteItems (key's record, payout, open
-// entry, event, entry, two balances, account mark, the check that owed is
-// as read: 9 items), then one SQS SendMessage. The consumer: GetItem (payout), the processor's
+// entry, event, entry, two balances, the check that owed is as read: 8
+// items), then one SQS SendMessage. The consumer: GetItem (payout), the processor's
 // GetItem and UpdateItem (sandbox), one TransactWriteItems (payout, open
-// entry's removal, event, entry, two balances, account mark: 7 items). No
+// entry's removal, event, entry, two balances: 6 items). No
 // Scan anywhere.
 package balance

@@ -54,12 +54,11 @@ func (q *countingQueue) reset() map[string]int {
 // A payment order: GetItem of the API key, the Idempotency-Key and the
 // beneficiary, one TransactWriteItems (the key's record, the request_id's
 // index entry, the order, its open entry, its event, the entry, four
-// balances: the beneficiary's two and their aggregates, the account's mark:
-// 11 items) and one SendMessage. Its consumer: GetItem of the order, the
+// balances: the beneficiary's two and their aggregates: 10 items) and one
+// SendMessage. Its consumer: GetItem of the order, the
 // sandbox bank's GetItem and UpdateItem (its own record: a real bank is
 // one HTTPS call instead), and one TransactWriteItems (the order, the open
-// entry's removal, the event, the entry, two balances and an aggregate, the
-// mark).
+// entry's removal, the event, the entry, two balances and an aggregate).
 func TestCallsPerDistributionAndPaymentOrder(t *testing.T) {
 	counter := dynamostore.NewCallCounter()
 	client := dynamotest.Client(t, counter.Option())

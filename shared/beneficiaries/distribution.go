@@ -51,11 +51,12 @@ const (
 	// ChunkLines is how many lines one transaction credits: the first chunk
 	// rides in the distribution's own transaction (with the key's record,
 	// the distribution, its open-index entry, the entry, available,
-	// distributing, the aggregate and the account's mark: 93 items at most,
-	// 91 with the event of a one-chunk distribution), each later one in its
-	// own (the distribution at its version, the entry, distributing, the
-	// aggregate, the mark, and with the last the open entry's removal and
-	// the event: 92 at most). DynamoDB takes 100 (store.MaxTransactOps).
+	// distributing, the aggregate and the check that nothing is owed
+	// (ledger.DebtFree): 93 items at most, 91 with the event of a one-chunk
+	// distribution), each later one in its own (the distribution at its
+	// version, the entry, distributing, the aggregate, and with the last the
+	// open entry's removal and the event: 91 at most). DynamoDB takes 100
+	// (store.MaxTransactOps).
 	ChunkLines = 85
 )
 

@@ -73,12 +73,12 @@
 // GET /v1/disputes: GetItem + Query pages of the account's partition.
 // Open: GetItem (key), GetItem (Idempotency-Key), GetItem (payment), Query
 // (the currency's balances), one TransactWriteItems (key's record, dispute,
-// due entry, event, payment, hold entry, 2 or 3 balances, the account's
-// mark in the books, the debtors entry when it owes: 9 to 11 items).
+// due entry, event, payment, hold entry, 2 or 3 balances, the debtors
+// entry when it owes: 8 to 10 items).
 // Accept: GetItem x 3 (key, Idempotency-Key, dispute), GetItem (payment),
 // one TransactWriteItems (key's record, dispute, due entry's removal,
-// event, payment, loss entry, 3 balances or 2 without a fee, account mark:
-// 9 to 10 items). Submit: as accept, plus a GetItem per evidence chunk (the
+// event, payment, loss entry, 3 balances or 2 without a fee: 8 to 9
+// items). Submit: as accept, plus a GetItem per evidence chunk (the
 // sandbox reads the evidence), with the due entry moved (removal and put)
 // and no ledger items. Evidence: GetItem x 3, then one TransactWriteItems
 // per ChunksPerWrite chunks (up to 10 items, 3.5 MB), then one for the

@@ -18,7 +18,7 @@ import (
 // Idempotency-Key and of the invoice, one TransactWriteItems (the key's
 // record, the invoice, the expiry entry's removal, invoice.paid, the
 // payment and settlement entries, two balances (bank, available: pending
-// nets to zero in the sandbox) and the account's mark: 9 items).
+// nets to zero in the sandbox): 8 items).
 func TestCallsPerInvoice(t *testing.T) {
 	counter := dynamostore.NewCallCounter()
 	client := dynamotest.Client(t, counter.Option())

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -152,10 +153,22 @@ func check(ctx context.Context, st store.Store, accountID string, r *Report) err
 	return nil
 }
 
-// CheckAll checks the books of every account that has any (the account
-// index, shard by shard; no Scan).
+// CheckAll checks the books of every account: the accounts index
+// (shared/accounts), and the ledger's own marks, which books written before
+// that index have (mlacct#<shard>; no longer written). No Scan.
 func CheckAll(ctx context.Context, st store.Store) (Report, error) {
 	var r Report
+	seen := map[string]bool{}
+	visit := func(id string) error {
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
+		return check(ctx, st, id, &r)
+	}
+	if err := accounts.EachID(ctx, st, visit); err != nil {
+		return r, err
+	}
 	for shard := 0; shard < AccountShards; shard++ {
 		q := store.Query{Table: store.TableLedger, PK: accountPK(shard), Limit: store.MaxQueryLimit}
 		for {
@@ -164,7 +177,7 @@ func CheckAll(ctx context.Context, st store.Store) (Report, error) {
 				return r, apierr.Wrap("ledger.CheckAll", apierr.Unavailable, err)
 			}
 			for _, it := range page.Items {
-				if err := check(ctx, st, it.SK, &r); err != nil {
+				if err := visit(it.SK); err != nil {
 					return r, err
 				}
 			}

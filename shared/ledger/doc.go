@@ -36,8 +36,8 @@
 //     rule).
 //   - A Batch gathers one change's entries; Ops turns them into the entries'
 //     puts, one store.Add per balance touched (netted within the batch, so a
-//     capture settled at once writes no pending add), the settlement due and
-//     the account's mark in the account index, for the caller to write with
+//     capture settled at once writes no pending add) and the settlement
+//     due, for the caller to write with
 //     its own ops (the payment, its event, the Idempotency-Key's record).
 //
 // # Settlement
@@ -91,8 +91,10 @@
 //   - ment#<account> / <entry id, UUIDv7>: an entry; the created range is a
 //     key range.
 //   - mdue#<shard> / <available_on>#<account>#<capture entry id>: funds due.
-//   - mlacct#<shard> / <account>: the accounts that have books (CheckAll
-//     reads them; no Scan).
+//   - mlacct#<shard> / <account>: the accounts that had books before the
+//     accounts index (shared/accounts EachID) existed. CheckAll reads that
+//     index and these (no Scan); they are no longer written: a mark put with
+//     every posting cost two write units of every money transaction.
 //
 // # Items and calls
 //
@@ -101,10 +103,10 @@
 // entry's removal (the first capture), its payment.charged event, three
 // entries (capture, split, settlement), k + 2 balances (processor,
 // available, each partner; pending nets to zero; fees too when a fee is
-// charged), the account's mark, the split request's copy and its
-// split_request.applied event: 12 + k items (14 for two parts, 32 for the
-// most, 20; 33 with a fee), far inside DynamoDB's 100 items and 4 MB. A
-// capture without a split: 9 items. A refund of a split payment: 11 + k.
+// charged), the split request's copy and its split_request.applied event:
+// 11 + k items (13 for two parts, 31 for the most, 20; 32 with a fee), far
+// inside DynamoDB's 100 items and 4 MB. A capture without a split: 8
+// items. A refund of a split payment: 10 + k.
 // The calls are the same with or without a split: GetItem of the API key,
 // of the Idempotency-Key and of the payment, then one TransactWriteItems
 // (shared/splits TestCallsPerCaptureWithAndWithoutSplit; make bench).

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	accountsrepo "github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -220,14 +221,23 @@ func TestCheckFindsPlantedDifferences(t *testing.T) {
 	})
 }
 
-// TestCheckAllReadsEveryAccount: the account index reaches every account
-// that posted, without a Scan.
+// TestCheckAllReadsEveryAccount: the accounts index reaches every account
+// that posted, and the ledger's marks an account whose books were written
+// before that index, without a Scan.
 func TestCheckAllReadsEveryAccount(t *testing.T) {
 	stores(t, func(t *testing.T, st store.Store) {
 		now := time.Now()
 		var accounts []string
+		repo := accountsrepo.NewRepo(st, nil)
 		for i := 0; i < 5; i++ {
-			acct := ids.New()
+			a, err := repo.Create(ctx, accountsrepo.NewAccount{Name: "Shop", Mode: accountsrepo.Test})
+			require.NoError(t, err)
+			acct := a.ID
+			if i == 4 {
+				// Books from before the accounts index: the ledger's mark.
+				acct = ids.New()
+				require.NoError(t, st.Write(ctx, store.Put(store.Item{Key: store.Key{Table: store.TableLedger, PK: "mlacct#0", SK: acct}, Data: []byte("{}")}, store.Always)))
+			}
 			accounts = append(accounts, acct)
 			var b ledger.Batch
 			b.Capture(ledger.Policy{}, ledger.Capture{AccountID: acct, Currency: "EUR", Source: tx(ids.New()), Amount: int64(100 + i)}, now)
@@ -237,11 +247,14 @@ func TestCheckAllReadsEveryAccount(t *testing.T) {
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, r.Accounts, 5)
 		assert.True(t, r.OK(), r.String())
-		require.NoError(t, st.Write(ctx, store.Add(ledger.BalanceKey(accounts[3], "EUR", ledger.Pending), 1, false, store.Always)))
-		r, err = ledger.CheckAll(ctx, st)
-		require.NoError(t, err)
-		require.False(t, r.OK())
-		assert.Equal(t, accounts[3], r.Differences[0].AccountID)
+		for _, acct := range []string{accounts[3], accounts[4]} {
+			require.NoError(t, st.Write(ctx, store.Add(ledger.BalanceKey(acct, "EUR", ledger.Pending), 1, false, store.Always)))
+			r, err = ledger.CheckAll(ctx, st)
+			require.NoError(t, err)
+			require.False(t, r.OK())
+			assert.Equal(t, acct, r.Differences[len(r.Differences)-1].AccountID, "found through its index")
+			require.NoError(t, st.Write(ctx, store.Add(ledger.BalanceKey(acct, "EUR", ledger.Pending), -1, false, store.Always)))
+		}
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/bits"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -29,8 +28,10 @@ import (
 //   - mdue#<shard> / <available_on>#<account>#<capture entry id>: captured
 //     funds waiting for the settlement delay; the settlement task reads the
 //     due ones and moves them in one transaction with the entry's removal.
-//   - mlacct#<shard> / <account>: the accounts that have books, for the
-//     check of every account (no Scan); put with every posting.
+//   - mlacct#<shard> / <account>: the accounts that had books before the
+//     accounts index (shared/accounts) existed; read by CheckAll, no longer
+//     written (a put with every posting cost two write units of each money
+//     transaction).
 
 func balancePK(accountID string) string { return "mbal#" + accountID }
 func entryPK(accountID string) string   { return "ment#" + accountID }
@@ -50,7 +51,7 @@ var Prefixes = [][2]string{
 	{"mbal#", "merchant ledger balances"},
 	{"ment#", "merchant ledger entries"},
 	{"mdue#", "captured funds waiting for settlement, by time"},
-	{"mlacct#", "the accounts that have merchant books"},
+	{"mlacct#", "the accounts that had merchant books before the accounts index (read only)"},
 	{"mowed#", "the balances owed (negative), for their recovery"},
 }
 
@@ -78,10 +79,6 @@ func beneficiaryBalancePK(accountID, beneficiaryID string) string {
 // EntryKey addresses one entry.
 func EntryKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TableLedger, PK: entryPK(accountID), SK: id}
-}
-
-func accountKey(accountID string) store.Key {
-	return store.Key{Table: store.TableLedger, PK: accountPK(shardOf(accountID, AccountShards)), SK: accountID}
 }
 
 // dueSKTime sorts lexically in time order (fixed width, UTC).
@@ -149,8 +146,8 @@ func (b *Batch) Add(e ...Entry) { b.Entries = append(b.Entries, e...) }
 // the balances (store.Add, conditioned not to go below zero for every
 // account but the external ones and owed, bounded by money.MaxBalance, and
 // for a guarded balance on its guard; with each beneficiary account its
-// family's aggregate, by the same amount), the settlements due, the debtors
-// index's writes, and the account's mark in the account index. Errors:
+// family's aggregate, by the same amount), the settlements due and the
+// debtors index's writes. Errors:
 // Internal when an entry breaks the rules of the books.
 func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 	if b.Empty() {
@@ -159,7 +156,6 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 	deltas := map[balRef]int64{}
 	var order []balRef
 	var ops []store.Op
-	accounts := map[string]bool{}
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		if err := e.Validate(); err != nil {
@@ -170,7 +166,6 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 			return nil, apierr.Wrap("ledger.Ops", apierr.Internal, err)
 		}
 		ops = append(ops, store.Put(store.Item{Key: EntryKey(e.AccountID, e.ID), Data: data}, store.IfAbsent))
-		accounts[e.AccountID] = true
 		for _, p := range e.Postings {
 			k := balRef{e.AccountID, e.Currency, p.Account}
 			if _, seen := deltas[k]; !seen {
@@ -208,16 +203,7 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 		data, _ := json.Marshal(d)
 		ops = append(ops, store.Put(store.Item{Key: d.key(), Data: data}, store.IfAbsent))
 	}
-	ops = append(ops, b.extra...)
-	ids := make([]string, 0, len(accounts))
-	for a := range accounts {
-		ids = append(ids, a)
-	}
-	sort.Strings(ids)
-	for _, a := range ids {
-		ops = append(ops, store.Put(store.Item{Key: accountKey(a), Data: []byte("{}")}, store.Always))
-	}
-	return ops, nil
+	return append(ops, b.extra...), nil
 }
 
 // IsBalanceOp reports whether op changes a balance of the books.

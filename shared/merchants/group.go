@@ -24,6 +24,7 @@ var Area = registry.Area{
 	Keys: []registry.Key{
 		{Table: store.TableAccounts, Prefix: "acct#", What: "accounts and their key list (shared/accounts, shared/auth)"},
 		{Table: store.TableAccounts, Prefix: "macct#", What: "merchant account names (shared/accounts)"},
+		{Table: store.TableAccounts, Prefix: "acctidx#", What: "the accounts index, every account's id (shared/accounts)"},
 		{Table: store.TableAccounts, Prefix: "key#", What: "API keys by hash (shared/auth)"},
 		{Table: store.TableIdempotency, Prefix: "idem#", What: "idempotency records (shared/idempotency)"},
 		{Table: store.TableEvents, Prefix: "evt#", What: "the event log every area appends to in its state-change transaction"},

@@ -19,8 +19,7 @@ import (
 // writes (doc.go of shared/ledger repeats it): the payment, its expiry
 // entry's removal, its event, three entries (capture, split, settlement),
 // the balances (processor, available, one per part; pending nets to zero),
-// the account's mark, the split's copy and its applied event: 11 + the
-// parts, plus the Idempotency-Key's record that idempotency.Commit adds.
+// the split's copy and its applied event: 10 + the parts, plus the Idempotency-Key's record that idempotency.Commit adds.
 // Building the ops twice gives the same writes (SaveOps leaves the record
 // unchanged); Saved adopts the split as stored.
 func TestCaptureWithSplitItems(t *testing.T) {
@@ -41,7 +40,7 @@ func TestCaptureWithSplitItems(t *testing.T) {
 	require.NoError(t, got.Capture(Op{}, now))
 	ops, err := repo.SaveOps(got)
 	require.NoError(t, err)
-	assert.Len(t, ops, 11+2, "one capture of a payment split in two parts")
+	assert.Len(t, ops, 10+2, "one capture of a payment split in two parts")
 	again, err := repo.SaveOps(got)
 	require.NoError(t, err)
 	assert.Len(t, again, len(ops))
