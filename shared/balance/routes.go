@@ -5,7 +5,6 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/money"
 )
@@ -61,14 +60,6 @@ func (s *Service) entries(r *httpapi.Request) (*httpapi.Response, error) {
 	return httpapi.List(KindEntry, items, next), nil
 }
 
-func pathID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) saveCard(r *httpapi.Request) (*httpapi.Response, error) {
 	var body CardRequest
 	if err := r.Decode(&body); err != nil {
@@ -94,7 +85,7 @@ func (s *Service) cards(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) getCard(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +97,7 @@ func (s *Service) getCard(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) deleteCard(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +143,7 @@ func (s *Service) payouts(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) getPayout(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}

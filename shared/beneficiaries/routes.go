@@ -24,14 +24,6 @@ func (s *Service) Group() httpapi.Group {
 	})
 }
 
-func pathID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
 	var body CreateRequest
 	if err := r.Decode(&body); err != nil {
@@ -64,7 +56,7 @@ func (s *Service) list(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +72,7 @@ func (s *Service) update(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&body); err != nil {
 		return nil, err
 	}
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +88,7 @@ func (s *Service) transfer(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&body); err != nil {
 		return nil, err
 	}
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +139,7 @@ func (s *Service) orders(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) getOrder(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +182,7 @@ func (s *Service) distributions(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) getDistribution(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package customers
 import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/transactions"
 )
@@ -45,16 +44,8 @@ func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
 	return httpapi.Created(KindCustomer, c), nil
 }
 
-func pathID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +87,7 @@ func (s *Service) transactions(r *httpapi.Request) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +103,7 @@ func (s *Service) tokens(r *httpapi.Request) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +115,7 @@ func (s *Service) tokens(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) deleteToken(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}

@@ -20,16 +20,8 @@ func (s *Service) Group() httpapi.Group {
 	})
 }
 
-func pathID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) getRoute(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +74,7 @@ func action(r *httpapi.Request) (ActionInput, error) {
 		}
 	}
 	var err error
-	in.ID, err = pathID(r)
+	in.ID, err = r.PathID("id")
 	return in, err
 }
 
@@ -114,7 +106,7 @@ func (s *Service) evidence(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&body); err != nil {
 		return nil, err
 	}
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +142,7 @@ func (s *Service) open(r *httpapi.Request) (*httpapi.Response, error) {
 		in.DueBy = &t
 	}
 	var err error
-	if in.TransactionID, err = pathID(r); err != nil {
+	if in.TransactionID, err = r.PathID("id"); err != nil {
 		return nil, err
 	}
 	d, err := s.Open(r.HTTP.Context(), in)

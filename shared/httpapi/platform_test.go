@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -473,4 +474,22 @@ func TestIdempotency(t *testing.T) {
 			assert.Equal(t, before+1, p.calls.Load(), "the work ran exactly once")
 		})
 	})
+}
+
+// TestPathIDIs400ForAnythingButAnID: a path id that is not a UUID is a 400
+// naming the parameter, never a store lookup.
+func TestPathIDIs400ForAnythingButAnID(t *testing.T) {
+	for v, ok := range map[string]bool{"01a2106a-fa44-7326-98f9-514281674bdb": true, "": false, "nope": false, "01a2106a-fa44-7326-98f9-514281674bdb0": false, "../x": false} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.SetPathValue("id", v)
+		id, err := (&httpapi.Request{HTTP: req}).PathID("id")
+		if ok {
+			require.NoError(t, err, v)
+			assert.Equal(t, v, id)
+			continue
+		}
+		e := apierr.As(err)
+		assert.Equal(t, 400, e.Kind.Status(), v)
+		assert.Equal(t, "id", e.Param, v)
+	}
 }

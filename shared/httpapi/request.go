@@ -9,6 +9,7 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 )
 
@@ -28,6 +29,16 @@ type Request struct {
 
 // PathValue returns a path parameter.
 func (r *Request) PathValue(name string) string { return r.HTTP.PathValue(name) }
+
+// PathID is the path parameter name, which must be an id (a UUID): else
+// 400 naming the parameter, before any store is asked.
+func (r *Request) PathID(name string) (string, error) {
+	id := r.PathValue(name)
+	if _, err := ids.ParseField(name, id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
 
 // Query returns a query parameter.
 func (r *Request) Query(name string) string { return r.HTTP.URL.Query().Get(name) }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
 )
 
 // Group is the InvoicesFunction's routes (declared in InvoicesGroup).
@@ -17,14 +16,6 @@ func (s *Service) Group() httpapi.Group {
 		"POST /v1/invoices/{id}/cancel":        s.cancel,
 		"POST /test-helpers/invoices/{id}/pay": s.pay,
 	})
-}
-
-func pathID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
 }
 
 func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
@@ -65,7 +56,7 @@ func (s *Service) list(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +75,7 @@ func action(r *httpapi.Request) (ActionInput, error) {
 			return ActionInput{}, err
 		}
 	}
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return ActionInput{}, err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
 )
 
 // APIGroup is the PaymentLinksFunction's routes (declared in APIGroup).
@@ -51,14 +50,6 @@ func RequestBaseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-func linkID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
 	var in CreateRequest
 	if err := r.Decode(&in); err != nil {
@@ -72,7 +63,7 @@ func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := linkID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +132,7 @@ func optionalBody(r *httpapi.Request, v any) (string, error) {
 			return "", err
 		}
 	}
-	return linkID(r)
+	return r.PathID("id")
 }
 
 // CancelRequest is the optional body of a cancel (nothing to send today).
@@ -169,7 +160,7 @@ func (s *Service) expiration(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	id, err := linkID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}

@@ -20,14 +20,6 @@ func (s *Service) Group() httpapi.Group {
 	})
 }
 
-func pathID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
 	var body CreateRequest
 	if err := r.Decode(&body); err != nil {
@@ -69,7 +61,7 @@ func (s *Service) list(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +77,7 @@ func (s *Service) update(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := r.Decode(&body); err != nil {
 		return nil, err
 	}
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +89,7 @@ func (s *Service) update(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) delete(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := pathID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}

@@ -33,16 +33,8 @@ func (s *Service) Group() httpapi.Group {
 	return g
 }
 
-func txID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := txID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +46,7 @@ func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 func (s *Service) history(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := txID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +170,7 @@ func opInput(r *httpapi.Request, v any) (OpInput, error) {
 		}
 	}
 	var err error
-	in.ID, err = txID(r)
+	in.ID, err = r.PathID("id")
 	return in, err
 }
 

@@ -3,7 +3,6 @@ package wallet
 import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
 )
 
 // Group is the WalletFunction's routes (declared in WalletGroup).
@@ -32,16 +31,8 @@ func (s *Service) authorize(r *httpapi.Request) (*httpapi.Response, error) {
 	return httpapi.OK(Kind, t), nil
 }
 
-func txID(r *httpapi.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := ids.ParseField("id", id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {
-	id, err := txID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +99,7 @@ func opInput(r *httpapi.Request, withAmount bool) (OpInput, error) {
 		in.Amount = body.Amount
 	}
 	var err error
-	in.ID, err = txID(r)
+	in.ID, err = r.PathID("id")
 	return in, err
 }
 
@@ -165,7 +156,7 @@ func (s *Service) decline(r *httpapi.Request) (*httpapi.Response, error) {
 	if !validReason(body.Reason) {
 		return nil, apierr.Invalidf("reason", "reason must be 1 to 64 characters of a-z, 0-9 and _")
 	}
-	id, err := txID(r)
+	id, err := r.PathID("id")
 	if err != nil {
 		return nil, err
 	}
