@@ -97,7 +97,7 @@ func TestKill9AfterTheProcessorAnswered(t *testing.T) {
 		types = append(types, e.Type)
 	}
 	assert.Equal(t, []ledger.EntryType{ledger.EntryPayout, ledger.EntryPayoutPaid}, types, "one payout, one paid entry")
-	paidOut, err := ledger.BalanceOf(ctx, s, accountID, "EUR", ledger.PaidOut)
+	paidOut, err := ledger.ExternalTotal(ctx, s, accountID, "EUR", ledger.PaidOut)
 	require.NoError(t, err)
 	assert.Equal(t, int64(6000), paidOut, "paid out once")
 }

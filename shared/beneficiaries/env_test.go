@@ -191,7 +191,11 @@ func (e *env) drain() int {
 // bal reads a balance of the account's books.
 func (e *env) bal(account, currency string, a ledger.Account) int64 {
 	e.T.Helper()
-	n, err := ledger.BalanceOf(context.Background(), e.Deps.Store, account, currency, a)
+	total := ledger.BalanceOf
+	if a.External() {
+		total = ledger.ExternalTotal
+	}
+	n, err := total(context.Background(), e.Deps.Store, account, currency, a)
 	require.NoError(e.T, err)
 	return n
 }

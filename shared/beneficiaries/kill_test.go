@@ -97,7 +97,7 @@ func TestKill9AfterTheBankAnswered(t *testing.T) {
 		types = append(types, e.Type)
 	}
 	assert.ElementsMatch(t, []ledger.EntryType{ledger.EntryPaymentOrder, ledger.EntryPaymentOrderPaid}, types, "one outcome, one entry")
-	bank, err := ledger.BalanceOf(ctx, s, k.AccountID, "KZT", ledger.Bank)
+	bank, err := ledger.ExternalTotal(ctx, s, k.AccountID, "KZT", ledger.Bank)
 	require.NoError(t, err)
 	assert.Equal(t, int64(-100000+60000), bank, "the invoice in, the order out once")
 }

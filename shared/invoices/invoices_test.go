@@ -76,7 +76,11 @@ func (e *env) invoice(body map[string]any) map[string]any {
 
 func (e *env) bal(currency string, a ledger.Account) int64 {
 	e.T.Helper()
-	n, err := ledger.BalanceOf(context.Background(), e.Deps.Store, e.Account.ID, currency, a)
+	total := ledger.BalanceOf
+	if a.External() {
+		total = ledger.ExternalTotal
+	}
+	n, err := total(context.Background(), e.Deps.Store, e.Account.ID, currency, a)
 	require.NoError(e.T, err)
 	return n
 }

@@ -20,7 +20,10 @@
 //     beneficiary:<id> and beneficiary_reserved:<id> (what a beneficiary of
 //     shared/beneficiaries holds, and what its payment orders reserved), and
 //     the external processor (captures in, refunds out), paid_out (payouts
-//     out) and bank (bank invoices in, payment orders out). Two aggregates,
+//     out) and bank (bank invoices in, payment orders out), which are posted
+//     to but keep no counter (Account.External: nothing decides on their
+//     all-time totals, and the counter was a second balance item in every
+//     money transaction; ExternalTotal and the check derive them). Two aggregates,
 //     beneficiaries and beneficiaries_reserved, are counters kept with every
 //     beneficiary posting (never posted themselves) so what all beneficiaries
 //     hold is one read; the check derives them too. The merchant-side
@@ -101,12 +104,12 @@
 // A card capture of a payment split in k parts writes, in its one
 // TransactWriteItems: the Idempotency-Key's record, the payment, its expiry
 // entry's removal (the first capture), its payment.charged event, three
-// entries (capture, split, settlement), k + 2 balances (processor,
-// available, each partner; pending nets to zero; fees too when a fee is
-// charged), the split request's copy and its split_request.applied event:
-// 11 + k items (13 for two parts, 31 for the most, 20; 32 with a fee), far
-// inside DynamoDB's 100 items and 4 MB. A capture without a split: 8
-// items. A refund of a split payment: 10 + k.
+// entries (capture, split, settlement), k + 1 balances (available, each
+// partner; pending nets to zero; fees too when a fee is charged; the
+// processor keeps no counter), the split request's copy and its
+// split_request.applied event: 10 + k items (12 for two parts, 30 for the
+// most, 20; 31 with a fee), far inside DynamoDB's 100 items and 4 MB. A
+// capture without a split: 7 items. A refund of a split payment: 9 + k.
 // The calls are the same with or without a split: GetItem of the API key,
 // of the Idempotency-Key and of the payment, then one TransactWriteItems
 // (shared/splits TestCallsPerCaptureWithAndWithoutSplit; make bench).
@@ -115,7 +118,8 @@
 //
 // Check re-derives every balance of an account from its entries (one
 // partition read, paged) and reports each counter that differs, each entry
-// that breaks the rules and each merchant-side balance below zero;
+// that breaks the rules and each merchant-side balance below zero, with the
+// external accounts' totals (Report.External);
 // CheckAll does it for every account of the account index. The admin CLI
 // runs it (admin ledger check, exit 1 on a difference); tests plant
 // differences to prove it fails. Over 100 000 entries of one account on the

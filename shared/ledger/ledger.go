@@ -20,7 +20,8 @@ import (
 // side of money that enters or leaves the books (Processor goes negative by
 // what the captures brought in and refunds did not return, PaidOut positive
 // by what payouts took out), so every entry, and the sum of all balances of
-// a currency, is zero.
+// a currency, is zero. The external accounts' balances are derived from the
+// entries, not stored (External).
 type Account string
 
 const (
@@ -122,7 +123,12 @@ func (a Account) PartnerRef() (string, bool) {
 }
 
 // External reports whether a is outside the merchant's books (its balance is
-// the negative of what came in through it).
+// the negative of what came in through it). An external account is posted
+// to but keeps no balance counter: nothing decides on its all-time total (a
+// reconciliation with a processor's or bank's report sums the entries of
+// the report's period), and the counter was a second balance item in every
+// capture, refund, payout and bank move's transaction (two write units each).
+// Its total, when wanted, is the sum of its postings (Check derives it).
 func (a Account) External() bool { return a == Processor || a == PaidOut || a == Bank }
 
 // MayBeNegative reports whether a's balance may go below zero: the external

@@ -20,7 +20,9 @@ import (
 //
 //   - mbal#<account> / <currency>#<ledger account>: a balance, its amount
 //     the item's counter N, changed only by store.Add ops in the transaction
-//     of the entries that explain them.
+//     of the entries that explain them. The external accounts have none
+//     (Account.External); books written before that rule may still hold one,
+//     no longer changed and never read.
 //   - mbal#<account>#<beneficiary id> / <currency>#<ledger account>: a
 //     beneficiary's two balances (beneficiary:<id>, beneficiary_reserved:<id>)
 //     per currency, in a partition of their own.
@@ -143,8 +145,9 @@ func (b *Batch) Empty() bool { return b == nil || len(b.Entries) == 0 }
 func (b *Batch) Add(e ...Entry) { b.Entries = append(b.Entries, e...) }
 
 // Ops are the batch's writes, in a fixed order: the entries (put-if-absent),
-// the balances (store.Add, conditioned not to go below zero for every
-// account but the external ones and owed, bounded by money.MaxBalance, and
+// the balances but the external ones, which keep no counter (store.Add,
+// conditioned not to go below zero for every account but owed, bounded by
+// money.MaxBalance, and
 // for a guarded balance on its guard; with each beneficiary account its
 // family's aggregate, by the same amount), the settlements due and the
 // debtors index's writes. Errors:
@@ -185,8 +188,8 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 	}
 	for _, k := range order {
 		d := deltas[k]
-		if d == 0 {
-			continue
+		if d == 0 || k.a.External() {
+			continue // an external account keeps no counter (External)
 		}
 		cond, ok := b.guards[k]
 		if !ok {
@@ -194,9 +197,7 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 		}
 		op := store.Add(BalanceKey(k.account, k.currency, k.a), d, !k.a.MayBeNegative(), cond)
 		op.Item.Data, _ = json.Marshal(balanceBody{Currency: k.currency, Account: k.a, UpdatedAt: now.UTC()})
-		if !k.a.External() {
-			op.Max = money.MaxBalance
-		}
+		op.Max = money.MaxBalance
 		ops = append(ops, op)
 	}
 	for _, d := range b.dues {

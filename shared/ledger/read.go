@@ -24,7 +24,7 @@ type Balance struct {
 
 // Balances reads every balance of the merchant's partition of the account's
 // books (one partition, paged; the beneficiaries' are BeneficiaryBalances),
-// by currency then account.
+// by currency then account. The external accounts keep none (External).
 func Balances(ctx context.Context, st store.Store, accountID string) ([]Balance, error) {
 	return balances(ctx, st, balancePK(accountID))
 }
@@ -49,6 +49,9 @@ func balances(ctx context.Context, st store.Store, pk string) ([]Balance, error)
 			if err != nil {
 				return nil, err
 			}
+			if b.Account.External() {
+				continue // a counter of books written before External kept none: stale
+			}
 			out = append(out, b)
 		}
 		if page.Next == "" {
@@ -65,8 +68,14 @@ func balances(ctx context.Context, st store.Store, pk string) ([]Balance, error)
 	return out, nil
 }
 
-// BalanceOf reads one balance (0 when none was ever posted).
+// BalanceOf reads one balance (0 when none was ever posted). An external
+// account keeps no counter: asking for one is a programming error
+// (Internal); ExternalTotal derives it.
 func BalanceOf(ctx context.Context, st store.Store, accountID, currency string, a Account) (int64, error) {
+	if a.External() {
+		return 0, &apierr.Error{Kind: apierr.Internal, Op: "ledger.BalanceOf",
+			Err: errors.New("the external account " + string(a) + " keeps no counter: ExternalTotal sums its postings")}
+	}
 	it, err := st.Get(ctx, BalanceKey(accountID, currency, a))
 	if errors.Is(err, store.ErrNotFound) {
 		return 0, nil
@@ -75,6 +84,30 @@ func BalanceOf(ctx context.Context, st store.Store, accountID, currency string, 
 		return 0, apierr.Wrap("ledger.BalanceOf", apierr.Unavailable, err)
 	}
 	return it.N, nil
+}
+
+// ExternalTotal is what the account's entries posted to the external
+// account a in currency sum to: negative for what came in through it
+// (processor, bank), positive for what went out (paid_out). It reads every
+// entry of the account's books (paged), so it is for checks, reports and
+// tests, never a request's path.
+func ExternalTotal(ctx context.Context, st store.Store, accountID, currency string, a Account) (int64, error) {
+	if !a.External() {
+		return 0, &apierr.Error{Kind: apierr.Internal, Op: "ledger.ExternalTotal",
+			Err: errors.New(string(a) + " is not an external account: BalanceOf reads its counter")}
+	}
+	var n int64
+	err := eachEntry(ctx, st, accountID, func(e Entry) error {
+		if e.Currency == currency {
+			for _, p := range e.Postings {
+				if p.Account == a {
+					n += p.Amount
+				}
+			}
+		}
+		return nil
+	})
+	return n, err
 }
 
 func decodeBalance(it store.Item) (Balance, error) {

@@ -18,8 +18,9 @@ import (
 // TestCaptureWithSplitItems counts the items one capture of a split payment
 // writes (doc.go of shared/ledger repeats it): the payment, its expiry
 // entry's removal, its event, three entries (capture, split, settlement),
-// the balances (processor, available, one per part; pending nets to zero),
-// the split's copy and its applied event: 10 + the parts, plus the Idempotency-Key's record that idempotency.Commit adds.
+// the balances (available, one per part; pending nets to zero; the
+// processor keeps no counter), the split's copy and its applied event: 9 +
+// the parts, plus the Idempotency-Key's record that idempotency.Commit adds.
 // Building the ops twice gives the same writes (SaveOps leaves the record
 // unchanged); Saved adopts the split as stored.
 func TestCaptureWithSplitItems(t *testing.T) {
@@ -40,7 +41,7 @@ func TestCaptureWithSplitItems(t *testing.T) {
 	require.NoError(t, got.Capture(Op{}, now))
 	ops, err := repo.SaveOps(got)
 	require.NoError(t, err)
-	assert.Len(t, ops, 10+2, "one capture of a payment split in two parts")
+	assert.Len(t, ops, 9+2, "one capture of a payment split in two parts")
 	again, err := repo.SaveOps(got)
 	require.NoError(t, err)
 	assert.Len(t, again, len(ops))
@@ -55,7 +56,7 @@ func TestCaptureWithSplitItems(t *testing.T) {
 			n++
 		}
 	}
-	assert.Equal(t, 4, n, "processor, available, partner:a, partner:b")
+	assert.Equal(t, 3, n, "available, partner:a, partner:b (the processor keeps no counter)")
 	r, err := ledger.Check(context.Background(), st, "acct1")
 	require.NoError(t, err)
 	assert.True(t, r.OK(), r.String())
