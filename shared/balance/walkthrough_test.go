@@ -51,11 +51,10 @@ func TestWalkThrough(t *testing.T) {
 		assert.Equal(t, CurrencyBalance{Currency: "EUR", Available: 10000}, CurrencyBalance{Currency: bal.Currency, Available: bal.Available, Pending: bal.Pending, Reserved: bal.Reserved})
 		var entries entryList
 		e.Do("GET", "/v1/balance/entries", nil).JSON(t, &entries)
-		require.Len(t, entries.Data, 2)
-		assert.Equal(t, ledger.EntrySettlement, entries.Data[0].Type, "newest first")
-		assert.Equal(t, ledger.EntryCapture, entries.Data[1].Type)
-		assert.Equal(t, int64(10000), entries.Data[1].Amount)
-		assert.Equal(t, ledger.Source{Type: "transaction", ID: tx}, entries.Data[1].Source)
+		require.Len(t, entries.Data, 1, "settled at once: one entry, processor -> available")
+		assert.Equal(t, ledger.EntryCapture, entries.Data[0].Type)
+		assert.Equal(t, int64(10000), entries.Data[0].Amount)
+		assert.Equal(t, ledger.Source{Type: "transaction", ID: tx}, entries.Data[0].Source)
 
 		// 2. A refund right after the capture works: the funds are available.
 		require.Equal(t, 200, e.post("/v1/transactions/"+tx+"/refund", map[string]any{"amount": 1000}).Status)
@@ -162,7 +161,7 @@ func TestEntriesList(t *testing.T) {
 		r.JSON(t, &page)
 		seen += len(page.Data)
 	}
-	assert.Equal(t, 8, seen, "four captures and their settlements")
+	assert.Equal(t, 4, seen, "four captures, each settled at once in its own entry")
 	e.Do("GET", "/v1/balance/entries?type=capture&currency=EUR", nil).JSON(t, &page)
 	assert.Len(t, page.Data, 3)
 	e.Do("GET", "/v1/balance/entries?created_from="+start.Add(time.Hour).Format(time.RFC3339), nil).JSON(t, &page)

@@ -159,7 +159,8 @@ func TestInvoicePaidCreditsTheLedger(t *testing.T) {
 		assert.EqualValues(t, -150000, e.bal("KZT", ledger.Bank))
 		es, err := ledger.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceInvoice, ID: id})
 		require.NoError(t, err)
-		assert.Len(t, es, 2, "the payment and its settlement")
+		require.Len(t, es, 1, "the payment, settled at once: one entry")
+		assert.Equal(t, []ledger.Posting{{Account: ledger.Bank, Amount: -150000}, {Account: ledger.Available, Amount: 150000}}, es[0].Postings)
 		assert.Equal(t, 1, count(e.events(), EventPaid))
 
 		got := e.Do("GET", "/v1/invoices/"+id, nil).Map(t)

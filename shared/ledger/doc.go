@@ -39,15 +39,18 @@
 //     rule).
 //   - A Batch gathers one change's entries; Ops turns them into the entries'
 //     puts, one store.Add per balance touched (netted within the batch, so a
-//     capture settled at once writes no pending add) and the settlement
+//     split capture settled at once writes no pending add) and the settlement
 //     due, for the caller to write with
 //     its own ops (the payment, its event, the Idempotency-Key's record).
 //
 // # Settlement
 //
 // Policy.SettlementDelay (SETTLEMENT_DELAY, 0 in the sandbox) is how long
-// captured funds stay pending. With 0 the settlement entry (pending ->
-// available) is written with the capture, so a refund may follow at once.
+// captured funds stay pending. With 0 a capture goes straight to available
+// in its own entry (processor -> available; a split payment's capture still
+// passes through pending, which its split entry takes the partners' shares
+// from, and its settlement entry is written with it), so a refund may
+// follow at once.
 // With a delay, a due entry (mdue#<shard>) is written instead, and Settle,
 // run every minute by the SettlementFunction (shared/balance), writes the
 // settlement with the due entry's removal (conditioned on its existence:
@@ -109,7 +112,8 @@
 // processor keeps no counter), the split request's copy and its
 // split_request.applied event: 10 + k items (12 for two parts, 30 for the
 // most, 20; 31 with a fee), far inside DynamoDB's 100 items and 4 MB. A
-// capture without a split: 7 items. A refund of a split payment: 9 + k.
+// capture without a split settled at once: 6 items (one entry, one
+// balance). A refund of a split payment: 9 + k.
 // The calls are the same with or without a split: GetItem of the API key,
 // of the Idempotency-Key and of the payment, then one TransactWriteItems
 // (shared/splits TestCallsPerCaptureWithAndWithoutSplit; make bench).

@@ -30,7 +30,11 @@ type Capture struct {
 // the fee -> fees), the split's shares (pending -> each partner) when the
 // payment carries a split, and the settlement of the merchant's share
 // (pending -> available): in this batch when the policy settles at once,
-// else scheduled for the settlement task at now + the delay.
+// else scheduled for the settlement task at now + the delay. A capture with
+// no split that settles at once is one entry, processor -> available (as a
+// Stripe charge available at once is one balance transaction): a settlement
+// entry in the same transaction would move the same amount through pending
+// and back, one more item (two write units) in every capture.
 func (b *Batch) Capture(pol Policy, c Capture, now time.Time) {
 	if c.Amount <= 0 {
 		return
@@ -45,9 +49,14 @@ func (b *Batch) Capture(pol Policy, c Capture, now time.Time) {
 	if typ == "" {
 		typ = EntryCapture
 	}
+	settledWith := c.Split == nil && pol.SettlementDelay <= 0
+	to := Pending
+	if settledWith {
+		to = Available
+	}
 	capture := Entry{ID: ids.NewAt(now), AccountID: c.AccountID, Type: typ, Currency: c.Currency, Source: c.Source,
 		Livemode: c.Livemode, CreatedAt: now, AvailableOn: &availableOn,
-		Postings: []Posting{{from, -c.Amount}, {Pending, c.Amount - sh.fee}}}
+		Postings: []Posting{{from, -c.Amount}, {to, c.Amount - sh.fee}}}
 	if sh.fee > 0 {
 		capture.Postings = append(capture.Postings, Posting{Fees, sh.fee})
 	}
@@ -79,7 +88,7 @@ func (b *Batch) Capture(pol Policy, c Capture, now time.Time) {
 		}
 		c.Split.UpdatedAt = now
 	}
-	if merchant <= 0 {
+	if merchant <= 0 || settledWith {
 		return
 	}
 	d := due{AccountID: c.AccountID, Currency: c.Currency, Amount: merchant, Source: c.Source, Parent: capture.ID,

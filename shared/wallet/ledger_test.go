@@ -31,9 +31,9 @@ func TestCapturesAndRefundsPostToTheLedger(t *testing.T) {
 		assert.Equal(t, int64(100000), avail())
 		es, err := ledger.EntriesOf(ctx, e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceWalletTransaction, ID: id})
 		require.NoError(t, err)
-		require.Len(t, es, 2)
+		require.Len(t, es, 1, "settled at once: one entry")
 		assert.Equal(t, ledger.EntryCapture, es[0].Type)
-		assert.Equal(t, ledger.EntrySettlement, es[1].Type)
+		assert.Equal(t, []ledger.Posting{{Account: ledger.Processor, Amount: -100000}, {Account: ledger.Available, Amount: 100000}}, es[0].Postings)
 
 		require.Equal(t, 200, e.post("/v1/wallet/"+id+"/refund", map[string]any{"amount": 40000}).Status)
 		assert.Equal(t, int64(60000), avail())
