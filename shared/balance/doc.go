@@ -83,6 +83,7 @@
 // entry, event, entry, two balances, the check that owed is as read: 8
 // items), then one SQS SendMessage. The consumer: GetItem (payout), the processor's
 // GetItem and UpdateItem (sandbox), one TransactWriteItems (payout, open
-// entry's removal, event, entry, two balances: 6 items). No
+// entry's removal, event, entry, its balances: reserved, and available when
+// it failed; paid_out keeps no counter: 5 or 6 items). No
 // Scan anywhere.
 package balance
