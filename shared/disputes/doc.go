@@ -77,8 +77,8 @@
 // entry when it owes: 8 to 10 items).
 // Accept: GetItem x 3 (key, Idempotency-Key, dispute), GetItem (payment),
 // one TransactWriteItems (key's record, dispute, due entry's removal,
-// event, payment, loss entry, 3 balances or 2 without a fee: 8 to 9
-// items). Submit: as accept, plus a GetItem per evidence chunk (the
+// event, payment, loss entry, 2 balances or 1 without a fee (disputed,
+// fees; the processor keeps no counter): 7 to 8 items). Submit: as accept, plus a GetItem per evidence chunk (the
 // sandbox reads the evidence), with the due entry moved (removal and put)
 // and no ledger items. Evidence: GetItem x 3, then one TransactWriteItems
 // per ChunksPerWrite chunks (up to 10 items, 3.5 MB), then one for the

@@ -50,7 +50,8 @@
 // TransactWriteItems (the key's record, the invoice, its index entry). Pay:
 // three GetItems (key, Idempotency-Key, invoice) and one TransactWriteItems
 // (the key's record, the invoice, the index entry's removal, invoice.paid,
-// the payment and settlement entries, their balances).
+// the payment's entry and the balance it credits: available when it settles
+// at once, else pending and the settlement due; bank keeps no counter).
 // Get: the key and the invoice; list: one Query per page. The expirer: a
 // Query per shard, then per due invoice a GetItem and a TransactWriteItems.
 package invoices
