@@ -40,7 +40,12 @@ import (
 //     template.yaml (arm64) for a billed duration of the CPU time stretched
 //     to the memory's share of a vCPU (1,769 MB = one) plus the assumed
 //     round trip of each AWS call, rounded up to the millisecond;
-//   - DynamoDB: read and write request units (on-demand);
+//   - DynamoDB: read and write request units, on demand; and, for the two
+//     other columns, the same units as capacity when the tables are
+//     provisioned (TableCapacity=provisioned): at the assumed utilisation
+//     a unit consumed costs the capacity-hour's price / 3,600 / utilisation,
+//     at the provisioned rate or at 1-year reserved capacity's (its upfront
+//     fee spread over the term's hours, plus its hourly rate);
 //   - SQS: requests (a receive and a delete per message when the event
 //     source mapping takes it alone, the worst case);
 //   - CloudWatch Logs: the stage's log bytes, plus Lambda's own lines when
@@ -64,17 +69,56 @@ type priceList struct {
 	LambdaGBs      float64 `json:"lambda_arm64_per_gb_second"`
 	WRU            float64 `json:"dynamodb_per_million_write_request_units"`
 	RRU            float64 `json:"dynamodb_per_million_read_request_units"`
-	SQS            float64 `json:"sqs_standard_per_million_requests"`
-	LogsGB         float64 `json:"cloudwatch_logs_ingested_per_gb"`
-	XRay           float64 `json:"xray_per_million_traces_recorded"`
-	XRaySampled    float64 `json:"xray_sampled_fraction"`
-	TransferGB     float64 `json:"data_transfer_out_per_gb"`
-	Assumed        struct {
+	WCUHour        float64 `json:"dynamodb_provisioned_per_wcu_hour"`
+	RCUHour        float64 `json:"dynamodb_provisioned_per_rcu_hour"`
+	Reserved       struct {
+		WCUUpfront float64 `json:"per_100_wcu_upfront"`
+		WCUHour    float64 `json:"per_100_wcu_hour"`
+		RCUUpfront float64 `json:"per_100_rcu_upfront"`
+		RCUHour    float64 `json:"per_100_rcu_hour"`
+		TermHours  float64 `json:"term_hours"`
+	} `json:"dynamodb_reserved_1y"`
+	CapacityChecked string  `json:"dynamodb_capacity_checked"`
+	SQS             float64 `json:"sqs_standard_per_million_requests"`
+	LogsGB          float64 `json:"cloudwatch_logs_ingested_per_gb"`
+	XRay            float64 `json:"xray_per_million_traces_recorded"`
+	XRaySampled     float64 `json:"xray_sampled_fraction"`
+	TransferGB      float64 `json:"data_transfer_out_per_gb"`
+	Assumed         struct {
 		DynamoCallMs     float64 `json:"dynamodb_call_ms"`
 		DynamoTransactMs float64 `json:"dynamodb_transaction_ms"`
 		SQSCallMs        float64 `json:"sqs_call_ms"`
 		PlatformLogBytes float64 `json:"platform_log_bytes_per_invocation"`
+		DynamoUtil       float64 `json:"dynamodb_utilization"`
 	} `json:"assumed"`
+}
+
+// dynamoRates are USD per million DynamoDB read and write units consumed.
+type dynamoRates struct{ read, write float64 }
+
+// The three ways the tables can pay for their units (TableCapacity).
+func (p priceList) onDemand() dynamoRates { return dynamoRates{p.RRU, p.WRU} }
+
+// provisioned: a capacity unit bought for an hour serves 3,600 units
+// consumed at full use, so util x 3,600 at the assumed utilisation.
+func (p priceList) provisioned() dynamoRates {
+	return dynamoRates{p.perMillionUnits(p.RCUHour), p.perMillionUnits(p.WCUHour)}
+}
+
+// reserved: 1-year reserved capacity, bought per 100 units, its upfront fee
+// spread over the term's hours, used as provisioned capacity is.
+func (p priceList) reserved() dynamoRates {
+	r := p.Reserved
+	return dynamoRates{
+		read:  p.perMillionUnits((r.RCUUpfront/r.TermHours + r.RCUHour) / 100),
+		write: p.perMillionUnits((r.WCUUpfront/r.TermHours + r.WCUHour) / 100),
+	}
+}
+
+// perMillionUnits is the price of a million units consumed from capacity
+// that costs perUnitHour per unit-hour and is used at the assumed share.
+func (p priceList) perMillionUnits(perUnitHour float64) float64 {
+	return perUnitHour * 1e6 / 3600 / p.Assumed.DynamoUtil
 }
 
 func loadPrices() (priceList, error) {
@@ -128,7 +172,7 @@ func (s stage) cost(p priceList, memMB int) (costs, float64) {
 	}
 	cpuMs := float64(s.cpu) / 1e6 * fullCoreMB / float64(memMB)
 	billed := math.Ceil(cpuMs + wait)
-	c[chargeDynamo] += per * (s.units.Read*p.RRU + s.units.Write*p.WRU) / 1e6
+	c[chargeDynamo] += s.dynamo(p.onDemand())
 	c[chargeSQS] += per * s.sqs * p.SQS / 1e6
 	c[chargeTransfer] += per * s.outBytes / (1 << 30) * p.TransferGB
 	if s.noInvocation {
@@ -138,6 +182,11 @@ func (s stage) cost(p priceList, memMB int) (costs, float64) {
 	c[chargeLogs] += per * (s.logBytes + p.Assumed.PlatformLogBytes) / (1 << 30) * p.LogsGB
 	c[chargeXRay] += per * p.XRaySampled * p.XRay / 1e6
 	return c, billed
+}
+
+// dynamo is the stage's DynamoDB units at rates, USD per million operations.
+func (s stage) dynamo(r dynamoRates) float64 {
+	return s.per * (s.units.Read*r.read + s.units.Write*r.write)
 }
 
 // fullCoreMB is the memory at which Lambda gives one full vCPU.
@@ -193,43 +242,72 @@ func costRows(ctx context.Context, root string) ([]row, error) {
 	}
 	var rows []row
 	for _, op := range ops {
-		total, by := 0.0, costs{}
-		var durs []string
-		for _, s := range op.stages {
-			m, ok := mem[s.function]
-			if !ok {
-				return rows, fmt.Errorf("%s: no function %s in template.yaml", op.name, s.function)
-			}
-			c, billed := s.cost(p, m)
-			for k, v := range c {
-				by[k] += v
-				total += v
-			}
-			if !s.noInvocation {
-				durs = append(durs, fmt.Sprintf("%s %.3g x (%.0f ms at %d MB, %.1f RRU, %.1f WRU, %.1f SQS)", s.function, s.per, billed, m, s.units.Read, s.units.Write, s.sqs))
-			}
+		po, err := priceOp(op, p, mem)
+		if err != nil {
+			return rows, err
 		}
-		keys := make([]string, 0, len(by))
-		for k := range by {
+		keys := make([]string, 0, len(po.by))
+		for k := range po.by {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return by[keys[i]] > by[keys[j]] })
+		sort.Slice(keys, func(i, j int) bool { return po.by[keys[i]] > po.by[keys[j]] })
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s %.2f", k, by[k])
+			parts[i] = fmt.Sprintf("%s %.2f", k, po.by[k])
 		}
+		// The target is held to the stack's default (on demand).
 		target, ok := "report", "-"
 		if op.target > 0 {
-			target, ok = fmt.Sprintf("< USD %.2f per million", op.target), verdict(total < op.target)
+			target, ok = fmt.Sprintf("< USD %.2f per million", op.target), verdict(po.total < op.target)
 		}
 		rows = append(rows, row{
-			name:   fmt.Sprintf("cost: USD per 1M %s (%s)", op.name, p.Region),
-			value:  fmt.Sprintf("%.2f; biggest: %s (%s); %s", total, keys[0], strings.Join(parts, ", "), strings.Join(durs, "; ")),
+			name: fmt.Sprintf("cost: USD per 1M %s (%s)", op.name, p.Region),
+			value: fmt.Sprintf("%.2f; provisioned %.2f; reserved %.2f; biggest: %s (%s); %s", po.total, po.provisioned, po.reserved,
+				keys[0], strings.Join(parts, ", "), strings.Join(po.durs, "; ")),
 			target: target, ok: ok,
 		})
 	}
-	rows = append(rows, row{name: "cost: prices and assumptions", value: "infra/bench/prices.json (" + p.Checked + ")", target: "-", ok: "-"})
+	prov, res := p.provisioned(), p.reserved()
+	rows = append(rows, row{name: "cost: prices and assumptions", value: fmt.Sprintf("infra/bench/prices.json (%s); "+
+		"DynamoDB USD per 1M units (read, write): on demand %.4g, %.4g; provisioned %.4g, %.4g and reserved 1-year %.4g, %.4g "+
+		"at %.0f%% use (TableCapacity=provisioned; reserved capacity assumed to cover all of it)",
+		p.Checked, p.RRU, p.WRU, prov.read, prov.write, res.read, res.write, 100*p.Assumed.DynamoUtil), target: "-", ok: "-"})
 	return rows, nil
+}
+
+// pricedOp is one operation's cost: USD per million operations with the
+// tables on demand (total, by charge), and the same totals with the tables
+// provisioned, at the provisioned and at the reserved rate.
+type pricedOp struct {
+	total, provisioned, reserved float64
+	by                           costs
+	durs                         []string
+}
+
+// priceOp prices op's stages, each function at its memory in mem.
+func priceOp(op costOp, p priceList, mem map[string]int) (pricedOp, error) {
+	po := pricedOp{by: costs{}}
+	var provisioned, reserved float64 // DynamoDB alone
+	for _, s := range op.stages {
+		m, ok := mem[s.function]
+		if !ok {
+			return po, fmt.Errorf("%s: no function %s in template.yaml", op.name, s.function)
+		}
+		c, billed := s.cost(p, m)
+		for k, v := range c {
+			po.by[k] += v
+			po.total += v
+		}
+		provisioned += s.dynamo(p.provisioned())
+		reserved += s.dynamo(p.reserved())
+		if !s.noInvocation {
+			po.durs = append(po.durs, fmt.Sprintf("%s %.3g x (%.0f ms at %d MB, %.1f RRU, %.1f WRU, %.1f SQS)", s.function, s.per, billed, m, s.units.Read, s.units.Write, s.sqs))
+		}
+	}
+	// Only DynamoDB's charge depends on the capacity mode.
+	rest := po.total - po.by[chargeDynamo]
+	po.provisioned, po.reserved = rest+provisioned, rest+reserved
+	return po, nil
 }
 
 // requestQueue counts every queue call as the SQS request it would be
