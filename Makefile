@@ -26,9 +26,9 @@ test:
 lint:
 	infra/scripts/lint.sh
 
-## bench: benchmarks and load runs, printed as a table
+## bench: benchmarks and load runs, printed as a table (ARGS passes flags, e.g. make bench ARGS="-steps cost")
 bench:
-	infra/scripts/bench.sh
+	infra/scripts/bench.sh $(ARGS)
 
 ## memory: every function's peak RSS and CPU per invocation, and the MemorySize it should get (ARGS=-write sets them in template.yaml)
 memory:
