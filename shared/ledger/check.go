@@ -70,10 +70,10 @@ func (r Report) String() string {
 
 // Check re-derives every balance of the account's books from its entries
 // (and the aggregates from the beneficiary postings) and compares it with
-// the stored counter (the external accounts keep none: External; Report's
-// External holds their derived totals): a difference, an entry that does
-// not balance, a
+// the stored counter: a difference, an entry that does not balance, a
 // merchant-side balance below zero or an owed balance above it is reported.
+// The external accounts keep no counter (External): their derived totals
+// are in Report.External.
 // It reads the account's entries and balances whole (two partitions, paged,
 // and the partition of every beneficiary the entries name).
 func Check(ctx context.Context, st store.Store, accountID string) (Report, error) {
@@ -151,9 +151,7 @@ func check(ctx context.Context, st store.Store, accountID string, r *Report) err
 			missing = append(missing, k)
 		}
 	}
-	sort.Slice(missing, func(i, j int) bool {
-		return missing[i].currency+string(missing[i].account) < missing[j].currency+string(missing[j].account)
-	})
+	sortBalKeys(missing)
 	for _, k := range missing {
 		r.Differences = append(r.Differences, Difference{accountID, k.currency, k.account, 0, derived[k]})
 	}
@@ -163,13 +161,22 @@ func check(ctx context.Context, st store.Store, accountID string, r *Report) err
 			external = append(external, k)
 		}
 	}
-	sort.Slice(external, func(i, j int) bool {
-		return external[i].currency+string(external[i].account) < external[j].currency+string(external[j].account)
-	})
+	sortBalKeys(external)
 	for _, k := range external {
 		r.External = append(r.External, Difference{accountID, k.currency, k.account, 0, derived[k]})
 	}
 	return nil
+}
+
+// sortBalKeys orders balances by currency, then account, so reports read
+// the same on every run.
+func sortBalKeys(ks []balKey) {
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].currency != ks[j].currency {
+			return ks[i].currency < ks[j].currency
+		}
+		return ks[i].account < ks[j].account
+	})
 }
 
 // CheckAll checks the books of every account: the accounts index

@@ -23,13 +23,13 @@
 //     out) and bank (bank invoices in, payment orders out), which are posted
 //     to but keep no counter (Account.External: nothing decides on their
 //     all-time totals, and the counter was a second balance item in every
-//     money transaction; ExternalTotal and the check derive them). Two aggregates,
-//     beneficiaries and beneficiaries_reserved, are counters kept with every
-//     beneficiary posting (never posted themselves) so what all beneficiaries
-//     hold is one read; the check derives them too. The merchant-side
-//     accounts never go below zero: their counters
-//     are changed by store.Add with the store's non-negative condition, so a
-//     refund or payout that would overdraw available fails the whole write
+//     money transaction; ExternalTotal and the check derive them). Two
+//     aggregates, beneficiaries and beneficiaries_reserved, are counters kept
+//     with every beneficiary posting (never posted themselves) so what all
+//     beneficiaries hold is one read; the check derives them too. The
+//     merchant-side accounts never go below zero: their counters are changed
+//     by store.Add with the store's non-negative condition, so a refund or
+//     payout that would overdraw available fails the whole write
 //     (Insufficient words it as 400 insufficient_balance).
 //   - An entry (Entry) has a type, a currency, postings that sum to zero, the
 //     record that caused it (Source: transaction, refund, wallet

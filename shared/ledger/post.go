@@ -147,11 +147,10 @@ func (b *Batch) Add(e ...Entry) { b.Entries = append(b.Entries, e...) }
 // Ops are the batch's writes, in a fixed order: the entries (put-if-absent),
 // the balances but the external ones, which keep no counter (store.Add,
 // conditioned not to go below zero for every account but owed, bounded by
-// money.MaxBalance, and
-// for a guarded balance on its guard; with each beneficiary account its
-// family's aggregate, by the same amount), the settlements due and the
-// debtors index's writes. Errors:
-// Internal when an entry breaks the rules of the books.
+// money.MaxBalance, and for a guarded balance on its guard; with each
+// beneficiary account its family's aggregate, by the same amount), the
+// settlements due and the debtors index's writes. Errors: Internal when an
+// entry breaks the rules of the books.
 func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 	if b.Empty() {
 		return nil, nil

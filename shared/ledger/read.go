@@ -50,7 +50,7 @@ func balances(ctx context.Context, st store.Store, pk string) ([]Balance, error)
 				return nil, err
 			}
 			if b.Account.External() {
-				continue // a counter of books written before External kept none: stale
+				continue // left by books written before external accounts lost their counter: stale
 			}
 			out = append(out, b)
 		}
