@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/webhooks"
 )
 
@@ -40,8 +41,8 @@ func eventsList(fs *flag.FlagSet) action {
 		if err := checkLimit(*limit); err != nil {
 			return err
 		}
-		if *typ != "" && !webhooks.KnownEventType(*typ) {
-			return usagef("--type: unknown event type %q; known: %v", *typ, webhooks.EventTypes())
+		if *typ != "" && !eventlog.Known(*typ) {
+			return usagef("--type: unknown event type %q; known: %v", *typ, eventlog.Types())
 		}
 		d, err := e.accountDeps(ctx, *id)
 		if err != nil {

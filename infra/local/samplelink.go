@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/links"
+	"github.com/paygate/paygate/shared/listing"
 )
 
 // The banner ends with a payment link of the sandbox account, so a person
@@ -23,7 +23,7 @@ const sampleLinkExpiry = 7 * 24 * time.Hour
 
 func ensureSampleLink(ctx context.Context, d *app.Deps, accountID, baseURL string) (string, error) {
 	svc := links.New(links.Config{Store: d.Store, Accounts: d.Accounts, Clock: d.Clock, Log: d.Log})
-	recent, _, err := svc.ByOrderReference(ctx, accountID, sampleLinkRef, httpapi.ListParams{Limit: 1})
+	recent, _, err := svc.ByOrderReference(ctx, accountID, sampleLinkRef, listing.Params{Limit: 1})
 	if err != nil {
 		return "", err
 	}

@@ -63,21 +63,28 @@ var errType = map[Kind]string{
 	CardDeclined:        "card_error",
 }
 
-// defaultCode is the "code" used when an error does not set one.
-var defaultCode = map[Kind]string{
-	Internal:            "internal_error",
-	Invalid:             "invalid_request",
-	Unauthenticated:     "invalid_api_key",
+var kindName = [...]string{
+	Internal:            "internal",
+	Invalid:             "invalid",
+	Unauthenticated:     "unauthenticated",
 	Forbidden:           "forbidden",
-	NotFound:            "resource_missing",
+	NotFound:            "not_found",
 	MethodNotAllowed:    "method_not_allowed",
 	Conflict:            "conflict",
-	TooLarge:            "body_too_large",
-	UnsupportedMedia:    "unsupported_media_type",
-	IdempotencyMismatch: "idempotency_key_reused",
-	Unavailable:         "service_unavailable",
-	InsufficientFunds:   "insufficient_balance",
+	TooLarge:            "too_large",
+	UnsupportedMedia:    "unsupported_media",
+	IdempotencyMismatch: "idempotency_mismatch",
+	Unavailable:         "unavailable",
+	InsufficientFunds:   "insufficient_funds",
 	CardDeclined:        "card_declined",
+}
+
+// String names the kind, for logs and the error-code table.
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindName) {
+		return kindName[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
 }
 
 // Status is the one table from kind to HTTP status.
@@ -123,7 +130,22 @@ func (e *Error) CodeOrDefault() string {
 	if e.Code != "" {
 		return e.Code
 	}
-	return defaultCode[e.Kind]
+	return defaultCode[e.Kind].Name()
+}
+
+// Is makes errors.Is match an error of the same kind and code as target,
+// wherever it was copied or wrapped (Wrap copies): sentinel errors such as a
+// package's ErrLocked are compared with errors.Is, never with ==.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Kind == e.Kind && t.CodeOrDefault() == e.CodeOrDefault()
+}
+
+// WithParam is e naming param (a field's JSON path, a header or a query
+// parameter).
+func (e *Error) WithParam(param string) *Error {
+	e.Param = param
+	return e
 }
 
 // New builds an error of a kind with a caller-safe message.
@@ -131,14 +153,26 @@ func New(kind Kind, code, format string, args ...any) *Error {
 	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// NewCode builds an error of a registered code, with its kind and the
+// parameter the code names, and a caller-safe message.
+func NewCode(code Code, format string, args ...any) *Error {
+	return &Error{Kind: code.Kind(), Code: code.Name(), Param: code.Info().Param, Message: fmt.Sprintf(format, args...)}
+}
+
+// HasCode reports whether err is, or wraps, an *Error of code c.
+func HasCode(err error, c Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.CodeOrDefault() == c.Name()
+}
+
 // Invalidf is a 400 naming the offending field.
 func Invalidf(param, format string, args ...any) *Error {
-	return &Error{Kind: Invalid, Code: "parameter_invalid", Param: param, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: Invalid, Code: CodeParameterInvalid.Name(), Param: param, Message: fmt.Sprintf(format, args...)}
 }
 
 // Missing is a 400 for a required field that is absent.
 func Missing(param string) *Error {
-	return &Error{Kind: Invalid, Code: "parameter_missing", Param: param, Message: fmt.Sprintf("%s is required", param)}
+	return &Error{Kind: Invalid, Code: CodeParameterMissing.Name(), Param: param, Message: fmt.Sprintf("%s is required", param)}
 }
 
 // NotFoundf is a 404; use it for foreign records too, so existence never leaks.
@@ -151,10 +185,17 @@ func NotFoundf(format string, args ...any) *Error {
 // and the cause's own kind is a server error: the explicit kind classifies a
 // failing dependency, and must not turn the caller's bad input (say, a record
 // the store refuses as too large) into a 5xx.
-func Wrap(op string, kind Kind, err error) *Error {
+//
+// Wrap of nil is nil (an untyped nil error, never a typed nil *Error that
+// compares non-nil).
+func Wrap(op string, kind Kind, err error) error {
 	if err == nil {
 		return nil
 	}
+	return wrap(op, kind, err)
+}
+
+func wrap(op string, kind Kind, err error) *Error {
 	var e *Error
 	if errors.As(err, &e) && (kind == Internal || e.Kind.Status() < http.StatusInternalServerError) {
 		c := *e

@@ -23,20 +23,64 @@ func TestEveryKindHasStatusTypeAndCode(t *testing.T) {
 
 func TestWrapKeepsTheInnerKind(t *testing.T) {
 	inner := Invalidf("amount", "amount is bad")
-	w := Wrap("orders.Create", Internal, fmt.Errorf("ctx: %w", inner))
+	w := As(Wrap("orders.Create", Internal, fmt.Errorf("ctx: %w", inner)))
 	assert.Equal(t, Invalid, w.Kind)
 	assert.Equal(t, "amount", w.Param)
 	assert.Equal(t, Invalid, KindOf(w))
 	// An explicit server kind reclassifies a server error, never a client one.
-	tooBig := Wrap("checkout.commit", Unavailable, fmt.Errorf("store: %w", &Error{Kind: Invalid, Code: "item_too_large"}))
+	tooBig := As(Wrap("checkout.commit", Unavailable, fmt.Errorf("store: %w", &Error{Kind: Invalid, Code: "item_too_large"})))
 	assert.Equal(t, Invalid, tooBig.Kind)
 	assert.Equal(t, "item_too_large", tooBig.Code)
-	down := Wrap("checkout.commit", Unavailable, &Error{Kind: Internal, Op: "dynamostore.Write"})
+	down := As(Wrap("checkout.commit", Unavailable, &Error{Kind: Internal, Op: "dynamostore.Write"}))
 	assert.Equal(t, Unavailable, down.Kind)
-	plain := Wrap("x", Unavailable, errors.New("timeout"))
+	plain := As(Wrap("x", Unavailable, errors.New("timeout")))
 	assert.Equal(t, Unavailable, plain.Kind)
 	assert.Equal(t, Internal, KindOf(errors.New("plain")))
 	assert.Nil(t, Wrap("x", Internal, nil))
+	var err error = Wrap("x", Internal, nil)
+	assert.True(t, err == nil, "Wrap of nil is an untyped nil error")
 	assert.True(t, Is(Missing("f"), Invalid))
 	assert.Equal(t, Internal, As(errors.New("e")).Kind)
+}
+
+func TestKindString(t *testing.T) {
+	for k := Internal; k <= CardDeclined; k++ {
+		assert.NotContains(t, k.String(), "kind(", "kind %d has a name", int(k))
+	}
+	assert.Equal(t, "not_found", NotFound.String())
+	assert.Equal(t, "kind(99)", Kind(99).String())
+}
+
+func TestRegisteredCodes(t *testing.T) {
+	busy := Register(CodeInfo{Name: "apierr_test_busy", Kind: Conflict, Meaning: "a test code"})
+	e := NewCode(busy, "thing %s kept changing", "x")
+	assert.Equal(t, Conflict, e.Kind)
+	assert.Equal(t, "apierr_test_busy", e.CodeOrDefault())
+	assert.Equal(t, "thing x kept changing", e.Message)
+	info, ok := Lookup("apierr_test_busy")
+	assert.True(t, ok)
+	assert.Equal(t, "a test code", info.Meaning)
+	assert.Panics(t, func() { Register(CodeInfo{Name: "apierr_test_busy", Kind: Conflict, Meaning: "again"}) })
+	assert.Panics(t, func() { Register(CodeInfo{Name: "No-Snake", Kind: Conflict, Meaning: "m"}) })
+	assert.Panics(t, func() { Register(CodeInfo{Name: "no_meaning", Kind: Conflict}) })
+	named := Register(CodeInfo{Name: "apierr_test_named", Kind: Invalid, Param: "Idempotency-Key", Meaning: "m"})
+	assert.Equal(t, "Idempotency-Key", NewCode(named, "m").Param)
+	// Every kind's default code is registered.
+	for k := Internal; k <= CardDeclined; k++ {
+		_, ok := Lookup((&Error{Kind: k}).CodeOrDefault())
+		assert.True(t, ok, "default code of %s", k)
+	}
+	codes := Codes()
+	for i := 1; i < len(codes); i++ {
+		assert.LessOrEqual(t, codes[i-1].Kind.Status(), codes[i].Kind.Status(), "ordered by status")
+	}
+}
+
+func TestSentinelsMatchWithErrorsIs(t *testing.T) {
+	locked := Register(CodeInfo{Name: "apierr_test_locked", Kind: Forbidden, Meaning: "m"})
+	errLocked := NewCode(locked, "locked")
+	wrapped := fmt.Errorf("sign in: %w", Wrap("dashboard.SignIn", Internal, errLocked))
+	assert.True(t, errors.Is(wrapped, errLocked), "a wrapped copy is the sentinel")
+	assert.True(t, HasCode(wrapped, locked))
+	assert.False(t, errors.Is(Invalidf("x", "y"), errLocked))
 }

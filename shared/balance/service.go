@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -123,7 +121,7 @@ func EntryView(e ledger.Entry) Entry {
 
 // Entries pages the merchant's entries, newest first. Errors: Invalid
 // (cursor), Unavailable, Internal.
-func (s *Service) Entries(ctx context.Context, accountID string, f ledger.EntryFilter, p httpapi.ListParams) ([]Entry, string, error) {
+func (s *Service) Entries(ctx context.Context, accountID string, f ledger.EntryFilter, p listing.Params) ([]Entry, string, error) {
 	es, next, err := ledger.Entries(ctx, s.st, accountID, f, p.Limit, p.Cursor)
 	if err != nil {
 		return nil, "", err
@@ -163,7 +161,7 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*PayoutCard, 
 		HolderName: strings.TrimSpace(*in.Request.HolderName), Metadata: in.Request.Metadata, CreatedAt: now},
 		AccountID: in.AccountID, Outcome: SandboxOutcome(number)}
 	view := c.View()
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindCard, Value: view},
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindCard, Value: view},
 		store.Put(c.item(), store.IfAbsent))
 	if err != nil {
 		if idempotency.FromKey(err) {
@@ -197,7 +195,7 @@ func (s *Service) Card(ctx context.Context, accountID, id string) (*PayoutCard, 
 }
 
 // Cards pages the account's payout cards, newest first.
-func (s *Service) Cards(ctx context.Context, accountID string, p httpapi.ListParams) ([]PayoutCard, string, error) {
+func (s *Service) Cards(ctx context.Context, accountID string, p listing.Params) ([]PayoutCard, string, error) {
 	q := store.Query{Table: store.TableLedger, PK: cardPK(accountID), Desc: true, Cursor: p.Cursor, Limit: p.Limit + 1}
 	return listing.Collect(ctx, s.st, q, p.Limit, listing.DefaultBudget, func(it store.Item) (PayoutCard, bool, error) {
 		c, err := decodeCard(it)
@@ -327,7 +325,7 @@ func (s *Service) CreatePayout(ctx context.Context, in PayoutInput) (*Payout, er
 		if ops, err = s.changeOps(p, nil, EventPayoutCreated, &b, now); err != nil {
 			return nil, err
 		}
-		return ops, idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindPayout, Value: view}, ops...)
+		return ops, idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindPayout, Value: view}, ops...)
 	})
 	if err != nil {
 		// Kinded errors (the debt, a read, the key) are answered as they
@@ -432,7 +430,7 @@ type PayoutFilter struct {
 
 // Payouts pages the account's payouts newest first: one partition, the
 // created range as a key range, the status applied while paging.
-func (s *Service) Payouts(ctx context.Context, accountID string, f PayoutFilter, p httpapi.ListParams) ([]Payout, string, error) {
+func (s *Service) Payouts(ctx context.Context, accountID string, f PayoutFilter, p listing.Params) ([]Payout, string, error) {
 	q := store.Query{Table: store.TableLedger, PK: payoutPK(accountID), Desc: true, Cursor: p.Cursor}
 	if f.Status == "" {
 		q.Limit = p.Limit + 1

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -285,7 +283,7 @@ func (s *Service) Distribute(ctx context.Context, in DistributionInput) (*Distri
 		}
 		ops = append(ops, lops...)
 		view = d.view(true)
-		return ops, idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindDistribution, Value: view}, ops...)
+		return ops, idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindDistribution, Value: view}, ops...)
 	})
 	if err != nil {
 		return nil, moneyErr("beneficiaries.Distribute", err, ops, "lines")
@@ -423,7 +421,7 @@ type DistFilter struct {
 // Distributions pages the account's distributions newest first, without
 // their lines (a page of 100 distributions of 500 lines would pass what
 // one answer may carry). Errors: Invalid (cursor), Unavailable, Internal.
-func (s *Service) Distributions(ctx context.Context, accountID string, f DistFilter, p httpapi.ListParams) ([]Distribution, string, error) {
+func (s *Service) Distributions(ctx context.Context, accountID string, f DistFilter, p listing.Params) ([]Distribution, string, error) {
 	q := listQuery(distributionPK(accountID), f.Status == "", f.From, f.To, p)
 	return listing.Collect(ctx, s.st, q, p.Limit, listing.DefaultBudget, func(it store.Item) (Distribution, bool, error) {
 		d, err := decodeDistribution(it)

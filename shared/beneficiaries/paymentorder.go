@@ -7,12 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/kzid"
@@ -269,7 +267,7 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 	}
 	ops = append(ops, more...)
 	view := o.view()
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindPaymentOrder, Value: view}, ops...)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindPaymentOrder, Value: view}, ops...)
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 0 {
 		return s.sameRequest(ctx, in, f, cf.Current)
 	}
@@ -300,7 +298,7 @@ func (s *Service) sameRequest(ctx context.Context, in OrderInput, f orderFields,
 		return nil, err
 	}
 	view := o.view()
-	if err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: KindPaymentOrder, Value: view}); err != nil {
+	if err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: KindPaymentOrder, Value: view}); err != nil {
 		if idempotency.FromKey(err) {
 			return nil, err
 		}
@@ -385,7 +383,7 @@ type OrderFilter struct {
 // Orders pages the account's payment orders newest first: one partition,
 // the created range as a key range, status and beneficiary applied while
 // paging. Errors: Invalid (cursor), Unavailable, Internal.
-func (s *Service) Orders(ctx context.Context, accountID string, f OrderFilter, p httpapi.ListParams) ([]PaymentOrder, string, error) {
+func (s *Service) Orders(ctx context.Context, accountID string, f OrderFilter, p listing.Params) ([]PaymentOrder, string, error) {
 	q := listQuery(orderPK(accountID), f.Status == "" && f.BeneficiaryID == "", f.From, f.To, p)
 	return listing.Collect(ctx, s.st, q, p.Limit, listing.DefaultBudget, func(it store.Item) (PaymentOrder, bool, error) {
 		o, err := decodeOrder(it)

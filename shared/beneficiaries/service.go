@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/http"
 	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -79,7 +77,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Beneficiary, err
 		return nil, apierr.Wrap("beneficiaries.Create", apierr.Internal, err)
 	}
 	view := rec.view()
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindBeneficiary, Value: view},
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindBeneficiary, Value: view},
 		store.Put(it, store.IfAbsent))
 	if err != nil {
 		if idempotency.FromKey(err) {
@@ -141,7 +139,7 @@ type Filter struct {
 // List pages the account's beneficiaries newest first (without balances):
 // one partition, the created range as a key range, the status applied while
 // paging. Errors: Invalid (cursor), Unavailable, Internal.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Beneficiary, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Beneficiary, string, error) {
 	q := listQuery(beneficiaryPK(accountID), f.Status == "", f.From, f.To, p)
 	return listing.Collect(ctx, s.st, q, p.Limit, listing.DefaultBudget, func(it store.Item) (Beneficiary, bool, error) {
 		b, err := decodeBeneficiary(it)
@@ -155,7 +153,7 @@ func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpap
 
 // listQuery is a newest-first query of one partition of UUIDv7 ids, the
 // created range as a key range; unfiltered lists read limit+1.
-func listQuery(pk string, unfiltered bool, from, to time.Time, p httpapi.ListParams) store.Query {
+func listQuery(pk string, unfiltered bool, from, to time.Time, p listing.Params) store.Query {
 	q := store.Query{Table: store.TableLedger, PK: pk, Desc: true, Cursor: p.Cursor}
 	if unfiltered {
 		q.Limit = p.Limit + 1
@@ -207,7 +205,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Beneficiary, err
 			return nil, apierr.Wrap("beneficiaries.Update", apierr.Internal, err)
 		}
 		view := next.view()
-		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: KindBeneficiary, Value: view},
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: KindBeneficiary, Value: view},
 			store.Put(it, store.IfVersion(b.version)))
 		if err == nil {
 			return &view, nil
@@ -346,7 +344,7 @@ func (s *Service) Transfer(ctx context.Context, in TransferInput) (*Transfer, er
 	if err != nil {
 		return nil, err
 	}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindTransfer, Value: t}, ops...)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindTransfer, Value: t}, ops...)
 	if err != nil {
 		return nil, moneyErr("beneficiaries.Transfer", err, ops, "amount.value")
 	}

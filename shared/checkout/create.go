@@ -2,7 +2,6 @@ package checkout
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -270,7 +269,7 @@ func (svc *Service) CreateSession(ctx context.Context, c Caller, in CreateSessio
 		return nil, err
 	}
 	resp := s.response(sd)
-	if err := svc.commit(ctx, c, idempotency.Outcome{Status: http.StatusCreated, Kind: KindSession, Value: resp}, ops, nil); err != nil {
+	if err := svc.commit(ctx, c, idempotency.Outcome{Created: true, Kind: KindSession, Value: resp}, ops, nil); err != nil {
 		return nil, err
 	}
 	return &resp, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/processor"
@@ -204,7 +203,7 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 // answer is the response for p as it stands, recorded alone for a keyed call.
 func (svc *Service) answer(ctx context.Context, c Caller, p *payments.Payment) (*PaymentResponse, error) {
 	body := svc.response(p)
-	if err := svc.commit(ctx, c, idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: body}, nil, nil); err != nil {
+	if err := svc.commit(ctx, c, idempotency.Outcome{Kind: KindPayment, Value: body}, nil, nil); err != nil {
 		return nil, err
 	}
 	return &body, nil
@@ -267,7 +266,7 @@ func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Paymen
 		}
 		ops = append(ops, sops...)
 	}
-	out := idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: body}
+	out := idempotency.Outcome{Kind: KindPayment, Value: body}
 	err = svc.commit(ctx, c, out, ops, func(int) error {
 		return apierr.New(apierr.Conflict, "payment_changed", "the payment or its session changed concurrently; retry")
 	})

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"time"
 
@@ -522,7 +521,7 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 		}
 		ops = append(ops, sops...)
 	}
-	out := idempotency.Outcome{Status: http.StatusOK, Kind: KindPayment, Value: body}
+	out := idempotency.Outcome{Kind: KindPayment, Value: body}
 	defer func() {
 		if err == nil {
 			metrics.PaymentResult(body.ResultCode)

@@ -2,7 +2,6 @@ package customers
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"slices"
 
@@ -173,7 +172,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 		return nil, err
 	}
 	view := RecurringPayment{Transaction: transactions.View(p), NextAction: nextAction(action)}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: transactions.Kind, Value: view}, ops...)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: transactions.Kind, Value: view}, ops...)
 	if err != nil {
 		if idempotency.FromKey(err) {
 			return nil, err

@@ -3,12 +3,10 @@ package customers
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -97,7 +95,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Customer, error)
 		return nil, err
 	}
 	view := customerView(w.Customer)
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindCustomer, Value: view}, w.Ops...)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindCustomer, Value: view}, w.Ops...)
 	switch cf, failed := store.IsConditionFailed(err); {
 	case err == nil:
 		return &view, nil
@@ -140,7 +138,7 @@ func (f Filter) match(c *vault.Customer) bool {
 // GetItem per customer); otherwise the account's customers partition, the
 // created range as a key range. Errors: Invalid (cursor), Unavailable,
 // Internal.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Customer, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Customer, string, error) {
 	if f.ExternalRef != "" {
 		out := []Customer{}
 		if p.Cursor != "" {
@@ -197,7 +195,7 @@ const emailBudget = 200
 
 // Tokens lists a customer's card tokens in id order. Errors: NotFound (the
 // customer), Invalid (cursor), Unavailable, Internal.
-func (s *Service) Tokens(ctx context.Context, accountID, customerID string, p httpapi.ListParams) ([]CardToken, string, error) {
+func (s *Service) Tokens(ctx context.Context, accountID, customerID string, p listing.Params) ([]CardToken, string, error) {
 	if _, err := s.vault.Customer(ctx, accountID, customerID); err != nil {
 		return nil, "", err
 	}
@@ -236,7 +234,7 @@ func (s *Service) DeleteToken(ctx context.Context, accountID, customerID, tokenI
 // Transactions lists a customer's transactions (its payments and their
 // refunds), newest first. Errors: NotFound (the customer), as
 // transactions.Service.List.
-func (s *Service) Transactions(ctx context.Context, accountID, customerID string, p httpapi.ListParams) ([]transactions.Transaction, string, error) {
+func (s *Service) Transactions(ctx context.Context, accountID, customerID string, p listing.Params) ([]transactions.Transaction, string, error) {
 	if _, err := s.vault.Customer(ctx, accountID, customerID); err != nil {
 		return nil, "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/listing"
 )
 
 // Beneficiaries: the list (status filter) with the form that registers one,
@@ -104,7 +105,7 @@ func (s *Service) beneficiaryView(c *call, status int, edit, transfer formState)
 	if err != nil {
 		return nil, err
 	}
-	orders, _, err := s.beneficiaries.Orders(c.ctx(), c.account(), beneficiaries.OrderFilter{BeneficiaryID: id}, httpapi.ListParams{Limit: 25})
+	orders, _, err := s.beneficiaries.Orders(c.ctx(), c.account(), beneficiaries.OrderFilter{BeneficiaryID: id}, listing.Params{Limit: 25})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/webhooks"
@@ -120,7 +121,7 @@ func TestBrowserEventLogFilterAndDetail(t *testing.T) {
 	w := newWeb(t)
 	rc := newSignedReceiver(t)
 	evs := w.putEvents(w.Account.ID, 6, `{"object":{"id":"ord_1","note":"<img src=x onerror=alert(1)>"}}`)
-	types := webhooks.EventTypes()
+	types := eventlog.Types()
 	tab := w.tab(t)
 	w.signIn(t, tab, w.user("", dashboard.Developer), password)
 	w.open(t, tab, "/dashboard/developers/webhooks")

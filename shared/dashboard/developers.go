@@ -12,6 +12,7 @@ import (
 
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/webhooks"
 )
@@ -186,7 +187,7 @@ func (s *Service) eventsPage(c *call) (*httpapi.Response, error) {
 	}
 	nq.Set("cursor", next)
 	c.v.Title, c.v.Nav = "Events", "events"
-	c.v.Data = map[string]any{"Events": evs, "Types": webhooks.EventTypes(), "Type": f.Type, "ObjectID": f.ObjectID, "From": q.Get("from"), "To": q.Get("to"),
+	c.v.Data = map[string]any{"Events": evs, "Types": eventlog.Types(), "Type": f.Type, "ObjectID": f.ObjectID, "From": q.Get("from"), "To": q.Get("to"),
 		"Next": next, "NextQuery": nextQuery(nq)}
 	return render(http.StatusOK, "events", c.v, nil)
 }

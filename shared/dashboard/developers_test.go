@@ -17,6 +17,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
@@ -59,7 +60,7 @@ func TestWebhookEndpointEditDisableEnableRollSecret(t *testing.T) {
 		csrf := c.signIn(e.user("", dashboard.Developer))
 		id := c.endpoint(csrf, "https://hooks.example.com/a")
 		base := "/dashboard/developers/webhooks/" + id
-		typ := webhooks.EventTypes()[0]
+		typ := eventlog.Types()[0]
 
 		// Edit: url, events, description.
 		r := c.post(base+"/update", url.Values{"csrf": {csrf}, "url": {"https://hooks.example.com/b"}, "events": {typ}, "description": {"<b>orders</b>"}})
@@ -134,7 +135,7 @@ func TestWebhookEndpointEditDisableEnableRollSecret(t *testing.T) {
 // events' writers leave them.
 func (e *env) putEvents(account string, n int, data string) []string {
 	e.T.Helper()
-	types := webhooks.EventTypes()
+	types := eventlog.Types()
 	var out []string
 	now := e.Clock.Now().Unix()
 	for i := range n {
@@ -153,7 +154,7 @@ func TestEventLogFiltersPagesAndShowsAnEvent(t *testing.T) {
 		c := e.client()
 		csrf := c.signIn(e.user("", dashboard.Developer))
 		evs := e.putEvents(e.Account.ID, 30, `{"object":{"reference":"<script>alert(1)</script>"}}`)
-		types := webhooks.EventTypes()
+		types := eventlog.Types()
 
 		// Newest first, 25 a page, the cursor to the rest.
 		first := c.get("/dashboard/developers/events")

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/money"
 )
 
@@ -53,7 +53,7 @@ func fieldError(err error, form url.Values, params map[string]string) (formState
 
 // listFilter reads a list page's status filter (one of all, or "") and its
 // cursor, as the API's list routes do.
-func listFilter[T ~string](c *call, all []T) (status T, p httpapi.ListParams, err error) {
+func listFilter[T ~string](c *call, all []T) (status T, p listing.Params, err error) {
 	q := c.r.HTTP.URL.Query()
 	if st := q.Get("status"); st != "" {
 		if !slices.Contains(all, T(st)) {
@@ -61,7 +61,7 @@ func listFilter[T ~string](c *call, all []T) (status T, p httpapi.ListParams, er
 		}
 		status = T(st)
 	}
-	return status, httpapi.ListParams{Limit: 25, Cursor: q.Get("cursor")}, nil
+	return status, listing.Params{Limit: 25, Cursor: q.Get("cursor")}, nil
 }
 
 // nextStatus is a filtered list's next-page query: the status and the

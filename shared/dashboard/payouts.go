@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/listing"
 )
 
 // Payouts: the list (status filter), a payout's page with its history, and
@@ -39,7 +40,7 @@ func (s *Service) payoutsView(c *call, status int, form formState) (*httpapi.Res
 		return nil, err
 	}
 	if c.r.HTTP.Method == http.MethodPost {
-		st, p = "", httpapi.ListParams{Limit: 25}
+		st, p = "", listing.Params{Limit: 25}
 	}
 	items, next, err := s.balance.Payouts(c.ctx(), c.account(), balance.PayoutFilter{Status: st}, p)
 	if err != nil {
@@ -49,7 +50,7 @@ func (s *Service) payoutsView(c *call, status int, form formState) (*httpapi.Res
 	if err != nil {
 		return nil, err
 	}
-	cards, _, err := s.balance.Cards(c.ctx(), c.account(), httpapi.ListParams{Limit: 100})
+	cards, _, err := s.balance.Cards(c.ctx(), c.account(), listing.Params{Limit: 100})
 	if err != nil {
 		return nil, err
 	}

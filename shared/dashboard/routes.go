@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/links"
+	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/transactions"
@@ -219,13 +220,13 @@ func (s *Service) home(c *call) (*httpapi.Response, error) {
 		}
 		d.Balances = b
 	}
-	items, _, err := s.payments.List(c.ctx(), c.account(), transactions.Filter{}, httpapi.ListParams{Limit: 10})
+	items, _, err := s.payments.List(c.ctx(), c.account(), transactions.Filter{}, listing.Params{Limit: 10})
 	if err != nil {
 		return nil, err
 	}
 	d.Payments = items
 	if s.orders != nil {
-		if d.Orders, _, err = s.orders.List(c.ctx(), c.account(), orders.Filter{}, httpapi.ListParams{Limit: 5}); err != nil {
+		if d.Orders, _, err = s.orders.List(c.ctx(), c.account(), orders.Filter{}, listing.Params{Limit: 5}); err != nil {
 			return nil, err
 		}
 	}
@@ -260,7 +261,7 @@ func (s *Service) paymentsPage(c *call) (*httpapi.Response, error) {
 		}
 		f.Type = payments.Type(t)
 	}
-	items, next, err := s.payments.List(c.ctx(), c.account(), f, httpapi.ListParams{Limit: 25, Cursor: q.Get("cursor")})
+	items, next, err := s.payments.List(c.ctx(), c.account(), f, listing.Params{Limit: 25, Cursor: q.Get("cursor")})
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +379,7 @@ func (s *Service) paymentChange(op string) handler {
 // --- payment links
 
 func (s *Service) linksPage(c *call) (*httpapi.Response, error) {
-	items, _, err := s.links.List(c.ctx(), c.account(), links.Filter{}, httpapi.ListParams{Limit: 50})
+	items, _, err := s.links.List(c.ctx(), c.account(), links.Filter{}, listing.Params{Limit: 50})
 	if err != nil {
 		return nil, err
 	}
@@ -778,7 +779,7 @@ func (s *Service) ordersPage(c *call) (*httpapi.Response, error) {
 	if f.Status != "" && !slices.Contains(orderStatuses, f.Status) {
 		return nil, apierr.Invalidf("status", "status must be one of %v", orderStatuses)
 	}
-	items, next, err := s.orders.List(c.ctx(), c.account(), f, httpapi.ListParams{Limit: 25, Cursor: q.Get("cursor")})
+	items, next, err := s.orders.List(c.ctx(), c.account(), f, listing.Params{Limit: 25, Cursor: q.Get("cursor")})
 	if err != nil {
 		return nil, err
 	}
@@ -835,7 +836,7 @@ func (s *Service) walletPage(c *call) (*httpapi.Response, error) {
 		}
 		f.Status = wallet.Status(st)
 	}
-	items, _, err := s.wallet.List(c.ctx(), c.account(), f, httpapi.ListParams{Limit: 50})
+	items, _, err := s.wallet.List(c.ctx(), c.account(), f, listing.Params{Limit: 50})
 	if err != nil {
 		return nil, err
 	}

@@ -403,7 +403,7 @@ func (s *Service) idemCall(c *call, fields string) (*idempotency.Call, error) {
 // form only needs to know that it was done.
 func jsonRenderer(o idempotency.Outcome) (idempotency.Result, error) {
 	b, err := json.Marshal(o.Value)
-	return idempotency.Result{Status: o.Status, Body: b}, err
+	return idempotency.Result{Status: httpapi.OutcomeStatus(o), Body: b}, err
 }
 
 // replayed reports whether err is a money form's key replaying: the form

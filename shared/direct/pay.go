@@ -3,7 +3,6 @@ package direct
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -373,7 +372,7 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 		ops = append(ops, op)
 	}
 	view := Payment{Transaction: transactions.View(p), NextAction: nextAction(action)}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: transactions.Kind, Value: view}, ops...)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: transactions.Kind, Value: view}, ops...)
 	if err != nil {
 		return nil, s.commitFailed(ctx, in, err, tokenOp)
 	}

@@ -2,7 +2,6 @@ package disputes
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -86,7 +85,7 @@ func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 			return nil, err
 		}
 		r.Covered = c.batch.DisputeHold(c.move(), f, now)
-		view, again, err := s.commit(ctx, c, in.Idem, http.StatusCreated)
+		view, again, err := s.commit(ctx, c, in.Idem, true)
 		if err != nil {
 			return nil, err
 		}

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -125,7 +123,7 @@ type Filter struct {
 // created range as a key range (ids are UUIDv7), the status and transaction
 // filters applied to at most listing.DefaultBudget records per call.
 // Errors: Invalid (cursor), Unavailable, Internal.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Dispute, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Dispute, string, error) {
 	q := store.Query{Table: store.TablePayments, PK: disputePK(accountID), Desc: true, Cursor: p.Cursor}
 	if f.Status == "" && f.TransactionID == "" {
 		q.Limit = p.Limit + 1
@@ -203,7 +201,7 @@ func (s *Service) closeAs(ctx context.Context, c *step, to Status, why ClosedRea
 // changed, and the ledger's entries. It returns retry when the write lost a
 // race (any condition: the dispute's version, the payment's, a balance's)
 // and should run again from fresh reads.
-func (s *Service) commit(ctx context.Context, c *step, idem *idempotency.Call, status int) (view Dispute, retry bool, err error) {
+func (s *Service) commit(ctx context.Context, c *step, idem *idempotency.Call, created bool) (view Dispute, retry bool, err error) {
 	var payOps []store.Op
 	if c.rec.Status != c.rec.read || c.rec.version == 0 {
 		if c.pay == nil {
@@ -226,7 +224,7 @@ func (s *Service) commit(ctx context.Context, c *step, idem *idempotency.Call, s
 	}
 	ops = append(ops, lops...)
 	view = c.rec.view()
-	err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Status: status, Kind: Kind, Value: view}, ops...)
+	err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Created: created, Kind: Kind, Value: view}, ops...)
 	switch {
 	case err == nil:
 		return view, false, nil
@@ -280,7 +278,7 @@ func (s *Service) changeFrom(ctx context.Context, accountID, id string, idem *id
 		}
 		if !again {
 			var view Dispute
-			view, again, err = s.commit(ctx, c, idem, http.StatusOK)
+			view, again, err = s.commit(ctx, c, idem, false)
 			if err != nil {
 				return nil, err
 			}
@@ -308,7 +306,7 @@ func (s *Service) expire(ctx context.Context, c *step, now time.Time) (again boo
 	if err := s.closeAs(ctx, c, Lost, ClosedExpired, "changed", now); err != nil {
 		return false, err
 	}
-	if _, again, err = s.commit(ctx, c, nil, http.StatusOK); err != nil || again {
+	if _, again, err = s.commit(ctx, c, nil, false); err != nil || again {
 		return again, err
 	}
 	return false, apierr.New(apierr.Conflict, "dispute_expired", "dispute %s was due by %s and is lost: no evidence was submitted in time",

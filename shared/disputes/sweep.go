@@ -3,7 +3,6 @@ package disputes
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -101,7 +100,7 @@ func (s *Service) sweepOne(ctx context.Context, entry store.Key, now time.Time) 
 		if err != nil {
 			return false, err
 		}
-		_, again, err := s.commit(ctx, c, nil, http.StatusOK)
+		_, again, err := s.commit(ctx, c, nil, false)
 		if err != nil {
 			return false, err
 		}

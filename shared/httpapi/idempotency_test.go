@@ -50,7 +50,7 @@ func (p *idemProbe) build(d *app.Deps) (httpapi.Group, error) {
 		n := p.calls.Add(1)
 		body := map[string]any{"path": r.HTTP.URL.Path, "n": n}
 		op := store.Put(store.Item{Key: store.Key{Table: store.TableOrders, PK: "probe#" + r.AccountID(), SK: r.HTTP.URL.Path + "#" + time.Now().String()}, Data: []byte(`{}`)}, store.IfAbsent)
-		if err := idempotency.Commit(r.HTTP.Context(), d.Store, r.Idem(), idempotency.Outcome{Status: 201, Kind: "probe", Value: body}, op); err != nil {
+		if err := idempotency.Commit(r.HTTP.Context(), d.Store, r.Idem(), idempotency.Outcome{Created: true, Kind: "probe", Value: body}, op); err != nil {
 			return nil, err
 		}
 		defer func() {

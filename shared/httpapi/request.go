@@ -90,32 +90,29 @@ func (r *Request) Render(resp *Response) (idempotency.Result, error) {
 // renderer renders a service's outcome for this caller.
 func (r *Request) renderer() idempotency.Renderer {
 	return func(o idempotency.Outcome) (idempotency.Result, error) {
-		return r.Render(&Response{Status: o.Status, Kind: o.Kind, Body: o.Value})
+		return r.Render(&Response{Status: OutcomeStatus(o), Kind: o.Kind, Body: o.Value})
 	}
 }
 
-// ListParams are the list convention's limit and cursor.
-type ListParams struct {
-	Limit  int
-	Cursor string
+// OutcomeStatus is the status a service's outcome answers with: 201 for a
+// new resource, else 200.
+func OutcomeStatus(o idempotency.Outcome) int {
+	if o.Created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
 }
-
-// DefaultLimit and MaxLimit are the list convention's bounds.
-const (
-	DefaultLimit = 20
-	MaxLimit     = 100
-)
 
 // ListParams parses limit (1..100, default 20) and cursor. The cursor a
 // client sends is bound to this list (route, account, filters: see
 // listing.Scope); p.Cursor is the store's cursor inside it, and the platform
 // binds the next_cursor of the list this request answers the same way.
-func (r *Request) ListParams() (ListParams, error) {
-	p := ListParams{Limit: DefaultLimit}
+func (r *Request) ListParams() (listing.Params, error) {
+	p := listing.Params{Limit: listing.DefaultLimit}
 	if s := r.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxLimit {
-			return p, apierr.Invalidf("limit", "limit must be an integer from 1 to %d", MaxLimit)
+		if err != nil || n < 1 || n > listing.MaxLimit {
+			return p, apierr.Invalidf("limit", "limit must be an integer from 1 to %d", listing.MaxLimit)
 		}
 		p.Limit = n
 	}

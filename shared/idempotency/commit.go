@@ -10,11 +10,13 @@ import (
 )
 
 // Outcome is a definitive result in typed form: what a service would answer.
-// It is rendered to bytes only when a key needs a record.
+// It is rendered to bytes only when a key needs a record. The service says
+// what happened (Created: a new resource, not a change of one); the HTTP
+// layer that bound the route turns that into a status.
 type Outcome struct {
-	Status int
-	Kind   string // resource kind, for version changes
-	Value  any
+	Created bool
+	Kind    string // resource kind, for version changes
+	Value   any
 }
 
 // Renderer renders an outcome exactly as the caller will receive it (for

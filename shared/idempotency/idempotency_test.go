@@ -279,7 +279,7 @@ func TestClaimAndCompleteIgnoreTheCallersCancellation(t *testing.T) {
 		defer stop()
 		biz := store.Key{Table: store.TableOrders, PK: "ord#a", SK: "cancelled"}
 		call := &Call{req: Request{Account: "a", Key: "k3", Fingerprint: "f"}, render: jsonRender, idem: s}
-		require.NoError(t, Commit(deadline, s.st, call, Outcome{Status: 201, Value: map[string]int{"n": 1}},
+		require.NoError(t, Commit(deadline, s.st, call, Outcome{Created: true, Value: map[string]int{"n": 1}},
 			store.Put(store.Item{Key: biz, Data: []byte(`{}`)}, store.IfAbsent)), "a passed deadline does not stop the commit")
 		_, err = s.st.Get(context.Background(), biz)
 		require.NoError(t, err)
@@ -288,7 +288,11 @@ func TestClaimAndCompleteIgnoreTheCallersCancellation(t *testing.T) {
 
 func jsonRender(o Outcome) (Result, error) {
 	b, err := json.Marshal(o.Value)
-	return Result{Status: o.Status, Body: b}, err
+	status := 200
+	if o.Created {
+		status = 201
+	}
+	return Result{Status: status, Body: b}, err
 }
 
 func TestInlineRecordInATransaction(t *testing.T) {
@@ -352,7 +356,7 @@ func TestCommit(t *testing.T) {
 
 		call, err := s.Begin(ctx, r, jsonRender)
 		require.NoError(t, err)
-		require.NoError(t, Commit(ctx, st, call, Outcome{Status: 201, Value: map[string]string{"id": "1"}}, biz("1")))
+		require.NoError(t, Commit(ctx, st, call, Outcome{Created: true, Value: map[string]string{"id": "1"}}, biz("1")))
 		got, ok := call.Recorded()
 		require.True(t, ok)
 		assert.JSONEq(t, `{"id":"1"}`, string(got.Body))
@@ -368,7 +372,7 @@ func TestCommit(t *testing.T) {
 		// A failed business condition comes back numbered in the caller's ops.
 		call, err = s.Begin(ctx, Request{Account: "a", Key: "k2", Fingerprint: "f"}, jsonRender)
 		require.NoError(t, err)
-		err = Commit(ctx, st, call, Outcome{Status: 201}, biz("2"), biz("1"))
+		err = Commit(ctx, st, call, Outcome{Created: true}, biz("2"), biz("1"))
 		cf, ok := store.IsConditionFailed(err)
 		require.True(t, ok, "%v", err)
 		assert.Equal(t, 1, cf.Index)
@@ -401,7 +405,7 @@ func TestCommit(t *testing.T) {
 				for attempt := 0; attempt < 20; attempt++ {
 					var c *Call
 					if c, err = s.Begin(ctx, dup, jsonRender); err == nil {
-						err = Commit(ctx, st, c, Outcome{Status: 201, Value: map[string]string{"id": "dup"}}, biz("dup"))
+						err = Commit(ctx, st, c, Outcome{Created: true, Value: map[string]string{"id": "dup"}}, biz("dup"))
 					}
 					if !apierr.Is(err, apierr.Conflict) || FromKey(err) {
 						break // DynamoDB transaction conflicts: try again, as a client would

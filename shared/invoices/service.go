@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -73,7 +71,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Invoice, error) 
 		return nil, apierr.Wrap("invoices.Create", apierr.Internal, err)
 	}
 	view := r.view(now)
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: Kind, Value: view},
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: Kind, Value: view},
 		store.Put(it, store.IfAbsent), store.Put(r.expiryItem(), store.IfAbsent))
 	if err != nil {
 		if idempotency.FromKey(err) {
@@ -117,7 +115,7 @@ type Filter struct {
 // List pages the account's invoices newest first: one partition, the
 // created range as a key range, the status (as of now) and order reference
 // applied while paging. Errors: Invalid (cursor), Unavailable, Internal.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Invoice, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Invoice, string, error) {
 	now := s.clock()
 	q := store.Query{Table: store.TableLedger, PK: invoicePK(accountID), Desc: true, Cursor: p.Cursor}
 	if f.Status == "" && f.OrderReference == "" {
@@ -201,7 +199,7 @@ func (s *Service) end(ctx context.Context, in ActionInput, to Status) (*Invoice,
 			return nil, err
 		}
 		view := next.view(now)
-		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view}, ops...)
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: Kind, Value: view}, ops...)
 		if err == nil {
 			return &view, nil
 		}

@@ -105,8 +105,8 @@ func adyenError(err error) error {
 // records the Adyen answer.
 func (s *Service) adyenCaller(r *httpapi.Request) Caller {
 	c := s.caller(r)
-	c.Answer = func(status int, l Link) idempotency.Outcome {
-		return idempotency.Outcome{Status: status, Kind: KindAdyenLink, Value: AdyenView(l, c.MerchantAccount)}
+	c.Answer = func(created bool, l Link) idempotency.Outcome {
+		return idempotency.Outcome{Created: created, Kind: KindAdyenLink, Value: AdyenView(l, c.MerchantAccount)}
 	}
 	return c
 }

@@ -2,7 +2,6 @@ package links
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -233,7 +232,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateRequest) (*Link
 		return nil, err
 	}
 	view := r.View(r.CreatedAt)
-	err = idempotency.Commit(ctx, s.st, c.Idem, c.outcome(http.StatusCreated, view), ops...)
+	err = idempotency.Commit(ctx, s.st, c.Idem, c.outcome(true, view), ops...)
 	if err != nil {
 		if idempotency.FromKey(err) || apierr.KindOf(err) == apierr.Invalid {
 			return nil, err

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
@@ -64,15 +62,15 @@ type Caller struct {
 	// Answer is the outcome recorded for the Idempotency-Key, so a retry
 	// replays exactly what the first call answered (nil: the link in the
 	// Pay API's shape, the /v1 answer). The Adyen face answers its own.
-	Answer func(status int, l Link) idempotency.Outcome
+	Answer func(created bool, l Link) idempotency.Outcome
 }
 
-// outcome is what c's call answers with link l at status.
-func (c Caller) outcome(status int, l Link) idempotency.Outcome {
+// outcome is what c's call answers with link l (created: a new link).
+func (c Caller) outcome(created bool, l Link) idempotency.Outcome {
 	if c.Answer != nil {
-		return c.Answer(status, l)
+		return c.Answer(created, l)
 	}
-	return idempotency.Outcome{Status: status, Kind: Kind, Value: l}
+	return idempotency.Outcome{Created: created, Kind: Kind, Value: l}
 }
 
 // load reads link id; a missing one is NotFound. Errors: NotFound,
@@ -126,7 +124,7 @@ type Filter struct {
 // to at most listing.DefaultBudget links per call (a filtered page may be
 // short and still have has_more). A link past its expiry lists as expired.
 // Errors: Invalid (cursor), Unavailable, Internal.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Link, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Link, string, error) {
 	now := s.clock()
 	q := store.Query{Table: store.TablePayments, PK: accountPK(accountID), Desc: true, Cursor: p.Cursor}
 	if f.Status == "" {
@@ -151,7 +149,7 @@ func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpap
 // ByOrderReference lists the links of one order reference, newest first:
 // one Query of the reference's index, then a read per link. Errors: as
 // List.
-func (s *Service) ByOrderReference(ctx context.Context, accountID, ref string, p httpapi.ListParams) ([]Link, string, error) {
+func (s *Service) ByOrderReference(ctx context.Context, accountID, ref string, p listing.Params) ([]Link, string, error) {
 	now := s.clock()
 	q := store.Query{Table: store.TablePayments, PK: refPK(accountID, ref), Desc: true, Cursor: p.Cursor, Limit: p.Limit + 1}
 	return listing.Collect(ctx, s.st, q, p.Limit, p.Limit+1, func(it store.Item) (Link, bool, error) {
@@ -197,7 +195,7 @@ func (s *Service) change(ctx context.Context, c Caller, id string, apply func(r 
 			return nil, err
 		}
 		view := r.View(now)
-		err = idempotency.Commit(ctx, s.st, c.Idem, c.outcome(http.StatusOK, view), ops...)
+		err = idempotency.Commit(ctx, s.st, c.Idem, c.outcome(false, view), ops...)
 		if err == nil {
 			return &view, nil
 		}

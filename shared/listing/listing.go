@@ -12,6 +12,19 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
+// Params are the list convention's limit and cursor, as a service takes
+// them (the HTTP layer parses and binds them: httpapi.Request.ListParams).
+type Params struct {
+	Limit  int
+	Cursor string // the store's cursor inside the list
+}
+
+// DefaultLimit and MaxLimit are the list convention's bounds.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+)
+
 // DefaultBudget bounds the items one request reads.
 const DefaultBudget = 2000
 

@@ -3,13 +3,11 @@ package splits
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -163,7 +161,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*payments.SplitRe
 			return nil, err
 		}
 		p.Split = split
-		view, err := s.save(ctx, p, in.Idem, http.StatusCreated)
+		view, err := s.save(ctx, p, in.Idem, true)
 		if err == nil || !retryable(err) {
 			return view, err
 		}
@@ -184,13 +182,13 @@ var errChanged = errors.New("splits: the payment changed")
 func retryable(err error) bool { return errors.Is(err, errChanged) }
 
 // save writes p (its split changed) with the key's record.
-func (s *Service) save(ctx context.Context, p *payments.Payment, idem *idempotency.Call, status int) (*payments.SplitRequest, error) {
+func (s *Service) save(ctx context.Context, p *payments.Payment, idem *idempotency.Call, created bool) (*payments.SplitRequest, error) {
 	ops, err := s.repo.SaveOps(p)
 	if err != nil {
 		return nil, err
 	}
 	view := payments.SplitView(p)
-	err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Status: status, Kind: Kind, Value: view}, ops...)
+	err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Created: created, Kind: Kind, Value: view}, ops...)
 	if err == nil {
 		return &view, nil
 	}
@@ -299,7 +297,7 @@ type Filter struct {
 }
 
 // List pages the account's split requests, newest first.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]payments.SplitRequest, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]payments.SplitRequest, string, error) {
 	q := store.Query{Table: store.TablePayments, PK: payments.SplitPK(accountID), Desc: true, Cursor: p.Cursor}
 	if f == (Filter{}) {
 		q.Limit = p.Limit + 1
@@ -411,7 +409,7 @@ func (s *Service) change(ctx context.Context, accountID, id string, idem *idempo
 				return nil, apierr.Wrap("splits.Delete", apierr.Unavailable, err)
 			}
 		} else {
-			view, err := s.save(ctx, p, idem, http.StatusOK)
+			view, err := s.save(ctx, p, idem, false)
 			if err == nil || !retryable(err) {
 				return view, err
 			}

@@ -1,8 +1,6 @@
 package transactions
 
 import (
-	"net/http"
-
 	"github.com/paygate/paygate/shared/adyen"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
@@ -199,7 +197,7 @@ func reference(b modificationBase) *string {
 // and what this call renders, so a replay is the same bytes.
 func modify(r *httpapi.Request, in OpInput, run func(OpInput) (*Transaction, error), answer func(Transaction) ModificationResponse) (*httpapi.Response, error) {
 	in.Answer = func(t Transaction) idempotency.Outcome {
-		return idempotency.Outcome{Status: http.StatusCreated, Kind: KindModification, Value: answer(t)}
+		return idempotency.Outcome{Created: true, Kind: KindModification, Value: answer(t)}
 	}
 	t, err := run(in)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
@@ -41,7 +40,7 @@ func (f Filter) match(p *payments.Payment) bool {
 // partition is the customer's index (ByCustomer's), so the list reads only
 // that customer's transactions. Errors: Invalid (cursor), Unavailable,
 // Internal.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Transaction, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Transaction, string, error) {
 	if f.CustomerID != "" {
 		return s.ByCustomer(ctx, accountID, f.CustomerID, f, p)
 	}
@@ -67,7 +66,7 @@ func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpap
 // ByOrderReference lists the transactions of one order reference (every
 // attempt and refund), newest first, through the reference index: one query
 // of the index partition and one read per transaction. Errors: as List.
-func (s *Service) ByOrderReference(ctx context.Context, accountID, ref string, p httpapi.ListParams) ([]Transaction, string, error) {
+func (s *Service) ByOrderReference(ctx context.Context, accountID, ref string, p listing.Params) ([]Transaction, string, error) {
 	q := store.Query{Table: store.TablePayments, PK: payments.RefPK(accountID, ref), Desc: true, Cursor: p.Cursor, Limit: p.Limit + 1}
 	return listing.Collect(ctx, s.st, q, p.Limit, p.Limit+1, func(it store.Item) (Transaction, bool, error) {
 		pay, err := s.repo.Get(ctx, accountID, it.SK)
@@ -86,7 +85,7 @@ func (s *Service) ByOrderReference(ctx context.Context, accountID, ref string, p
 // one query of the index partition and one read per transaction, at most
 // customerBudget entries per call when f filters (a filtered page may be
 // short and still have has_more). Errors: as List.
-func (s *Service) ByCustomer(ctx context.Context, accountID, customerID string, f Filter, p httpapi.ListParams) ([]Transaction, string, error) {
+func (s *Service) ByCustomer(ctx context.Context, accountID, customerID string, f Filter, p listing.Params) ([]Transaction, string, error) {
 	f.CustomerID = ""
 	q := store.Query{Table: store.TablePayments, PK: payments.CustomerPK(accountID, customerID), Desc: true, Cursor: p.Cursor}
 	budget := customerBudget

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -147,7 +146,7 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 			return nil, err
 		}
 		view := View(ans)
-		out := idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view}
+		out := idempotency.Outcome{Kind: Kind, Value: view}
 		if in.Answer != nil {
 			out = in.Answer(view)
 		}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
@@ -29,7 +28,7 @@ func (f Filter) match(r *record) bool {
 // created range as a key range (ids are time-ordered), the other filters
 // applied to at most listing.DefaultBudget records per call. Errors:
 // Invalid (cursor), Unavailable, Internal.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Transaction, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Transaction, string, error) {
 	q := store.Query{Table: store.TablePayments, PK: txPK(accountID), Desc: true, Cursor: p.Cursor}
 	if !f.filtered() {
 		q.Limit = p.Limit + 1

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -103,7 +102,7 @@ func (s *Service) Authorize(ctx context.Context, in AuthorizeInput) (*Transactio
 		Currency: *q.Currency, Phone: *q.PhoneNumber, IIN: *q.IIN, Live: !in.TestMode, IdempotencyKey: in.Idem.Key(), Metadata: q.Metadata,
 		CreatedAt: now, UpdatedAt: now}
 	view := rec.View()
-	err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: view},
+	err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: Kind, Value: view},
 		store.Put(rec.item(), store.IfAbsent), store.Put(openItem(rec), store.IfAbsent), eventOp(EventCreated, rec, now))
 	if err != nil {
 		if idempotency.FromKey(err) {
@@ -202,7 +201,7 @@ func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call,
 			return nil, false, err
 		}
 		ops = append(ops, lops...)
-		err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
+		err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Kind: Kind, Value: next.View()}, ops...)
 		if err == nil {
 			next.version = cur.version + 1
 			return &next, true, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdh"
 	"errors"
-	"net/http"
 	"strconv"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -35,11 +34,11 @@ type DecodeInput struct {
 	Idem  *idempotency.Call // optional: honoured when sent
 }
 
-// Decoded is a decode's answer and its status: 201 for a new payment token,
-// 200 for a wallet transaction decoded before (the same token again).
+// Decoded is a decode's answer: a new payment token (Created), or the
+// token of a wallet transaction decoded before (the same token again).
 type Decoded struct {
-	Token  direct.TokenView
-	Status int
+	Token   direct.TokenView
+	Created bool
 }
 
 func invalidToken(code string, reason string) error {
@@ -171,8 +170,8 @@ func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) 
 	if err != nil {
 		return nil, err
 	}
-	out := &Decoded{Token: tok.View(), Status: http.StatusCreated}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: out.Status, Kind: direct.KindToken, Value: out.Token}, ops...)
+	out := &Decoded{Token: tok.View(), Created: true}
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: direct.KindToken, Value: out.Token}, ops...)
 	if _, ok := store.IsConditionFailed(err); ok {
 		// Decoded before: the token as it stands (used, perhaps); no token
 		// of this account means another account claimed the transaction.
@@ -183,8 +182,8 @@ func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) 
 		if gerr != nil {
 			return nil, gerr
 		}
-		out = &Decoded{Token: prev.View(), Status: http.StatusOK}
-		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: out.Status, Kind: direct.KindToken, Value: out.Token})
+		out = &Decoded{Token: prev.View()}
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: direct.KindToken, Value: out.Token})
 	}
 	if err != nil {
 		if idempotency.FromKey(err) {

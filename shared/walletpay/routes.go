@@ -1,8 +1,6 @@
 package walletpay
 
 import (
-	"net/http"
-
 	"github.com/paygate/paygate/shared/direct"
 	"github.com/paygate/paygate/shared/httpapi"
 )
@@ -59,7 +57,7 @@ func decoded(d *Decoded, err error) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Status == http.StatusCreated {
+	if d.Created {
 		return httpapi.Created(direct.KindToken, d.Token), nil
 	}
 	return httpapi.OK(direct.KindToken, d.Token), nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
@@ -77,8 +78,8 @@ func objectID(data json.RawMessage) string {
 
 // ValidateEventType is the check of a type filter: a catalogue type.
 func ValidateEventType(t string) error {
-	if !KnownEventType(t) {
-		e := apierr.Invalidf("type", "unknown event type %q; known types: %v", t, EventTypes())
+	if !eventlog.Known(t) {
+		e := apierr.Invalidf("type", "unknown event type %q; known types: %v", t, eventlog.Types())
 		e.Code = "event_type_unknown"
 		return e
 	}

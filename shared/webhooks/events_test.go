@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/disputes"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
@@ -165,9 +166,9 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	emitted = append(emitted, invoices.EventTypes...)
 	emitted = append(emitted, links.EventTypes...)
 	for _, typ := range emitted {
-		assert.True(t, webhooks.KnownEventType(typ), "%s is emitted but not in the catalogue", typ)
+		assert.True(t, eventlog.Known(typ), "%s is emitted but not in the catalogue", typ)
 	}
-	assert.ElementsMatch(t, emitted, webhooks.EventTypes(), "the catalogue lists only what is emitted")
+	assert.ElementsMatch(t, emitted, eventlog.Types(), "the catalogue lists only what is emitted")
 
 	var doc struct {
 		Components struct {
@@ -177,7 +178,7 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 		} `json:"components"`
 	}
 	require.NoError(t, json.Unmarshal(openapi.Document(), &doc))
-	assert.Equal(t, webhooks.EventTypes(), doc.Components.Schemas["EventType"].Enum)
+	assert.Equal(t, eventlog.Types(), doc.Components.Schemas["EventType"].Enum)
 
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
@@ -186,8 +187,8 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
 		inReadme = append(inReadme, m[1])
 	}
-	assert.Equal(t, webhooks.EventTypes(), inReadme, "README's event-type table")
-	for _, c := range webhooks.Catalogue {
+	assert.Equal(t, eventlog.Types(), inReadme, "README's event-type table")
+	for _, c := range eventlog.Catalogue {
 		assert.NotEmpty(t, strings.TrimSpace(c.Description))
 	}
 }

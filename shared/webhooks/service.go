@@ -3,12 +3,12 @@ package webhooks
 import (
 	"context"
 	"errors"
-	"net/http"
 	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
@@ -84,8 +84,8 @@ func checkEvents(evs []string) ([]string, error) {
 			if len(evs) != 1 {
 				return nil, apierr.Invalidf("enabled_events", "\"*\" subscribes to every event and stands alone")
 			}
-		} else if !KnownEventType(ev) {
-			e := apierr.Invalidf("enabled_events", "unknown event type %q; known types: %v", ev, EventTypes())
+		} else if !eventlog.Known(ev) {
+			e := apierr.Invalidf("enabled_events", "unknown event type %q; known types: %v", ev, eventlog.Types())
 			e.Code = "event_type_unknown"
 			return nil, e
 		}
@@ -162,7 +162,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*WithSe
 	count := store.Add(countKey(c.AccountID), 1, false, store.Always)
 	count.Max = MaxEndpoints
 	out := &WithSecret{View: e.View(), Secret: e.Secret}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindEndpoint, Value: out}, count, put)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindEndpoint, Value: out}, count, put)
 	switch {
 	case err == nil:
 		return out, nil
@@ -367,7 +367,7 @@ func (s *Service) RollSecret(ctx context.Context, c Caller, in RollInput) (*With
 		return nil, err
 	}
 	out := &WithSecret{View: e.View(), Secret: e.Secret}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Status: http.StatusOK, Kind: KindEndpoint, Value: out}, op)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: KindEndpoint, Value: out}, op)
 	if err == nil {
 		return out, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/listing"
 )
 
 // Group is the GateCatalogFunction's routes (declared in CatalogGroup): each
@@ -97,9 +98,9 @@ func (h handlers) product(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 // listParams checks the agent, then the list convention's parameters.
-func listParams(r *httpapi.Request) (httpapi.ListParams, error) {
+func listParams(r *httpapi.Request) (listing.Params, error) {
 	if err := agent(r); err != nil {
-		return httpapi.ListParams{}, err
+		return listing.Params{}, err
 	}
 	return r.ListParams()
 }

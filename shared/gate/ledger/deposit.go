@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/paygate/paygate/shared/accounts"
-	"net/http"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/paygate/paygate/shared/accounts"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
@@ -171,7 +171,7 @@ func (l *Ledger) Post(ctx context.Context, in PostInput) (*Deposit, bool, error)
 		}
 		if d.Currency == in.Deposit.Currency && d.Amount == in.Deposit.Amount {
 			// The same deposit again: a definitive answer, kept for the key.
-			out := idempotency.Outcome{Status: http.StatusOK, Kind: KindDeposit, Value: d.View()}
+			out := idempotency.Outcome{Kind: KindDeposit, Value: d.View()}
 			if err := idempotency.Commit(ctx, l.st, in.Idem, out); err != nil {
 				return nil, false, err
 			}
@@ -202,7 +202,7 @@ func (l *Ledger) post(ctx context.Context, in PostInput) (*Deposit, bool, error)
 	}
 	// The reference claim stays op 1 (a taken reference answers the first
 	// deposit from the failed condition); the event comes last.
-	err = idempotency.Commit(ctx, l.st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: KindDeposit, Value: d.View()},
+	err = idempotency.Commit(ctx, l.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindDeposit, Value: d.View()},
 		store.Put(store.Item{Key: store.Key{Table: store.TableLedger, PK: depositPK(accountID), SK: depositSK(&d)}, Data: data}, store.IfAbsent),
 		store.Put(store.Item{Key: refKey(accountID, d.ExternalRef), Data: data}, store.IfAbsent),
 		CreditOp(accountID, d.Currency, d.Amount, now),

@@ -3,7 +3,6 @@ package orders
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -168,7 +167,7 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 				unlock = func() {}
 			}}
 		}
-		err := idempotency.Commit(ctx, st, in.Idem, idempotency.Outcome{Status: http.StatusCreated, Kind: Kind, Value: view}, ops...)
+		err := idempotency.Commit(ctx, st, in.Idem, idempotency.Outcome{Created: true, Kind: Kind, Value: view}, ops...)
 		if pipelined && err != nil {
 			// The prediction did not come true: queue for the balance again.
 			// Orders built on it fail their version condition and re-read.

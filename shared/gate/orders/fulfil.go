@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"net/http"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/ledger"
@@ -58,7 +57,7 @@ func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *reco
 				ledger.RefundOp(cur.AccountID, cur.Currency, cur.Charged, now))
 		}
 		ops[0] = store.Put(next.item(), store.IfVersion(cur.version))
-		err := idempotency.Commit(ctx, s.st, out.idem, idempotency.Outcome{Status: http.StatusOK, Kind: Kind, Value: next.View()}, ops...)
+		err := idempotency.Commit(ctx, s.st, out.idem, idempotency.Outcome{Kind: Kind, Value: next.View()}, ops...)
 		if err == nil {
 			next.version = cur.version + 1
 			if next.Status == StatusFailed {

@@ -70,7 +70,11 @@ func (c *cancelAtCommit) Write(ctx context.Context, ops ...store.Op) error {
 
 func jsonRender(o idempotency.Outcome) (idempotency.Result, error) {
 	b, err := json.Marshal(o.Value)
-	return idempotency.Result{Status: o.Status, Body: b}, err
+	status := 200
+	if o.Created {
+		status = 201
+	}
+	return idempotency.Result{Status: status, Body: b}, err
 }
 
 // TestCancelledClientAtCommitReplays: the service takes typed input (no

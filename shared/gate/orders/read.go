@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
@@ -46,7 +45,7 @@ const listBudget = 1000
 // List returns the account's orders newest first. The created range is a
 // key range (ids are time-ordered); the other filters are applied to at most
 // listBudget orders per call.
-func (s *Service) List(ctx context.Context, accountID string, f Filter, p httpapi.ListParams) ([]Order, string, error) {
+func (s *Service) List(ctx context.Context, accountID string, f Filter, p listing.Params) ([]Order, string, error) {
 	q := store.Query{Table: store.TableOrders, PK: orderPK(accountID), Desc: true, Cursor: p.Cursor}
 	if !f.filtered() {
 		q.Limit = p.Limit + 1 // every order matches: one store page is enough

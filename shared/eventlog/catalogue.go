@@ -1,27 +1,19 @@
-package webhooks
+package eventlog
 
 import "slices"
 
-// EventType names a kind of event merchants can subscribe to.
-type EventType string
-
-// Wildcard subscribes an endpoint to every event type, present and future.
-const Wildcard = "*"
-
-// EventTypeInfo is one entry of the catalogue.
-type EventTypeInfo struct {
-	Type        EventType
+// TypeInfo is one entry of the catalogue.
+type TypeInfo struct {
+	Type        string
 	Description string
 }
 
-// Catalogue is every event type the service emits, the one list the API
-// validates enabled_events against. The OpenAPI enum (EventType in
-// paths-webhooks.json) and the README table repeat it; a test holds the three
-// and the writers (orders, payments, checkout sessions, deposits, wallet,
-// split requests, payouts, disputes, payment orders, distributions, invoices)
-// to it. A group that starts emitting a
-// new type adds it here first.
-var Catalogue = []EventTypeInfo{
+// Catalogue is every event type the log holds, the one list the API
+// validates enabled_events and type filters against. The OpenAPI enum
+// (EventType in paths-webhooks.json) and the docs repeat it; tests hold them
+// to it, and prove every type is written through Append with its expiry. A
+// group that starts emitting a new type adds it here first.
+var Catalogue = []TypeInfo{
 	{"order.completed", "A Gate order was fulfilled; data is the order with its order_content."},
 	{"order.failed", "A Gate order failed; its charge was refunded to the balance."},
 	{"payment.requires_action", "A payment waits for the shopper (3-D Secure or a redirect)."},
@@ -62,16 +54,16 @@ var Catalogue = []EventTypeInfo{
 	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},
 }
 
-// KnownEventType reports whether t is in the catalogue.
-func KnownEventType(t string) bool {
-	return slices.ContainsFunc(Catalogue, func(e EventTypeInfo) bool { return string(e.Type) == t })
+// Known reports whether t is in the catalogue.
+func Known(t string) bool {
+	return slices.ContainsFunc(Catalogue, func(e TypeInfo) bool { return e.Type == t })
 }
 
-// EventTypes lists the catalogue's types in order.
-func EventTypes() []string {
+// Types lists the catalogue's types in order.
+func Types() []string {
 	out := make([]string, len(Catalogue))
 	for i, e := range Catalogue {
-		out[i] = string(e.Type)
+		out[i] = e.Type
 	}
 	return out
 }
