@@ -4,6 +4,8 @@
 // here but must be accepted so those libraries work as they are.
 package adyen
 
+import "github.com/paygate/paygate/shared/apierr"
+
 // ApplicationInfo is Adyen's ApplicationInfo: which library and platform
 // sent the request. Accepted and ignored.
 type ApplicationInfo struct {
@@ -38,3 +40,8 @@ type Amount struct {
 	Value    int64  `json:"value"`
 	Currency string `json:"currency" maxlen:"3"`
 }
+
+// CodeMerchantAccountMismatch is the answer when an Adyen-face request names
+// a merchantAccount other than the caller's.
+var CodeMerchantAccountMismatch = apierr.Register(apierr.CodeInfo{Name: "merchant_account_mismatch", Kind: apierr.Invalid,
+	Param: "merchantAccount", Meaning: "merchantAccount is not the account of the API key (or of the session)."})

@@ -147,3 +147,22 @@ var (
 	CodeParameterMissing = Register(CodeInfo{Name: "parameter_missing", Kind: Invalid,
 		Meaning: "A required field, header or query parameter is absent; param names it."})
 )
+
+// Codes more than one area returns, declared here rather than in any one of
+// them.
+var (
+	CodeParameterUnknown = Register(CodeInfo{Name: "parameter_unknown", Kind: Invalid,
+		Meaning: "The body or query has a field the operation does not take (input is strict); param names it."})
+	CodeParameterInvalidType = Register(CodeInfo{Name: "parameter_invalid_type", Kind: Invalid,
+		Meaning: "A field has the wrong JSON type (a string for a number, a fraction for an integer); param names it."})
+	CodeParameterDuplicate = Register(CodeInfo{Name: "parameter_duplicate", Kind: Invalid,
+		Meaning: "A field or query parameter appears twice; param names it."})
+	CodeTestModeOnly = Register(CodeInfo{Name: "test_mode_only", Kind: Forbidden,
+		Meaning: "Only test-mode keys may call this (the test helpers, sandbox-only operations)."})
+	CodeOriginNotAllowed = Register(CodeInfo{Name: "origin_not_allowed", Kind: Forbidden,
+		Meaning: "The browser's Origin is not among those allowed for the client key or the checkout session."})
+	CodeExternalRefInUse = Register(CodeInfo{Name: "external_ref_in_use", Kind: Conflict, Param: "external_ref",
+		Meaning: "Another record of the account already has this external_ref."})
+	CodeSessionChanged = Register(CodeInfo{Name: "session_changed", Kind: Conflict,
+		Meaning: "The session changed meanwhile (another payment on a checkout session, a sign-out of a dashboard session); read it again."})
+)
