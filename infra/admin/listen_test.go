@@ -76,7 +76,7 @@ func TestWebhooksListenForwards(t *testing.T) {
 	msgs, err := e.Deps.Queue.Receive(context.Background(), queue.Webhooks, 1, time.Minute, time.Second)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
-	resp, err := webhooks.NewSender(svc, e.Deps.Queue, webhooks.SenderConfig{}).HandleSQS(context.Background(),
+	resp, err := app.SQSLambda(webhooks.NewSender(svc, e.Deps.Queue, webhooks.SenderConfig{}).Consume)(context.Background(),
 		events.SQSEvent{Records: []events.SQSMessage{{MessageId: msgs[0].ID, Body: string(msgs[0].Body)}}})
 	require.NoError(t, err)
 	require.Empty(t, resp.BatchItemFailures)

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
@@ -53,7 +54,7 @@ func TestEventsAndDeliveries(t *testing.T) {
 	msgs, err := q.Receive(ctx, queue.Webhooks, 1, time.Minute, time.Second)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
-	resp, err := webhooks.NewSender(svc, q, webhooks.SenderConfig{}).HandleSQS(ctx,
+	resp, err := app.SQSLambda(webhooks.NewSender(svc, q, webhooks.SenderConfig{}).Consume)(ctx,
 		events.SQSEvent{Records: []events.SQSMessage{{MessageId: msgs[0].ID, Body: string(msgs[0].Body)}}})
 	require.NoError(t, err)
 	require.Empty(t, resp.BatchItemFailures)

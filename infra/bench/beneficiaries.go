@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store/dynamostore"
@@ -136,7 +137,7 @@ func benefDynamoRows(ctx context.Context) ([]row, error) {
 	}
 	body, _ := json.Marshal(beneficiaries.Message{AccountID: fmt.Sprint(o["merchant_id"]), PaymentOrderID: fmt.Sprint(o["id"])})
 	counter.Reset()
-	resp, err := svc.HandleSQS(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "bench", Body: string(body)}}})
+	resp, err := app.SQSLambda(svc.Consume)(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "bench", Body: string(body)}}})
 	if err != nil || len(resp.BatchItemFailures) > 0 {
 		return nil, fmt.Errorf("the payment order consumer failed: %v %v", err, resp.BatchItemFailures)
 	}

@@ -412,9 +412,11 @@ func measureCostOps(ctx context.Context, endpoint, sqsEndpoint string) ([]costOp
 	var fulfilFn string
 	for _, c := range wiring.SQS() {
 		if c.Queue == queue.Fulfilment {
-			if fulfil, err = c.Build(d); err != nil {
+			h, err := c.Build(d)
+			if err != nil {
 				return nil, err
 			}
+			fulfil = app.SQSLambda(h)
 			fulfilFn = c.Function
 		}
 	}

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
@@ -182,12 +180,12 @@ func measureWalletCalls(ctx context.Context, endpoint string) (walletCalls, erro
 		return out, err
 	}
 	msg, _ := json.Marshal(wallet.Message{AccountID: k.AccountID, ID: id})
-	ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "bench", Body: string(msg)}}}
+	batch := []queue.Message{{ID: "bench", Body: msg, ReceiveCount: 1}}
 	deliver := func() (map[string]int, error) {
 		counter.Reset()
 		q.take()
-		resp, err := consume(ctx, ev)
-		if err == nil && len(resp.BatchItemFailures) > 0 {
+		var err error
+		if again := consume(ctx, batch); len(again) > 0 {
 			err = fmt.Errorf("the confirmation consumer reported the message failed")
 		}
 		return merge(counter.Counts(), q.take()), err

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
@@ -126,7 +127,7 @@ func measureWebhookCalls(ctx context.Context, ddbEndpoint, sqsEndpoint string) (
 	dbCount.Reset()
 	qCount.Reset()
 	cpu0 = processCPU()
-	resp, err := webhooks.NewSender(svc, q, webhooks.SenderConfig{}).HandleSQS(ctx, events.SQSEvent{
+	resp, err := app.SQSLambda(webhooks.NewSender(svc, q, webhooks.SenderConfig{}).Consume)(ctx, events.SQSEvent{
 		Records: []events.SQSMessage{{MessageId: msgs[0].ID, Body: string(msgs[0].Body)}}})
 	if err != nil || len(resp.BatchItemFailures) > 0 {
 		return out, fmt.Errorf("send: %+v, %v", resp, err)

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
@@ -219,14 +218,14 @@ func TestBadSandboxAPIKeyFailsStart(t *testing.T) {
 
 func TestWorkersConsumeQueues(t *testing.T) {
 	var d *app.Deps
-	got := make(chan events.SQSMessage, 1)
-	consumer := wiring.Consumer{Function: "TestConsumer", Queue: queue.Fulfilment, Build: func(deps *app.Deps) (app.SQSHandler, error) {
+	got := make(chan queue.Message, 1)
+	consumer := wiring.Consumer{Function: "TestConsumer", Queue: queue.Fulfilment, Build: func(deps *app.Deps) (queue.Handler, error) {
 		d = deps
-		return func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-			for _, r := range ev.Records {
-				got <- r
+		return func(_ context.Context, batch []queue.Message) []string {
+			for _, m := range batch {
+				got <- m
 			}
-			return events.SQSEventResponse{}, nil
+			return nil
 		}, nil
 	}}
 	dir := t.TempDir()
@@ -236,10 +235,10 @@ func TestWorkersConsumeQueues(t *testing.T) {
 	require.NoError(t, err)
 	select {
 	case m := <-got:
-		require.Equal(t, id, m.MessageId)
-		require.Equal(t, `{"order":"o1"}`, m.Body)
-		require.Equal(t, "1", m.Attributes["ApproximateReceiveCount"])
-		require.Equal(t, "arn:aws:sqs:us-east-1:000000000000:fulfilment", m.EventSourceARN)
+		require.Equal(t, id, m.ID)
+		require.Equal(t, `{"order":"o1"}`, string(m.Body))
+		require.Equal(t, 1, m.ReceiveCount)
+		require.NotEmpty(t, m.Receipt)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the worker did not deliver the message")
 	}
@@ -262,18 +261,18 @@ func TestWorkersConsumeQueues(t *testing.T) {
 // before is not handed over again.
 func TestStreamConsumersGetCommittedEvents(t *testing.T) {
 	var d *app.Deps
-	got := make(chan events.DynamoDBEventRecord, 10)
+	got := make(chan store.Change, 10)
 	consumer := wiring.StreamConsumer{Function: "TestPublisherFunction", Table: store.TableEvents,
-		Build: func(deps *app.Deps) (app.StreamHandler, error) {
+		Build: func(deps *app.Deps) (store.ChangeHandler, error) {
 			d = deps
-			return func(_ context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-				for _, r := range ev.Records {
-					got <- r
+			return func(_ context.Context, changes []store.Change) int {
+				for _, c := range changes {
+					got <- c
 				}
-				return events.DynamoDBEventResponse{}, nil
+				return len(changes)
 			}, nil
 		}}
-	next := func() events.DynamoDBEventRecord {
+	next := func() store.Change {
 		t.Helper()
 		select {
 		case r := <-got:
@@ -281,7 +280,7 @@ func TestStreamConsumersGetCommittedEvents(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("the stream consumer got nothing")
 		}
-		return events.DynamoDBEventRecord{}
+		return store.Change{}
 	}
 	put := func(s store.Store, sk string) {
 		t.Helper()
@@ -293,7 +292,7 @@ func TestStreamConsumersGetCommittedEvents(t *testing.T) {
 	require.NotNil(t, d)
 	// The gateway's own writes (the sandbox seed) may come first.
 	put(d.Store, "evt_1")
-	for r := next(); r.Change.Keys["sk"].String() != "evt_1"; r = next() {
+	for c := next(); c.Item.SK != "evt_1"; c = next() {
 	}
 	g.stop()
 
@@ -303,10 +302,11 @@ func TestStreamConsumersGetCommittedEvents(t *testing.T) {
 	require.NoError(t, s.Close())
 
 	g = startWith(t, dir, nil, func(o *options) { o.Streams = []wiring.StreamConsumer{consumer} })
-	r := next()
-	require.Equal(t, "evt_2", r.Change.Keys["sk"].String(), "after the restart, exactly the event not yet handled")
-	require.Equal(t, "INSERT", r.EventName)
-	require.Equal(t, "arn:aws:dynamodb:us-east-1:000000000000:table/events/stream/local", r.EventSourceArn)
+	c := next()
+	require.Equal(t, "evt_2", c.Item.SK, "after the restart, exactly the event not yet handled")
+	require.Equal(t, store.ChangeInsert, c.Kind)
+	require.Equal(t, store.TableEvents, c.Item.Table, "the logical table, from the record's stream ARN")
+	require.JSONEq(t, `{}`, string(c.Item.Data))
 	g.stop()
 }
 

@@ -30,7 +30,7 @@ func buildFeedRunners(d *app.Deps, consumers []wiring.StreamConsumer) ([]*app.Fe
 			return nil, fmt.Errorf("build %s: %w", c.Function, err)
 		}
 		out = append(out, &app.FeedRunner{
-			Feed: feed, Table: c.Table, Consumer: c.Function, Handler: h, Region: d.Config.Region,
+			Feed: feed, Table: c.Table, Consumer: c.Function, Handler: app.StreamLambda(h, nil, d.Log), Region: d.Config.Region,
 			Log: d.Log.With("function", c.Function, "table", c.Table), Timeout: c.Timeout,
 		})
 	}

@@ -36,6 +36,9 @@ type Deps struct {
 	Keys     *auth.Keys
 	Idem     *idempotency.Store
 	AWS      *aws.Config // nil on the embedded store
+	// Tables are the physical table names by logical name (nil on the
+	// embedded store, whose tables are the logical names).
+	Tables map[string]string
 }
 
 // NewLogger is the JSON logger every runtime uses. It never sees keys: the
@@ -131,6 +134,7 @@ func (d *Deps) openAWS(_ context.Context, cfg Config, o openOptions) error {
 		}
 	})
 	d.Store = dynamostore.New(ddb, tables, d.Clock)
+	d.Tables = tables
 	if o.queue {
 		if o.sqs == nil {
 			return fmt.Errorf("this function needs a queue but was started without an SQS opener")

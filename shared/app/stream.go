@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -16,16 +17,17 @@ import (
 	"github.com/paygate/paygate/shared/store/dynamostore"
 )
 
-// StreamHandler consumes a batch of a table's stream records, as Lambda's
-// DynamoDB event source with FunctionResponseTypes ReportBatchItemFailures
-// delivers them: in order, and on failure the handler returns the
-// SequenceNumber of the first record it did not finish as ItemIdentifier;
-// the source retries from that record (the ones before it are done). An
-// error retries the whole batch.
+// StreamHandler is a stream consumer as Lambda invokes it: a batch of a
+// table's stream records, as the DynamoDB event source with
+// FunctionResponseTypes ReportBatchItemFailures delivers them: in order, and
+// on failure the handler returns the SequenceNumber of the first record it
+// did not finish as ItemIdentifier; the source retries from that record (the
+// ones before it are done). An error retries the whole batch. StreamLambda
+// makes one of a store.ChangeHandler.
 type StreamHandler func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 
 // StreamBuilder builds a stream consumer from the dependencies.
-type StreamBuilder func(*Deps) (StreamHandler, error)
+type StreamBuilder func(*Deps) (store.ChangeHandler, error)
 
 // StartStream is the whole main of a stream consumer.
 func StartStream(build StreamBuilder, opts ...Option) {
@@ -34,7 +36,67 @@ func StartStream(build StreamBuilder, opts ...Option) {
 	if err != nil {
 		fail(err)
 	}
-	lambda.Start(h)
+	lambda.Start(StreamLambda(h, d.Tables, d.Log))
+}
+
+// StreamLambda adapts a consumer to Lambda's DynamoDB stream event: each
+// record becomes a store.Change (its new image decoded as the DynamoDB
+// adapter wrote it, its table the logical name of the record's source, by
+// tables: logical to physical), and the first record the consumer did not
+// finish is the batch item failure. A record whose image cannot be decoded
+// is logged and passed over: nothing would make it readable later, and
+// holding the stream behind it would hold every later record.
+func StreamLambda(h store.ChangeHandler, tables map[string]string, log *slog.Logger) StreamHandler {
+	logical := make(map[string]string, len(tables))
+	for l, p := range tables {
+		logical[p] = l
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		changes := make([]store.Change, 0, len(ev.Records))
+		seqs := make([]string, 0, len(ev.Records))
+		for _, rec := range ev.Records {
+			c := store.Change{Kind: store.ChangeKind(rec.EventName), At: rec.Change.ApproximateCreationDateTime.Time}
+			c.Seq, _ = strconv.ParseUint(rec.Change.SequenceNumber, 10, 64) // DynamoDB's may not fit: informative only
+			if c.Kind == store.ChangeRemove {
+				c.Item.Key = dynamostore.KeyFromImage(rec.Change.Keys)
+			} else {
+				it, err := dynamostore.ItemFromImage(rec.Change.NewImage)
+				if err != nil {
+					log.Error("undecodable stream record skipped", "sequence_number", rec.Change.SequenceNumber, "error", err.Error())
+					continue
+				}
+				c.Item = it
+			}
+			c.Item.Table = tableOf(rec.EventSourceArn, logical)
+			changes = append(changes, c)
+			seqs = append(seqs, rec.Change.SequenceNumber)
+		}
+		done := h(ctx, changes)
+		if done < len(changes) {
+			return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{
+				{ItemIdentifier: seqs[done]}}}, nil
+		}
+		return events.DynamoDBEventResponse{}, nil
+	}
+}
+
+// tableOf is the logical table of a stream ARN
+// (arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>): the
+// physical name mapped back, or the name itself (the local feed's ARNs carry
+// the logical name).
+func tableOf(arn string, logical map[string]string) string {
+	_, rest, ok := strings.Cut(arn, ":table/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	if l, ok := logical[name]; ok {
+		return l
+	}
+	return name
 }
 
 // StreamARN is the eventSourceARN of the embedded feed's records: a

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
@@ -15,14 +13,14 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// HandleSQS is the payouts queue's consumer (SQS event source with
+// Consume is the payouts queue's consumer (SQS event source with
 // ReportBatchItemFailures): each message names one payout. A payout the
 // processor did not answer, or whose processing failed, is reported failed
 // after its message's visibility is set to when to try again; after
 // queue.MaxReceives receives it goes to the DLQ (alarmed), and the
 // settlement task re-queues it while it is still pending.
-func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	return consumer.Record{Queue: queue.Payouts, Q: s.q, Log: s.log, What: "payout", IDField: "payout_id", Step: s.Process}.HandleSQS(ctx, ev)
+func (s *Service) Consume(ctx context.Context, batch []queue.Message) []string {
+	return consumer.Record{Queue: queue.Payouts, Q: s.q, Log: s.log, What: "payout", IDField: "payout_id", Step: s.Process}.Consume(ctx, batch)
 }
 
 // SettleInterval is how often the settlement task runs (its Schedule).

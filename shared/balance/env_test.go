@@ -187,7 +187,7 @@ func (e *env) getPayout(id string) map[string]any {
 // drain runs the payouts consumer until the queue has nothing visible.
 func (e *env) drain() int {
 	e.T.Helper()
-	p := &app.Poller{Queue: e.Deps.Queue, Name: queue.Payouts, Handler: e.svc.HandleSQS, Wait: time.Millisecond}
+	p := &app.Poller{Queue: e.Deps.Queue, Name: queue.Payouts, Handler: app.SQSLambda(e.svc.Consume), Wait: time.Millisecond}
 	total := 0
 	for {
 		res, err := p.Once(context.Background())

@@ -97,7 +97,7 @@ func TestCallsPerDistributionAndPaymentOrder(t *testing.T) {
 
 	counter.Reset()
 	body := fmt.Sprintf(`{"account_id":%q,"payment_order_id":%q}`, e.Account.ID, id)
-	resp, err := e.svc.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: body}}})
+	resp, err := app.SQSLambda(e.svc.Consume)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: body}}})
 	require.NoError(t, err)
 	require.Empty(t, resp.BatchItemFailures)
 	require.Equal(t, map[string]int{"GetItem": 2, "UpdateItem": 1, "TransactWriteItems": 1}, counter.Counts(), "the consumer")

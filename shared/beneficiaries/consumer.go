@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
@@ -14,14 +12,14 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// HandleSQS is the payment orders queue's consumer (SQS event source with
+// Consume is the payment orders queue's consumer (SQS event source with
 // ReportBatchItemFailures): each message names one order. An order the
 // bank has not decided, or whose processing failed, is reported failed
 // after its message's visibility is set to when to ask again; after
 // queue.MaxReceives receives it goes to the DLQ (alarmed), and the
 // settlement task re-queues it while it is still created.
-func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	return consumer.Record{Queue: queue.PaymentOrders, Q: s.q, Log: s.log, What: "payment order", IDField: "payment_order_id", Step: s.Process}.HandleSQS(ctx, ev)
+func (s *Service) Consume(ctx context.Context, batch []queue.Message) []string {
+	return consumer.Record{Queue: queue.PaymentOrders, Q: s.q, Log: s.log, What: "payment order", IDField: "payment_order_id", Step: s.Process}.Consume(ctx, batch)
 }
 
 // RequeueAge is how long an order may stay created before the settlement

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/dashboard"
 	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/payments"
@@ -52,7 +53,7 @@ func (w *web) deliver(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, msgs)
 	for _, m := range msgs {
-		resp, err := sender.HandleSQS(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: m.ID, Body: string(m.Body)}}})
+		resp, err := app.SQSLambda(sender.Consume)(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: m.ID, Body: string(m.Body)}}})
 		require.NoError(t, err)
 		require.Empty(t, resp.BatchItemFailures)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apitest/browser"
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/dashboard"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/queue"
@@ -282,7 +283,7 @@ func TestBrowserWebhookEndpointAndResend(t *testing.T) {
 	msgs, err := w.Deps.Queue.Receive(context.Background(), queue.Webhooks, 10, 30*time.Second, 5*time.Second)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
-	resp, err := sender.HandleSQS(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: "m1", Body: string(msgs[0].Body)}}})
+	resp, err := app.SQSLambda(sender.Consume)(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: "m1", Body: string(msgs[0].Body)}}})
 	require.NoError(t, err)
 	require.Empty(t, resp.BatchItemFailures)
 	rc.mu.Lock()

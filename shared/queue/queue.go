@@ -60,3 +60,25 @@ func DLQName(queue string) string { return queue + "-dlq" }
 
 // MaxReceives before a message moves to its DLQ (SQS redrive maxReceiveCount).
 const MaxReceives = 5
+
+// Handler consumes one batch of received messages, as the queue's event
+// source hands it over (Lambda's SQS event source on AWS, the poller
+// locally), and returns the ids of the messages to deliver again; the
+// others are deleted. The app layer adapts it to the event source, so a
+// consumer sees only Messages.
+type Handler func(ctx context.Context, batch []Message) (again []string)
+
+// Each is the Handler that handles a batch's messages one at a time, in
+// order: handle answers true when a message is done, false to have it
+// delivered again.
+func Each(handle func(context.Context, Message) bool) Handler {
+	return func(ctx context.Context, batch []Message) []string {
+		var again []string
+		for _, m := range batch {
+			if !handle(ctx, m) {
+				again = append(again, m.ID)
+			}
+		}
+		return again
+	}
+}

@@ -46,3 +46,9 @@ type ChangeFeed interface {
 	// found nothing: no commit between the two is missed.
 	Changed(table string) <-chan struct{}
 }
+
+// ChangeHandler consumes a batch of a streamed table's changes in commit
+// order (the DynamoDB stream on AWS, the change feed locally: the app layer
+// adapts either) and returns how many leading changes it finished; the
+// source hands the first unfinished one, and what follows, over again.
+type ChangeHandler func(ctx context.Context, changes []Change) (done int)

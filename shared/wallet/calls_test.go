@@ -88,7 +88,7 @@ func TestCallsPerAuthorizeAndConfirmation(t *testing.T) {
 
 	msg := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m", Body: `{"account_id":"` + e.Account.ID + `","wallet_transaction_id":"` + id + `"}`}}}
 	counter.Reset()
-	resp, err := svc.HandleSQS(context.Background(), msg)
+	resp, err := app.SQSLambda(svc.Consume)(context.Background(), msg)
 	require.NoError(t, err)
 	require.Empty(t, resp.BatchItemFailures)
 	require.Equal(t, map[string]int{"GetItem": 1, "TransactWriteItems": 2}, counter.Counts(), "confirmation")
@@ -96,7 +96,7 @@ func TestCallsPerAuthorizeAndConfirmation(t *testing.T) {
 	require.Equal(t, "SUCCESS", e.status(id))
 
 	counter.Reset()
-	_, err = svc.HandleSQS(context.Background(), msg)
+	_, err = app.SQSLambda(svc.Consume)(context.Background(), msg)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"GetItem": 1}, counter.Counts(), "duplicate confirmation")
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/consumer"
@@ -70,12 +68,12 @@ func (s *Service) Advance(ctx context.Context, accountID, id string) (again time
 	return 0, err
 }
 
-// HandleSQS is the confirmation consumer (SQS event source with
+// Consume is the confirmation consumer (SQS event source with
 // ReportBatchItemFailures): each message names one transaction; a message
 // whose answer is not due yet, or whose processing failed, is reported failed
 // after its visibility is set to when to look again.
-func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	return consumer.Record{Queue: queue.WalletConfirmations, Q: s.q, Log: s.log, What: "wallet transaction", IDField: "wallet_transaction_id", Step: s.Advance}.HandleSQS(ctx, ev)
+func (s *Service) Consume(ctx context.Context, batch []queue.Message) []string {
+	return consumer.Record{Queue: queue.WalletConfirmations, Q: s.q, Log: s.log, What: "wallet transaction", IDField: "wallet_transaction_id", Step: s.Advance}.Consume(ctx, batch)
 }
 
 // ForceInput is a test helper's answer on the shopper's behalf.

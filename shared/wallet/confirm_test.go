@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/queue"
 )
 
@@ -86,7 +87,7 @@ func TestConfirmationDeliveredTwice(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 10 {
 			wg.Go(func() {
-				resp, err := e.svc.HandleSQS(context.Background(), ev)
+				resp, err := app.SQSLambda(e.svc.Consume)(context.Background(), ev)
 				assert.NoError(t, err)
 				assert.Empty(t, resp.BatchItemFailures)
 			})
@@ -122,7 +123,7 @@ func TestMalformedConfirmationMessagesAreDropped(t *testing.T) {
 		{MessageId: "b", Body: `{"account_id":"x","wallet_transaction_id":"not-a-uuid"}`},
 		{MessageId: "c", Body: `{"account_id":"` + e.Account.ID + `","wallet_transaction_id":"0190a6c2-3b7e-7d4c-9a51-2f6e8b1c0d42"}`},
 	}}
-	resp, err := e.svc.HandleSQS(context.Background(), ev)
+	resp, err := app.SQSLambda(e.svc.Consume)(context.Background(), ev)
 	require.NoError(t, err)
 	assert.Empty(t, resp.BatchItemFailures)
 }

@@ -124,7 +124,7 @@ func (e *env) status(id string) string { return e.get(id)["walletTransactionStat
 // drain runs the confirmation consumer until the queue has nothing visible.
 func (e *env) drain() int {
 	e.T.Helper()
-	p := &app.Poller{Queue: e.Deps.Queue, Name: queue.WalletConfirmations, Handler: e.svc.HandleSQS, Wait: time.Millisecond}
+	p := &app.Poller{Queue: e.Deps.Queue, Name: queue.WalletConfirmations, Handler: app.SQSLambda(e.svc.Consume), Wait: time.Millisecond}
 	total := 0
 	for {
 		res, err := p.Once(context.Background())

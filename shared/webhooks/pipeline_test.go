@@ -146,7 +146,7 @@ const liveness = 60 * time.Second
 // pump feeds the webhooks queue to the sender until done holds.
 func (p *pipe) pump(t *testing.T, within time.Duration, done func() bool) {
 	t.Helper()
-	poller := &app.Poller{Queue: p.Deps.Queue, Name: queue.Webhooks, Handler: p.sender.HandleSQS,
+	poller := &app.Poller{Queue: p.Deps.Queue, Name: queue.Webhooks, Handler: app.SQSLambda(p.sender.Consume),
 		Wait: 100 * time.Millisecond, Visibility: 30 * time.Second, Timeout: 20 * time.Second}
 	deadline := time.Now().Add(within)
 	for !done() {
@@ -307,14 +307,14 @@ func TestSameMessageTwiceCarriesOneEventID(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, id := range []string{"a", "b"} {
 			wg.Go(func() {
-				resp, err := p.sender.HandleSQS(context.Background(), lambdaevents.SQSEvent{
+				resp, err := app.SQSLambda(p.sender.Consume)(context.Background(), lambdaevents.SQSEvent{
 					Records: []lambdaevents.SQSMessage{{MessageId: id, Body: string(msgs[0].Body)}}})
 				assert.NoError(t, err)
 				assert.Empty(t, resp.BatchItemFailures)
 			})
 		}
 		wg.Wait()
-		resp, err := p.sender.HandleSQS(context.Background(), lambdaevents.SQSEvent{
+		resp, err := app.SQSLambda(p.sender.Consume)(context.Background(), lambdaevents.SQSEvent{
 			Records: []lambdaevents.SQSMessage{{MessageId: "c", Body: string(msgs[0].Body)}}})
 		require.NoError(t, err)
 		assert.Empty(t, resp.BatchItemFailures)
@@ -515,7 +515,7 @@ func TestStreamToReceiverOnDynamoDBAndSQS(t *testing.T) {
 	tables := dynamotest.Tables(t, client)
 	clock := &apitest.Clock{}
 	p := newPipe(t, apitest.Options{Store: dynamostore.New(client, tables, clock.Now), Queue: sqstest.NewForTest(t, queue.Webhooks), Clock: clock}, fast)
-	streamtest.Start(t, client, tables[store.TableEvents], p.pub.StreamHandler(dynamostore.ItemFromImage))
+	streamtest.Start(t, client, tables[store.TableEvents], app.StreamLambda(p.pub.Consume, tables, nil))
 
 	rc := newReceiver(t, always(200))
 	_, secret := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
@@ -545,7 +545,7 @@ func TestUnreadableMessageGoesToTheDLQ(t *testing.T) {
 	msgs, err := p.Deps.Queue.Receive(context.Background(), queue.Webhooks, 10, time.Minute, time.Second)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
-	resp, err := p.sender.HandleSQS(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{
+	resp, err := app.SQSLambda(p.sender.Consume)(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{
 		{MessageId: "bad", Body: `{"event":"evt_x"}`}, {MessageId: "good", Body: string(msgs[0].Body)},
 	}})
 	require.NoError(t, err)

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
@@ -92,37 +90,23 @@ func (p *Publisher) Publish(ctx context.Context, it store.Item) (int, error) {
 	return sent, nil
 }
 
-// ImageDecoder turns a stream record's NewImage back into the item the store
-// wrote (dynamostore.ItemFromImage): the wiring passes it, so this package
-// does not depend on a store adapter.
-type ImageDecoder func(map[string]events.DynamoDBAttributeValue) (store.Item, error)
-
-// StreamHandler is the WebhookPublisherFunction's handler over the events
-// table's stream (NEW_IMAGE, ReportBatchItemFailures). Only inserts are
-// published: event records are written once and never changed, and a
-// removal is the TTL reaping an old one. Records go in order; the first one
-// that could not be published is reported, and the source retries from it
-// (records before it are not handed over again).
-func (p *Publisher) StreamHandler(decode ImageDecoder) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-		for _, rec := range ev.Records {
-			if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
-				continue
-			}
-			it, err := decode(rec.Change.NewImage)
-			if err != nil {
-				p.log.Error("webhooks: undecodable stream record skipped", "sequence_number", rec.Change.SequenceNumber, "error", err.Error())
-				continue
-			}
-			it.Table = store.TableEvents // the stream is that table's
-			if _, err := p.Publish(ctx, it); err != nil {
-				p.log.Error("webhooks: publish failed; the batch resumes here", "sequence_number", rec.Change.SequenceNumber, "error", err.Error())
-				return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{
-					{ItemIdentifier: rec.Change.SequenceNumber}}}, nil
-			}
+// Consume is the WebhookPublisherFunction's consumer of the events table's
+// changes (store.ChangeHandler). Only inserts are published: event records
+// are written once and never changed (a rewrite, such as the expiry
+// backfill's, is not a new event), and a removal is the TTL reaping an old
+// one. Changes go in order; the first that could not be published stops
+// the batch, and the source hands it over again with what follows.
+func (p *Publisher) Consume(ctx context.Context, changes []store.Change) int {
+	for i, c := range changes {
+		if c.Kind != store.ChangeInsert {
+			continue
 		}
-		return events.DynamoDBEventResponse{}, nil
+		if _, err := p.Publish(ctx, c.Item); err != nil {
+			p.log.Error("webhooks: publish failed; the batch resumes here", "pk", c.Item.PK, "sk", c.Item.SK, "error", err.Error())
+			return i
+		}
 	}
+	return len(changes)
 }
 
 func sendMessage(ctx context.Context, q queue.Queue, m Message, delay time.Duration) error {

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
@@ -69,35 +67,35 @@ func NewSender(svc *Service, q queue.Queue, cfg SenderConfig) *Sender {
 // hopSlack: a message up to this early is attempted now rather than hopped.
 const hopSlack = time.Second
 
-// HandleSQS is the WebhookSenderFunction's handler (partial batch
+// Consume is the WebhookSenderFunction's handler (partial batch
 // responses): the batch's messages are attempted concurrently, since each
 // may wait up to the delivery timeout; a message whose work could not be
 // finished (store or queue unavailable) is reported failed and comes back.
-func (s *Sender) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+func (s *Sender) Consume(ctx context.Context, batch []queue.Message) []string {
 	var (
-		mu   sync.Mutex
-		resp events.SQSEventResponse
-		wg   sync.WaitGroup
+		mu    sync.Mutex
+		again []string
+		wg    sync.WaitGroup
 	)
 	// One batch may hold one attempt twice (a record published twice):
 	// it is made once, the copies acknowledged.
-	seen := make(map[string]bool, len(ev.Records))
-	for _, rec := range ev.Records {
-		if seen[rec.Body] {
+	seen := make(map[string]bool, len(batch))
+	for _, m := range batch {
+		if seen[string(m.Body)] {
 			continue
 		}
-		seen[rec.Body] = true
+		seen[string(m.Body)] = true
 		wg.Go(func() {
-			if err := s.handle(ctx, []byte(rec.Body)); err != nil {
-				s.log.Error("webhook delivery failed; message retried", "message_id", rec.MessageId, "error", err.Error())
+			if err := s.handle(ctx, m.Body); err != nil {
+				s.log.Error("webhook delivery failed; message retried", "message_id", m.ID, "error", err.Error())
 				mu.Lock()
-				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+				again = append(again, m.ID)
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	return resp, nil
+	return again
 }
 
 func (s *Sender) handle(ctx context.Context, body []byte) error {

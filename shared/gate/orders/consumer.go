@@ -3,15 +3,11 @@ package orders
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
-
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/queue/consumer"
 	"github.com/paygate/paygate/shared/retry"
 )
 
@@ -29,27 +25,27 @@ const (
 // (queue.MaxReceives).
 const pendingReceives = queue.MaxReceives - 1
 
-// HandleSQS is the fulfilment consumer (SQS event source with
+// Consume is the fulfilment consumer (SQS event source with
 // ReportBatchItemFailures): each message names one order; only messages that
 // must be seen again are reported as failures, after their visibility is set
 // to the backoff.
-func (s *Service) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	return consumer.Batch(ctx, ev, s.handleMessage), nil
+func (s *Service) Consume(ctx context.Context, batch []queue.Message) []string {
+	return queue.Each(s.handleMessage)(ctx, batch)
 }
 
 // handleMessage processes one message; false means "deliver it again".
-func (s *Service) handleMessage(ctx context.Context, m events.SQSMessage) bool {
+func (s *Service) handleMessage(ctx context.Context, m queue.Message) bool {
 	var msg Message
-	if err := json.Unmarshal([]byte(m.Body), &msg); err != nil || msg.AccountID == "" || !ids.Valid(msg.OrderID) {
+	if err := json.Unmarshal(m.Body, &msg); err != nil || msg.AccountID == "" || !ids.Valid(msg.OrderID) {
 		// A malformed message can never succeed: drop it, loudly.
-		s.log.Error("fulfilment message malformed; dropped", "message_id", m.MessageId)
+		s.log.Error("fulfilment message malformed; dropped", "message_id", m.ID)
 		return true
 	}
-	receives, _ := strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+	receives := m.ReceiveCount
 	pending, err := s.Fulfil(ctx, msg.AccountID, msg.OrderID)
 	switch {
 	case apierr.Is(err, apierr.NotFound):
-		s.log.Error("fulfilment message names no order; dropped", "message_id", m.MessageId, "order_id", msg.OrderID)
+		s.log.Error("fulfilment message names no order; dropped", "message_id", m.ID, "order_id", msg.OrderID)
 		return true
 	case err != nil:
 		s.log.Warn("fulfilment failed; will retry", "order_id", msg.OrderID, "receives", receives, "error", err.Error())
@@ -63,10 +59,10 @@ func (s *Service) handleMessage(ctx context.Context, m events.SQSMessage) bool {
 	return false
 }
 
-func (s *Service) backoff(ctx context.Context, m events.SQSMessage, receives int) {
+func (s *Service) backoff(ctx context.Context, m queue.Message, receives int) {
 	d := retry.Backoff{Base: retryBase, Max: retryMax, Jitter: retry.None}.Delay(max(receives-1, 0))
-	if err := s.q.ChangeVisibility(ctx, queue.Fulfilment, m.ReceiptHandle, d); err != nil {
+	if err := s.q.ChangeVisibility(ctx, queue.Fulfilment, m.Receipt, d); err != nil {
 		// The queue's own visibility timeout then decides when it returns.
-		s.log.Warn("fulfilment backoff not set", "message_id", m.MessageId, "error", err.Error())
+		s.log.Warn("fulfilment backoff not set", "message_id", m.ID, "error", err.Error())
 	}
 }

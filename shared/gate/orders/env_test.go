@@ -110,7 +110,7 @@ func (e *env) order(body any) *apitest.Resp {
 // drain runs the fulfilment consumer over whatever the queue holds now.
 func (e *env) drain() int {
 	e.T.Helper()
-	p := &app.Poller{Queue: e.Deps.Queue, Name: queue.Fulfilment, Handler: e.svc.HandleSQS, Wait: time.Millisecond}
+	p := &app.Poller{Queue: e.Deps.Queue, Name: queue.Fulfilment, Handler: app.SQSLambda(e.svc.Consume), Wait: time.Millisecond}
 	total := 0
 	for {
 		res, err := p.Once(context.Background())

@@ -203,18 +203,18 @@ func TestConsumerOneOutcome(t *testing.T) {
 			id := r.Map(t)["id"].(string)
 
 			fs.armed.Store(true)
-			resp, err := e.svc.HandleSQS(ctx, sqsEvent(e.Account.ID, id, 1))
+			resp, err := app.SQSLambda(e.svc.Consume)(ctx, sqsEvent(e.Account.ID, id, 1))
 			require.NoError(t, err)
 			require.Len(t, resp.BatchItemFailures, 1, "the failed write asks for redelivery")
 			require.Equal(t, "pending", e.get(id)["status"])
 
-			resp, err = e.svc.HandleSQS(ctx, sqsEvent(e.Account.ID, id, 3)) // redelivery, duplicated in the batch
+			resp, err = app.SQSLambda(e.svc.Consume)(ctx, sqsEvent(e.Account.ID, id, 3)) // redelivery, duplicated in the batch
 			require.NoError(t, err)
 			require.Empty(t, resp.BatchItemFailures)
 			var wg sync.WaitGroup
 			for range 8 {
 				wg.Go(func() {
-					resp, err := e.svc.HandleSQS(ctx, sqsEvent(e.Account.ID, id, 1))
+					resp, err := app.SQSLambda(e.svc.Consume)(ctx, sqsEvent(e.Account.ID, id, 1))
 					require.NoError(t, err)
 					require.Empty(t, resp.BatchItemFailures)
 				})

@@ -1,6 +1,4 @@
-// Package consumer is what the queues' Lambda consumers share: the SQS
-// event source's batch with ReportBatchItemFailures (Batch), and the
-// consumer of a queue whose every message names one record that a party
+// Package consumer is the consumer of a queue whose every message names one record that a party
 // outside the service moves on (Record): a payout the payout processor
 // pays, a payment order the bank pays, a wallet transaction the shopper
 // confirms. Each such message is stepped until its record is decided; a
@@ -15,26 +13,10 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
 )
-
-// Batch runs handle on each message of an SQS event and reports the ones
-// it answered false as failures, so SQS delivers them again (the event
-// source mapping has FunctionResponseTypes: ReportBatchItemFailures); the
-// others are deleted.
-func Batch(ctx context.Context, ev events.SQSEvent, handle func(context.Context, events.SQSMessage) bool) events.SQSEventResponse {
-	var resp events.SQSEventResponse
-	for _, m := range ev.Records {
-		if !handle(ctx, m) {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
-		}
-	}
-	return resp
-}
 
 // RetryAfterError is how long a message whose step failed stays hidden.
 const RetryAfterError = 2 * time.Second
@@ -52,27 +34,28 @@ type Record struct {
 	Step func(ctx context.Context, accountID, id string) (again time.Duration, err error)
 }
 
-// HandleSQS is the consumer's Lambda handler.
-func (r Record) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	return Batch(ctx, ev, r.handle), nil
+// Consume is the consumer (a queue.Handler): each message of the batch in
+// turn.
+func (r Record) Consume(ctx context.Context, batch []queue.Message) []string {
+	return queue.Each(r.handle)(ctx, batch)
 }
 
 // handle steps one message's record; false keeps the message, hidden until
 // it is worth looking again.
-func (r Record) handle(ctx context.Context, m events.SQSMessage) bool {
+func (r Record) handle(ctx context.Context, m queue.Message) bool {
 	var body map[string]any
-	_ = json.Unmarshal([]byte(m.Body), &body)
+	_ = json.Unmarshal(m.Body, &body)
 	account, _ := body["account_id"].(string)
 	id, _ := body[r.IDField].(string)
 	if account == "" || !ids.Valid(id) {
 		// A malformed message can never succeed: drop it, loudly.
-		r.Log.Error(r.What+" message malformed; dropped", "message_id", m.MessageId)
+		r.Log.Error(r.What+" message malformed; dropped", "message_id", m.ID)
 		return true
 	}
 	again, err := r.Step(ctx, account, id)
 	switch {
 	case apierr.Is(err, apierr.NotFound):
-		r.Log.Error(r.What+" message names no "+r.What+"; dropped", "message_id", m.MessageId, r.IDField, id)
+		r.Log.Error(r.What+" message names no "+r.What+"; dropped", "message_id", m.ID, r.IDField, id)
 		return true
 	case err != nil:
 		r.Log.Warn(r.What+" step failed; will retry", r.IDField, id, "error", err.Error())
@@ -82,8 +65,8 @@ func (r Record) handle(ctx context.Context, m events.SQSMessage) bool {
 	}
 	// The message's visibility, which the SQS event source (and the local
 	// poller) honour, is when to look again; whole seconds, rounded up.
-	if err := r.Q.ChangeVisibility(ctx, r.Queue, m.ReceiptHandle, again.Round(time.Second)+time.Second); err != nil {
-		r.Log.Warn(r.What+" backoff not set", "message_id", m.MessageId, "error", err.Error())
+	if err := r.Q.ChangeVisibility(ctx, r.Queue, m.Receipt, again.Round(time.Second)+time.Second); err != nil {
+		r.Log.Warn(r.What+" backoff not set", "message_id", m.ID, "error", err.Error())
 	}
 	return false
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
 )
@@ -63,7 +64,7 @@ func TestRecordStepsEachMessage(t *testing.T) {
 		return events.SQSMessage{MessageId: mid, ReceiptHandle: "r-" + mid, Body: body}
 	}
 	body := func(id string) string { return `{"account_id":"` + acct + `","payout_id":"` + id + `"}` }
-	resp, err := r.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+	resp, err := app.SQSLambda(r.Consume)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		msg("1", body(done)), msg("2", body(later)), msg("3", body(failing)), msg("4", body(gone)),
 		msg("5", `not json`), msg("6", `{"account_id":"`+acct+`","payout_id":"not-an-id"}`), msg("7", `{"payout_id":"`+done+`"}`),
 	}})
@@ -78,20 +79,21 @@ func TestRecordStepsEachMessage(t *testing.T) {
 	// A visibility that cannot be set still keeps the message: the queue's
 	// own timeout then brings it back.
 	h.fail = true
-	resp, err = r.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("8", body(later))}})
+	resp, err = app.SQSLambda(r.Consume)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("8", body(later))}})
 	require.NoError(t, err)
 	assert.Equal(t, []events.SQSBatchItemFailure{{ItemIdentifier: "8"}}, resp.BatchItemFailures)
 	assert.Contains(t, log.String(), "payout backoff not set")
 }
 
-func TestBatchReportsOnlyTheFailures(t *testing.T) {
+func TestEachReportsOnlyTheFailures(t *testing.T) {
 	var seen []string
-	resp := Batch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "a"}, {MessageId: "b"}, {MessageId: "c"}}},
-		func(_ context.Context, m events.SQSMessage) bool {
-			seen = append(seen, m.MessageId)
-			return m.MessageId != "b"
-		})
+	h := queue.Each(func(_ context.Context, m queue.Message) bool {
+		seen = append(seen, m.ID)
+		return m.ID != "b"
+	})
+	resp, err := app.SQSLambda(h)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "a"}, {MessageId: "b"}, {MessageId: "c"}}})
+	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b", "c"}, seen)
 	assert.Equal(t, []events.SQSBatchItemFailure{{ItemIdentifier: "b"}}, resp.BatchItemFailures)
-	assert.Empty(t, Batch(context.Background(), events.SQSEvent{}, nil).BatchItemFailures)
+	assert.Empty(t, h(context.Background(), nil))
 }

@@ -43,6 +43,18 @@ func ImageKeys(k store.Key) map[string]events.DynamoDBAttributeValue {
 	}
 }
 
+// KeyFromImage is the key a stream record's Keys name (its table unset, as
+// ItemFromImage's); a key attribute of another type reads as "".
+func KeyFromImage(keys map[string]events.DynamoDBAttributeValue) store.Key {
+	str := func(name string) string {
+		if av, ok := keys[name]; ok && av.DataType() == events.DataTypeString {
+			return av.String()
+		}
+		return ""
+	}
+	return store.Key{PK: str(attrPK), SK: str(attrSK)}
+}
+
 // ItemFromImage turns a stream record's NewImage back into the item the
 // adapter wrote: key, Data byte for byte, N, Version and expiry. An image
 // carries no table, so Key.Table is empty: the caller knows which table it

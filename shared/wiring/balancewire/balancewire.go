@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
 )
 
@@ -21,7 +22,7 @@ func service(d *app.Deps) *balance.Service {
 func MerchantBalance(d *app.Deps) (httpapi.Group, error) { return service(d).Group(), nil }
 
 // PayoutsSender builds the PayoutsSenderFunction (queue consumer).
-func PayoutsSender(d *app.Deps) (app.SQSHandler, error) { return service(d).HandleSQS, nil }
+func PayoutsSender(d *app.Deps) (queue.Handler, error) { return service(d).Consume, nil }
 
 // Settlement builds the SettlementFunction's task: the captures due for
 // settlement and the payouts to re-queue (shared/balance), then the payment

@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/queue"
 )
 
 // Service builds the beneficiaries service over d (the sandbox bank).
@@ -18,4 +19,4 @@ func Service(d *app.Deps) *beneficiaries.Service {
 func Beneficiaries(d *app.Deps) (httpapi.Group, error) { return Service(d).Group(), nil }
 
 // PaymentOrdersSender builds the PaymentOrdersSenderFunction (queue consumer).
-func PaymentOrdersSender(d *app.Deps) (app.SQSHandler, error) { return Service(d).HandleSQS, nil }
+func PaymentOrdersSender(d *app.Deps) (queue.Handler, error) { return Service(d).Consume, nil }

@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/queue"
 )
 
 // GateCatalog builds the GateCatalogFunction.
@@ -36,7 +37,7 @@ func gateOrders(d *app.Deps) *orders.Service {
 func GateOrders(d *app.Deps) (httpapi.Group, error) { return gateOrders(d).Group(), nil }
 
 // GateFulfilment builds the GateFulfilmentFunction (fulfilment queue consumer).
-func GateFulfilment(d *app.Deps) (app.SQSHandler, error) { return gateOrders(d).HandleSQS, nil }
+func GateFulfilment(d *app.Deps) (queue.Handler, error) { return gateOrders(d).Consume, nil }
 
 // GateOrderReconciler builds the GateOrderReconcilerFunction's task: re-queue
 // pending orders whose fulfilment message was lost.

@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/wallet"
 )
 
@@ -29,12 +30,12 @@ func Wallet(d *app.Deps) (httpapi.Group, error) {
 }
 
 // WalletConfirmations builds the WalletConfirmationsFunction (queue consumer).
-func WalletConfirmations(d *app.Deps) (app.SQSHandler, error) {
+func WalletConfirmations(d *app.Deps) (queue.Handler, error) {
 	svc, err := service(d)
 	if err != nil {
 		return nil, err
 	}
-	return svc.HandleSQS, nil
+	return svc.Consume, nil
 }
 
 // WalletExpirer builds the WalletExpirerFunction's task.

@@ -5,7 +5,8 @@ package webhookwire
 import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/webhooks"
 )
 
@@ -20,14 +21,12 @@ func Events(d *app.Deps) (httpapi.Group, error) {
 }
 
 // WebhookPublisher builds the WebhookPublisherFunction (events stream
-// consumer); stream images are decoded as the DynamoDB adapter writes items,
-// which the embedded change feed reproduces.
-func WebhookPublisher(d *app.Deps) (app.StreamHandler, error) {
-	pub := webhooks.NewPublisher(webhooks.New(d.Store, d.Clock), d.Queue, d.Log)
-	return pub.StreamHandler(dynamostore.ItemFromImage), nil
+// consumer).
+func WebhookPublisher(d *app.Deps) (store.ChangeHandler, error) {
+	return webhooks.NewPublisher(webhooks.New(d.Store, d.Clock), d.Queue, d.Log).Consume, nil
 }
 
 // WebhookSender builds the WebhookSenderFunction (webhooks queue consumer).
-func WebhookSender(d *app.Deps) (app.SQSHandler, error) {
-	return webhooks.NewSender(webhooks.New(d.Store, d.Clock), d.Queue, webhooks.SenderConfig{Log: d.Log}).HandleSQS, nil
+func WebhookSender(d *app.Deps) (queue.Handler, error) {
+	return webhooks.NewSender(webhooks.New(d.Store, d.Clock), d.Queue, webhooks.SenderConfig{Log: d.Log}).Consume, nil
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/paygate/paygate/shared/apitest/crashtest"
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/wiring/checkoutwire"
@@ -59,7 +60,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := crashtest.Consume(ctx, d, queue.Payouts, svc.HandleSQS); err != nil {
+	if err := crashtest.Consume(ctx, d, queue.Payouts, app.SQSLambda(svc.Consume)); err != nil {
 		return err
 	}
 	return crashtest.Serve(d.Server(pays, txs, svc.Group()))

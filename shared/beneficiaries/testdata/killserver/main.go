@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/paygate/paygate/shared/apitest/crashtest"
+	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/beneficiaries"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/wiring/invoicewire"
@@ -54,7 +55,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := crashtest.Consume(ctx, d, queue.PaymentOrders, svc.HandleSQS); err != nil {
+	if err := crashtest.Consume(ctx, d, queue.PaymentOrders, app.SQSLambda(svc.Consume)); err != nil {
 		return err
 	}
 	return crashtest.Serve(d.Server(inv, svc.Group()))

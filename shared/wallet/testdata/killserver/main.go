@@ -37,7 +37,7 @@ func run() error {
 		return err
 	}
 	svc := wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, ConfirmTimeout: timeout, ApproveDelay: time.Second})
-	poller := &app.Poller{Queue: d.Queue, Name: queue.WalletConfirmations, Handler: svc.HandleSQS, Wait: 100 * time.Millisecond}
+	poller := &app.Poller{Queue: d.Queue, Name: queue.WalletConfirmations, Handler: app.SQSLambda(svc.Consume), Wait: 100 * time.Millisecond}
 	go poller.Run(ctx)
 	go svc.RunExpirer(ctx, 500*time.Millisecond)
 	return crashtest.Serve(d.Server(svc.Group()))

@@ -42,7 +42,7 @@ func run() error {
 		return err
 	}
 	svc := orders.New(orders.Config{Store: d.Store, Queue: d.Queue, SerializeBalances: true, ProductTTL: time.Minute})
-	poller := &app.Poller{Queue: d.Queue, Name: queue.Fulfilment, Handler: svc.HandleSQS, Wait: time.Second}
+	poller := &app.Poller{Queue: d.Queue, Name: queue.Fulfilment, Handler: app.SQSLambda(svc.Consume), Wait: time.Second}
 	go poller.Run(ctx)
 	go svc.RunReconciler(ctx, time.Second)
 	return crashtest.Serve(d.Server(svc.Group(), ledger.Group(ledger.New(d.Store, nil))))
