@@ -148,6 +148,12 @@ func (e *Error) WithParam(param string) *Error {
 	return e
 }
 
+// Because is e with the operation and the cause, for logs (never rendered).
+func (e *Error) Because(op string, err error) *Error {
+	e.Op, e.Err = op, err
+	return e
+}
+
 // New builds an error of a kind with a caller-safe message.
 func New(kind Kind, code, format string, args ...any) *Error {
 	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
@@ -157,6 +163,12 @@ func New(kind Kind, code, format string, args ...any) *Error {
 // parameter the code names, and a caller-safe message.
 func NewCode(code Code, format string, args ...any) *Error {
 	return &Error{Kind: code.Kind(), Code: code.Name(), Param: code.Info().Param, Message: fmt.Sprintf(format, args...)}
+}
+
+// Kindf builds an error of a kind with the kind's default code (a 405, a
+// 413, a 415: what the kind alone says), and a caller-safe message.
+func Kindf(kind Kind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
 }
 
 // HasCode reports whether err is, or wraps, an *Error of code c.

@@ -74,7 +74,7 @@ var (
 
 // strictValue runs before every value is decoded: a null is an error, and a
 // number into a free-form value (an interface) must be an integer in int64's
-// range; anything else goes on to the default decoding (errors.ErrUnsupported
+// range, kept as an int64; anything else goes on to the default decoding (errors.ErrUnsupported
 // says "not mine"), where typed integers get the same rule.
 func strictValue(dec *jsontext.Decoder, v any) error {
 	switch dec.PeekKind() {
@@ -96,7 +96,9 @@ func strictValue(dec *jsontext.Decoder, v any) error {
 		if err != nil {
 			return errRange
 		}
-		*p = float64(n) // what encoding/json gives an `any`, as the handlers expect
+		// Exact: an int64, never a float64 (which rounds past 2^53), so a
+		// free-form value is stored and echoed as sent.
+		*p = n
 		return nil
 	}
 	return errors.ErrUnsupported
@@ -112,7 +114,7 @@ func strictValue(dec *jsontext.Decoder, v any) error {
 // parameter_unknown, naming the version that added it.
 func (r *Request) Decode(v any) error {
 	if len(bytes.TrimSpace(r.Body)) == 0 {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "body_missing", Message: "a JSON request body is required"}
+		return apierr.NewCode(CodeBodyMissing, "a JSON request body is required")
 	}
 	if err := DecodeStrict(r.Body, v); err != nil {
 		return err
@@ -129,9 +131,8 @@ func checkAddedFields(body []byte, v string, t reflect.Type) error {
 		if !jsonHas(body, strings.Split(f.Name, ".")) {
 			continue
 		}
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_unknown", Param: f.Name,
-			Message: fmt.Sprintf("unknown field %q in version %s: it exists from version %s (send Service-Version: %s or later to use it)",
-				f.Name, v, f.Version, f.Version)}
+		return apierr.NewCode(apierr.CodeParameterUnknown, "unknown field %q in version %s: it exists from version %s (send Service-Version: %s or later to use it)",
+			f.Name, v, f.Version, f.Version).WithParam(f.Name)
 	}
 	return nil
 }
@@ -318,12 +319,11 @@ func badChars(param string, key bool, what string) error {
 	if key {
 		msg = fmt.Sprintf("the keys of %s must not contain %s", param, what)
 	}
-	return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param, Message: msg}
+	return apierr.NewCode(apierr.CodeParameterInvalid, "%s", msg).WithParam(param)
 }
 
 func tooLongKey(param string, limit int) error {
-	return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param,
-		Message: fmt.Sprintf("the keys of %s must be at most %d characters", param, limit)}
+	return apierr.NewCode(apierr.CodeParameterInvalid, "the keys of %s must be at most %d characters", param, limit).WithParam(param)
 }
 
 func join(path, name string) string {
@@ -337,8 +337,7 @@ func tooLong(param string, limit int) error {
 	if param == "" {
 		param = "body"
 	}
-	return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param,
-		Message: fmt.Sprintf("%s must be at most %d characters", param, limit)}
+	return apierr.NewCode(apierr.CodeParameterInvalid, "%s must be at most %d characters", param, limit).WithParam(param)
 }
 
 // decodeError turns the decoder's error into the 400 a client reads: the
@@ -356,25 +355,22 @@ func decodeError(err error, root reflect.Type) error {
 		msg := syn.Err.Error()
 		switch {
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
-			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_duplicate", Param: param,
-				Message: fmt.Sprintf("%s appears more than once in its object; send each name once", param)}
+			return apierr.NewCode(apierr.CodeParameterDuplicate, "%s appears more than once in its object; send each name once", param).WithParam(param)
 		case strings.Contains(msg, "UTF-8") || strings.Contains(msg, "surrogate"):
 			if param == "" {
 				param = "body"
 			}
-			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param,
-				Message: fmt.Sprintf("%s is not valid UTF-8 (invalid bytes or a lone surrogate escape)", param)}
+			return apierr.NewCode(apierr.CodeParameterInvalid, "%s is not valid UTF-8 (invalid bytes or a lone surrogate escape)", param).WithParam(param)
 		case strings.Contains(msg, "after top-level value"):
-			return &apierr.Error{Kind: apierr.Invalid, Code: "body_invalid", Message: "unexpected data after the JSON body"}
+			return apierr.NewCode(CodeBodyInvalid, "unexpected data after the JSON body")
 		case strings.Contains(msg, "unexpected EOF"):
-			return &apierr.Error{Kind: apierr.Invalid, Code: "body_invalid", Message: "the JSON body ends too early"}
+			return apierr.NewCode(CodeBodyInvalid, "the JSON body ends too early")
 		}
-		return &apierr.Error{Kind: apierr.Invalid, Code: "body_invalid",
-			Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.ByteOffset, msg)}
+		return apierr.NewCode(CodeBodyInvalid, "malformed JSON at byte %d: %s", syn.ByteOffset, msg)
 	case errors.As(err, &sem):
 		return semanticError(sem, root)
 	}
-	return &apierr.Error{Kind: apierr.Invalid, Code: "body_invalid", Message: "the body is not valid JSON: " + err.Error()}
+	return apierr.NewCode(CodeBodyInvalid, "the body is not valid JSON: %s", err.Error())
 }
 
 func semanticError(sem *json.SemanticError, root reflect.Type) error {
@@ -384,13 +380,13 @@ func semanticError(sem *json.SemanticError, root reflect.Type) error {
 		if hint != "" {
 			msg += fmt.Sprintf("; names are case-sensitive: did you mean %q?", hint)
 		}
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_unknown", Param: param, Message: msg}
+		return apierr.NewCode(apierr.CodeParameterUnknown, "%s", msg).WithParam(param)
 	}
 	if param == "" {
 		if errors.Is(sem.Err, errNull) {
-			return &apierr.Error{Kind: apierr.Invalid, Code: "body_invalid", Message: "the body must be a JSON object, not null"}
+			return apierr.NewCode(CodeBodyInvalid, "the body must be a JSON object, not null")
 		}
-		return &apierr.Error{Kind: apierr.Invalid, Code: "body_invalid", Message: "the body must be a JSON object"}
+		return apierr.NewCode(CodeBodyInvalid, "the body must be a JSON object")
 	}
 	want := "object"
 	if sem.GoType != nil {
@@ -399,21 +395,16 @@ func semanticError(sem *json.SemanticError, root reflect.Type) error {
 	integer := want == "integer" && sem.JSONKind == '0'
 	switch {
 	case errors.Is(sem.Err, errNull):
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid_type", Param: param,
-			Message: fmt.Sprintf("%s must not be null; leave an optional field out instead", param)}
+		return apierr.NewCode(apierr.CodeParameterInvalidType, "%s must not be null; leave an optional field out instead", param).WithParam(param)
 	case errors.Is(sem.Err, errRange), integer && (errors.Is(sem.Err, strconv.ErrRange) || strings.Contains(fmt.Sprint(sem.Err), "out of range")):
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param,
-			Message: fmt.Sprintf("%s is out of range for a %s", param, integerRange(sem.GoType))}
+		return apierr.NewCode(apierr.CodeParameterInvalid, "%s is out of range for a %s", param, integerRange(sem.GoType)).WithParam(param)
 	case errors.Is(sem.Err, errNotInteger), integer:
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid_type", Param: param,
-			Message: fmt.Sprintf("%s must be an integer written without a fraction or an exponent (761, not 761.0 or 7.61e2)", param)}
+		return apierr.NewCode(apierr.CodeParameterInvalidType, "%s must be an integer written without a fraction or an exponent (761, not 761.0 or 7.61e2)", param).WithParam(param)
 	}
 	if sem.JSONKind != 0 {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid_type", Param: param,
-			Message: fmt.Sprintf("%s must be of type %s, not %s", param, want, kindName(sem.JSONKind))}
+		return apierr.NewCode(apierr.CodeParameterInvalidType, "%s must be of type %s, not %s", param, want, kindName(sem.JSONKind)).WithParam(param)
 	}
-	return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: param,
-		Message: fmt.Sprintf("%s is invalid: %v", param, sem.Err)}
+	return apierr.NewCode(apierr.CodeParameterInvalid, "%s is invalid: %v", param, sem.Err).WithParam(param)
 }
 
 func integerRange(t reflect.Type) string {

@@ -209,3 +209,17 @@ func TestDecodeBadCharsTagPanics(t *testing.T) {
 	}
 	assert.Panics(t, func() { _ = DecodeStrict([]byte(`{"a":"x"}`), &v) })
 }
+
+// TestFreeFormIntegersStayExact: an integer in a free-form value is kept as
+// sent, past 2^53 too (a float64 would round 9007199254740993 to ...992).
+func TestFreeFormIntegersStayExact(t *testing.T) {
+	var v struct {
+		Extra map[string]any `json:"extra"`
+	}
+	require.NoError(t, DecodeStrict([]byte(`{"extra":{"n":9007199254740993,"m":[-9223372036854775808]}}`), &v))
+	assert.Equal(t, int64(9007199254740993), v.Extra["n"])
+	out, err := json.Marshal(v)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"extra":{"n":9007199254740993,"m":[-9223372036854775808]}}`, string(out))
+	assert.Contains(t, string(out), "9007199254740993")
+}

@@ -158,10 +158,10 @@ func (s *Server) serveUnmatched(w http.ResponseWriter, hr *http.Request) {
 	}
 	if len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		s.writeError(w, st, apierr.New(apierr.MethodNotAllowed, "", "%s is not allowed here; allowed: %s", hr.Method, strings.Join(allow, ", ")))
+		s.writeError(w, st, apierr.Kindf(apierr.MethodNotAllowed, "%s is not allowed here; allowed: %s", hr.Method, strings.Join(allow, ", ")))
 		return
 	}
-	s.writeError(w, st, apierr.New(apierr.NotFound, "route_not_found", "no route for %s %s", hr.Method, hr.URL.Path))
+	s.writeError(w, st, apierr.NewCode(CodeRouteNotFound, "no route for %s %s", hr.Method, hr.URL.Path))
 }
 
 func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route) {
@@ -202,9 +202,8 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 	}
 	req.Version = st.version
 	if rt.Since != "" && st.version < rt.Since { // dated versions compare as strings
-		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "version_unsupported", Param: version.Header,
-			Message: fmt.Sprintf("%s exists from %s %s; this request is at %s (send %s: %s or later, or change the account's default)",
-				rt.Path, version.Header, rt.Since, st.version, version.Header, rt.Since)}
+		return nil, apierr.NewCode(CodeVersionUnsupported, "%s exists from %s %s; this request is at %s (send %s: %s or later, or change the account's default)",
+			rt.Path, version.Header, rt.Since, st.version, version.Header, rt.Since).WithParam(version.Header)
 	}
 	req.Log = s.log.With("request_id", st.id, "account", st.account)
 	switch rt.Idempotency {
@@ -237,8 +236,7 @@ func checkHeaders(h http.Header) error {
 		}
 	}
 	if vs, ok := h[version.Header]; ok && strings.TrimSpace(vs[0]) == "" {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: version.Header,
-			Message: fmt.Sprintf("%s is empty: send one of %s, or leave the header out for the account's default", version.Header, version.List())}
+		return apierr.NewCode(apierr.CodeParameterInvalid, "%s is empty: send one of %s, or leave the header out for the account's default", version.Header, version.List()).WithParam(version.Header)
 	}
 	if vs, ok := h[idempotency.Header]; ok {
 		if vs[0] == "" {
@@ -269,8 +267,7 @@ func checkURL(hr *http.Request, rt *Route) error {
 	}
 	q, err := url.ParseQuery(hr.URL.RawQuery)
 	if err != nil {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Param: "query",
-			Message: "the query string is malformed (percent-encode its values)"}
+		return apierr.NewCode(apierr.CodeParameterInvalid, "the query string is malformed (percent-encode its values)").WithParam("query")
 	}
 	names := slices.Sorted(maps.Keys(q))
 	for _, name := range names {
@@ -279,8 +276,7 @@ func checkURL(hr *http.Request, rt *Route) error {
 		}
 		vs := q[name]
 		if len(vs) > 1 {
-			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_duplicate", Param: name,
-				Message: fmt.Sprintf("%s appears more than once in the query; send it once", name)}
+			return apierr.NewCode(apierr.CodeParameterDuplicate, "%s appears more than once in the query; send it once", name).WithParam(name)
 		}
 		if err := checkString(vs[0], name, math.MaxInt, false, false); err != nil {
 			return err
@@ -341,7 +337,7 @@ func readBody(hr *http.Request, limit int64, form bool) ([]byte, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(hr.Body, limit+1))
 	if err != nil {
-		return nil, apierr.New(apierr.Invalid, "body_unreadable", "the request body could not be read")
+		return nil, apierr.NewCode(CodeBodyUnreadable, "the request body could not be read")
 	}
 	if int64(len(body)) > limit {
 		return nil, tooLarge(limit)
@@ -353,23 +349,23 @@ func readBody(hr *http.Request, limit int64, form bool) ([]byte, error) {
 	mt, params, err := mime.ParseMediaType(ct)
 	if form {
 		if err != nil || mt != "application/x-www-form-urlencoded" {
-			return nil, apierr.New(apierr.UnsupportedMedia, "", "send the form as application/x-www-form-urlencoded (got %q)", ct)
+			return nil, apierr.Kindf(apierr.UnsupportedMedia, "send the form as application/x-www-form-urlencoded (got %q)", ct)
 		}
 		return body, nil
 	}
 	if err != nil || mt != "application/json" {
-		return nil, apierr.New(apierr.UnsupportedMedia, "", "send the body as application/json (got %q)", ct)
+		return nil, apierr.Kindf(apierr.UnsupportedMedia, "send the body as application/json (got %q)", ct)
 	}
 	// JSON is UTF-8 (RFC 8259); a body declared in another charset would be
 	// read as UTF-8 all the same, so it is refused rather than misread.
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return nil, apierr.New(apierr.UnsupportedMedia, "", "JSON bodies are UTF-8: send charset=utf-8 or no charset (got %q)", cs)
+		return nil, apierr.Kindf(apierr.UnsupportedMedia, "JSON bodies are UTF-8: send charset=utf-8 or no charset (got %q)", cs)
 	}
 	return body, nil
 }
 
 func tooLarge(limit int64) error {
-	return apierr.New(apierr.TooLarge, "", "the request body is larger than %d bytes", limit)
+	return apierr.Kindf(apierr.TooLarge, "the request body is larger than %d bytes", limit)
 }
 
 func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
@@ -386,11 +382,11 @@ func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 	}
 	switch {
 	case rt.Auth == AuthSecret && k.Kind != auth.Secret:
-		return apierr.New(apierr.Unauthenticated, "wrong_key_kind", "this endpoint takes a secret API key, not a client key")
+		return apierr.NewCode(CodeWrongKeyKind, "this endpoint takes a secret API key, not a client key")
 	case rt.Auth == AuthClient && k.Kind != auth.Client:
-		return apierr.New(apierr.Unauthenticated, "wrong_key_kind", "this endpoint takes a client key; secret keys must never reach a browser or app")
+		return apierr.NewCode(CodeWrongKeyKind, "this endpoint takes a client key; secret keys must never reach a browser or app")
 	case rt.Auth == AuthClient && !slices.Contains(k.AllowedOrigins, req.HTTP.Header.Get("Origin")):
-		return apierr.New(apierr.Forbidden, "origin_not_allowed", "this client key is not allowed from origin %q", req.HTTP.Header.Get("Origin"))
+		return apierr.NewCode(apierr.CodeOriginNotAllowed, "this client key is not allowed from origin %q", req.HTTP.Header.Get("Origin"))
 	case rt.Auth == AuthClient:
 		st.corsOrigin = req.HTTP.Header.Get("Origin")
 	}
@@ -401,7 +397,7 @@ func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 		st.version = k.DefaultVersion
 	}
 	if rt.TestOnly && !req.TestMode() {
-		return apierr.New(apierr.Forbidden, "test_mode_only", "test helpers take test-mode keys only")
+		return apierr.NewCode(apierr.CodeTestModeOnly, "test helpers take test-mode keys only")
 	}
 	return nil
 }

@@ -115,8 +115,7 @@ func New(st store.Store, clock func() time.Time) *Store {
 // ValidateKey checks the header value.
 func ValidateKey(key string) error {
 	if key == "" {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "idempotency_key_missing", Param: Header,
-			Message: "this request needs an Idempotency-Key header: a unique value per business attempt, reused on retries"}
+		return apierr.NewCode(CodeKeyMissing, "this request needs an Idempotency-Key header: a unique value per business attempt, reused on retries").WithParam(Header)
 	}
 	if len(key) > MaxKeyLen {
 		return apierr.Invalidf(Header, "Idempotency-Key is longer than %d characters", MaxKeyLen)
@@ -285,8 +284,9 @@ func (s *Store) held(ctx context.Context, c *Claim, op string) (int64, error) {
 }
 
 func lapsed(op string) error {
-	return &apierr.Error{Kind: apierr.Conflict, Code: "idempotency_claim_lapsed", Op: op, Param: Header,
-		Message: "this request's claim on its Idempotency-Key lapsed and was taken by a retry"}
+	e := apierr.NewCode(CodeClaimLapsed, "this request's claim on its Idempotency-Key lapsed and was taken by a retry")
+	e.Op = op
+	return e
 }
 
 // Lookup reads the key's record: a Result to replay, a Conflict or
@@ -348,8 +348,7 @@ func (s *Store) interpret(r Request, rec *record) (*Result, error) {
 	return rec.Result, nil
 }
 
-var inFlight = &apierr.Error{Kind: apierr.Conflict, Code: "idempotency_in_flight", Param: Header,
-	Message: "a request with this Idempotency-Key is still in progress; retry later"}
+var inFlight = apierr.NewCode(CodeInFlight, "a request with this Idempotency-Key is still in progress; retry later").WithParam(Header)
 
 func newToken() string {
 	var b [16]byte

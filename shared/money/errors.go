@@ -2,7 +2,6 @@ package money
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/paygate/paygate/shared/apierr"
 )
@@ -20,13 +19,9 @@ var (
 // invalid builds the 400 for a bad value; field may be empty and set by the
 // caller later.
 func invalid(field string, cause error, format string, args ...any) *apierr.Error {
-	return &apierr.Error{
-		Kind:    apierr.Invalid,
-		Code:    "parameter_invalid",
-		Param:   field,
-		Message: fmt.Sprintf(format, args...),
-		Err:     cause,
-	}
+	e := apierr.NewCode(apierr.CodeParameterInvalid, format, args...).WithParam(field)
+	e.Err = cause
+	return e
 }
 
 // subject names the value in a message: the field when known.

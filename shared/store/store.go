@@ -110,9 +110,8 @@ func ItemSize(it Item) int { return len(it.PK) + len(it.SK) + len(it.Data) + ite
 var ErrTooLarge = errors.New("store: too large")
 
 func tooLarge(format string, args ...any) error {
-	return &apierr.Error{Kind: apierr.Invalid, Code: "item_too_large", Op: "store.Write",
-		Message: "the record is too large to store (at most 400 KB per record); send less data",
-		Err:     fmt.Errorf("%w: "+format, append([]any{ErrTooLarge}, args...)...)}
+	return apierr.NewCode(CodeTooLarge, "the record is too large to store (at most 400 KB per record); send less data").
+		Because("store.Write", fmt.Errorf("%w: "+format, append([]any{ErrTooLarge}, args...)...))
 }
 
 // ErrOutOfRange marks an OpAdd that would take N past its bound (Op.Max, or
@@ -124,9 +123,8 @@ var ErrOutOfRange = errors.New("store: counter out of range")
 
 // OutOfRange is the error a Write returns when op i breaks its bound.
 func OutOfRange(i int, k Key) error {
-	return &apierr.Error{Kind: apierr.Invalid, Code: "total_out_of_range", Op: "store.Write",
-		Message: "the amount would take a stored total past its maximum",
-		Err:     fmt.Errorf("%w: op %d on %s", ErrOutOfRange, i, k)}
+	return apierr.NewCode(CodeOutOfRange, "the amount would take a stored total past its maximum").
+		Because("store.Write", fmt.Errorf("%w: op %d on %s", ErrOutOfRange, i, k))
 }
 
 // Verdict is how one op fares against the item it would change.
@@ -407,9 +405,8 @@ func ValidateOps(ops []Op) error {
 			return tooLarge("op %d: key of %d+%d bytes", i, len(k.PK), len(k.SK))
 		}
 		if !keyText(k.PK) || !keyText(k.SK) {
-			return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_invalid", Op: "store.Write",
-				Message: "the request holds a NUL character or invalid UTF-8 where neither can be stored",
-				Err:     fmt.Errorf("%w: op %d: a key is not valid UTF-8 or holds a NUL byte", ErrKeyInvalid, i)}
+			return apierr.NewCode(apierr.CodeParameterInvalid, "the request holds a NUL character or invalid UTF-8 where neither can be stored").
+				Because("store.Write", fmt.Errorf("%w: op %d: a key is not valid UTF-8 or holds a NUL byte", ErrKeyInvalid, i))
 		}
 		if op.Kind == OpAdd && (op.Delta == math.MinInt64 || op.Max < 0) {
 			return fmt.Errorf("%w: op %d: delta must be above MinInt64 and max not negative", ErrInvalid, i)
@@ -466,3 +463,11 @@ func keyText(s string) bool {
 
 // Clock lets tests move time; adapters use it for expiry checks.
 type Clock func() time.Time
+
+// The codes of what the port refuses of the caller's data.
+var (
+	CodeTooLarge = apierr.Register(apierr.CodeInfo{Name: "item_too_large", Kind: apierr.Invalid,
+		Meaning: "The record would be larger than can be stored (400 KB); send less data."})
+	CodeOutOfRange = apierr.Register(apierr.CodeInfo{Name: "total_out_of_range", Kind: apierr.Invalid,
+		Meaning: "The amount would take a stored total past its maximum."})
+)
