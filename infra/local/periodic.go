@@ -46,19 +46,4 @@ func startPeriodic(ctx context.Context, wg *sync.WaitGroup, ps []*periodic) {
 	}
 }
 
-func (p *periodic) loop(ctx context.Context) {
-	t := time.NewTicker(p.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			// A failed run is logged, as the Lambda's error would be, and the
-			// next tick runs again.
-			if err := p.run(ctx); err != nil && ctx.Err() == nil {
-				p.log.Error("scheduled run failed", "error", err.Error())
-			}
-		}
-	}
-}
+func (p *periodic) loop(ctx context.Context) { app.Every(ctx, p.every, p.run, p.log) }

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 )
@@ -27,4 +29,24 @@ func StartScheduled(build ScheduledBuilder, opts ...Option) {
 		fail(err)
 	}
 	lambda.Start(ScheduledHandler(task))
+}
+
+// Every runs task every interval (the first run one interval after start,
+// like a rate() schedule) until ctx is done: the local stand-in for a
+// scheduled function's EventBridge schedule (the local gateway's, and the
+// crash tests' servers'). A failed run is logged, as the Lambda's error
+// would be, and the next tick runs again.
+func Every(ctx context.Context, interval time.Duration, task func(context.Context) error, log *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := task(ctx); err != nil && ctx.Err() == nil && log != nil {
+				log.Error("scheduled run failed", "error", err.Error())
+			}
+		}
+	}
 }

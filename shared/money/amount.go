@@ -1,5 +1,7 @@
 package money
 
+import "github.com/paygate/paygate/shared/apierr"
+
 // Amount is an amount of money as every resource shows and takes it:
 // integer minor units of an ISO 4217 currency (DESIGN.md's convention for
 // the Pay API's resources). The decoder caps currency at three characters.
@@ -25,3 +27,8 @@ func (a Amount) Check(param string) (Currency, error) {
 	}
 	return c, nil
 }
+
+// CodeCurrencyNotSupported is the answer when a currency is a valid ISO 4217
+// code that the operation (or the sandbox behind it) does not take.
+var CodeCurrencyNotSupported = apierr.Register(apierr.CodeInfo{Name: "currency_not_supported", Kind: apierr.Invalid,
+	Meaning: "The currency is valid but not one this operation takes (the sandbox wallet holds KZT and USD; a wallet token's currency must be one the platform takes)."})

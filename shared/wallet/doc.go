@@ -35,9 +35,14 @@
 //
 //   - wtx#<account> / <UUIDv7 id>: the transaction (newest first by a
 //     descending query; the created range is a key range).
-//   - wopen#<0..7> / <created, fixed width>#<id>: the open index (NEW and
-//     PROCESSING), sharded so no partition takes every authorisation; the
-//     expirer reads it oldest first, never a Scan.
+//   - wopen#<shard> / <created>#<account>#<id>: the open index (NEW and
+//     PROCESSING), a dueindex keyed by the creation time, so the expirer
+//     reads it oldest first, never a Scan. Entries written before the one
+//     due-time index (<created>#<id>, the account in their data) are still
+//     read; the expirer drops those whose transaction has moved on.
+//
+// Every change writes its event (wallet.*) through the event log
+// (shared/eventlog), with the event log's expiry, in its own transaction.
 //
 // # DynamoDB calls (TestCallsPerAuthorizeAndConfirmation)
 //

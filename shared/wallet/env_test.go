@@ -12,6 +12,8 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue/sqstest"
@@ -146,8 +148,14 @@ func (e *env) events(accountID, id string) []string {
 		page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TableEvents, PK: "evt#" + accountID, Limit: 100, Cursor: cursor})
 		require.NoError(e.T, err)
 		for _, it := range page.Items {
-			var ev Event
-			require.NoError(e.T, json.Unmarshal(it.Data, &ev))
+			rec, err := eventlog.Decode(it)
+			require.NoError(e.T, err)
+			require.False(e.T, it.ExpiresAt.IsZero(), "every event record expires")
+			ev := struct {
+				Type string
+				Data Transaction
+			}{Type: rec.Type}
+			require.NoError(e.T, json.Unmarshal(rec.Data, &ev.Data))
 			if ev.Data.WalletTransactionID == id || id == "" {
 				out = append(out, ev.Type)
 			}
@@ -176,8 +184,8 @@ func (e *env) count() int {
 func (e *env) openEntries() int {
 	e.T.Helper()
 	n := 0
-	for shard := 0; shard < openShards; shard++ {
-		page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TablePayments, PK: openPK(shard), Limit: 1000})
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TablePayments, PK: openIndex.PK(shard), Limit: 1000})
 		require.NoError(e.T, err)
 		n += len(page.Items)
 	}

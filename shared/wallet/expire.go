@@ -2,10 +2,10 @@ package wallet
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -19,7 +19,6 @@ const RequeueAge = 30 * time.Second
 // requeuePerShard per shard, so neither a burst of young transactions in one
 // shard nor a backlog of expired ones can starve the other shards.
 const (
-	expirePage      = 200
 	expireBudget    = 1000
 	requeuePerShard = 100
 )
@@ -39,20 +38,28 @@ func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
 	var res ExpireResult
 	now := s.clock()
 	cutoff := now.Add(-s.timeout)
-	expired := openBefore(cutoff)
 	// A timeout shorter than RequeueAge (tests, the crash test's server)
 	// leaves nothing to re-queue.
-	young := openBefore(now.Add(-min(RequeueAge, s.timeout)))
-	budget := expireBudget
-	for shard := 0; shard < openShards && budget > 0; shard++ {
-		n, err := s.visit(ctx, shard, "", expired, budget, cutoff, &res)
-		if err != nil {
-			return res, err
+	young := now.Add(-min(RequeueAge, s.timeout))
+	visit := func(e dueindex.Entry) error {
+		failed, err := s.expireOne(ctx, e, cutoff)
+		switch {
+		case err != nil:
+			return err
+		case failed:
+			res.Failed++
+		default:
+			res.Requeued++
 		}
-		budget -= n
+		return nil
 	}
-	for shard := 0; shard < openShards; shard++ {
-		if _, err := s.visit(ctx, shard, expired, young, requeuePerShard, cutoff, &res); err != nil {
+	// Created before the cutoff: failed, within one budget over the shards.
+	if _, err := openIndex.Visit(ctx, s.st, time.Time{}, cutoff.Add(-time.Nanosecond), expireBudget, visit); err != nil {
+		return res, err
+	}
+	// Created between the cutoff and RequeueAge ago: re-queued, a few a shard.
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		if _, err := openIndex.VisitShard(ctx, s.st, shard, cutoff, young.Add(-time.Nanosecond), requeuePerShard, visit); err != nil {
 			return res, err
 		}
 	}
@@ -62,53 +69,19 @@ func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
 	return res, nil
 }
 
-// visit handles up to budget entries of one shard in [from, to], oldest
-// first, and returns how many it read.
-func (s *Service) visit(ctx context.Context, shard int, from, to string, budget int, cutoff time.Time, res *ExpireResult) (int, error) {
-	seen, cursor := 0, ""
-	for seen < budget {
-		page, err := s.st.Query(ctx, store.Query{Table: store.TablePayments, PK: openPK(shard), From: from, To: to,
-			Limit: min(expirePage, budget-seen), Cursor: cursor})
-		if err != nil {
-			return seen, apierr.Wrap("wallet.Expire", apierr.Unavailable, err)
-		}
-		for _, it := range page.Items {
-			seen++
-			var ref openRef
-			if err := json.Unmarshal(it.Data, &ref); err != nil {
-				s.log.Error("wallet open-index entry malformed; removed", "sk", it.SK)
-				_ = s.st.Write(ctx, store.Delete(it.Key, store.Always))
-				continue
-			}
-			failed, err := s.expireOne(ctx, ref, it, cutoff)
-			if err != nil {
-				return seen, err
-			}
-			if failed {
-				res.Failed++
-			} else {
-				res.Requeued++
-			}
-		}
-		if cursor = page.Next; cursor == "" {
-			break
-		}
-	}
-	return seen, nil
-}
-
-func (s *Service) expireOne(ctx context.Context, ref openRef, it store.Item, cutoff time.Time) (failed bool, _ error) {
-	cur, err := s.load(ctx, ref.AccountID, ref.ID)
+func (s *Service) expireOne(ctx context.Context, e dueindex.Entry, cutoff time.Time) (failed bool, _ error) {
+	cur, err := s.load(ctx, e.Account, e.ID)
 	if apierr.Is(err, apierr.NotFound) {
-		return false, s.st.Write(ctx, store.Delete(it.Key, store.Always))
+		return false, s.st.Write(ctx, store.Delete(e.Key, store.Always))
 	}
 	if err != nil {
 		return false, err
 	}
 	if !cur.Status.Open() {
 		// The move that closed it deleted the entry in its own
-		// transaction; an entry left behind is debris.
-		return false, s.st.Write(ctx, store.Delete(it.Key, store.Always))
+		// transaction; an entry left behind (or written in an earlier
+		// layout of the index) is debris.
+		return false, s.st.Write(ctx, store.Delete(e.Key, store.Always))
 	}
 	if cur.CreatedAt.After(cutoff) {
 		s.enqueue(ctx, cur.AccountID, cur.ID, 0)
@@ -119,21 +92,4 @@ func (s *Service) expireOne(ctx context.Context, ref openRef, it store.Item, cut
 		s.log.Info("wallet transaction failed: not confirmed in time", "wallet_transaction_id", cur.ID)
 	}
 	return changed, err
-}
-
-// RunExpirer calls Expire every interval until ctx is done (for servers that
-// run the scheduled task themselves, such as the crash test's).
-func (s *Service) RunExpirer(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.Expire(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("wallet expirer run failed", "error", err.Error())
-			}
-		}
-	}
 }

@@ -3,8 +3,6 @@ package wallet
 import (
 	"time"
 
-	"strings"
-
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/registry"
@@ -74,6 +72,6 @@ var Area = registry.Area{
 	Groups: []registry.Group{WalletGroup, ConfirmationsGroup, ExpirerGroup},
 	Keys: []registry.Key{
 		{Table: store.TablePayments, Prefix: txPK(""), What: "an account's wallet transactions"},
-		{Table: store.TablePayments, Prefix: strings.TrimSuffix(openPK(0), "0"), What: "the open wallet transaction index shards"},
+		{Table: store.TablePayments, Prefix: openIndex.Prefix, What: "the open wallet transaction index shards"},
 	},
 }

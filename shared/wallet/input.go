@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 )
 
@@ -32,8 +33,6 @@ const (
 	// reads numbers as doubles (JavaScript), so they are refused.
 	MaxAmount            = int64(1) << 53
 	MaxOrderReferenceLen = 64
-	maxMetadataKeys      = 50
-	maxMetadataKeyLen    = 40
 )
 
 // sandboxCurrencies are what the sandbox wallet holds.
@@ -72,18 +71,9 @@ func (in *AuthorizeRequest) validate(testMode bool) error {
 		return err
 	}
 	if testMode && !sandboxCurrencies[*in.Currency] {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "currency_not_supported", Param: "currency",
-			Message: "the sandbox wallet holds KZT and USD only"}
+		return apierr.NewCode(money.CodeCurrencyNotSupported, "the sandbox wallet holds KZT and USD only").WithParam("currency")
 	}
-	if len(in.Metadata) > maxMetadataKeys {
-		return apierr.Invalidf("metadata", "metadata has more than %d keys", maxMetadataKeys)
-	}
-	for k := range in.Metadata {
-		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLen {
-			return apierr.Invalidf("metadata", "metadata keys must be 1 to %d characters", maxMetadataKeyLen)
-		}
-	}
-	return nil
+	return metadata.Check(in.Metadata)
 }
 
 func checkAmount(n int64) error {

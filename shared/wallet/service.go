@@ -12,7 +12,6 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -102,8 +101,16 @@ func (s *Service) Authorize(ctx context.Context, in AuthorizeInput) (*Transactio
 		Currency: *q.Currency, Phone: *q.PhoneNumber, IIN: *q.IIN, Live: !in.TestMode, IdempotencyKey: in.Idem.Key(), Metadata: q.Metadata,
 		CreatedAt: now, UpdatedAt: now}
 	view := rec.View()
-	err := idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: Kind, Value: view},
-		store.Put(rec.item(), store.IfAbsent), store.Put(openItem(rec), store.IfAbsent), eventOp(EventCreated, rec, now))
+	item, err := rec.item()
+	if err != nil {
+		return nil, err
+	}
+	created, err := eventOp(EventCreated, rec, now)
+	if err != nil {
+		return nil, err
+	}
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: Kind, Value: view},
+		store.Put(item, store.IfAbsent), openPut(rec), created)
 	if err != nil {
 		if idempotency.FromKey(err) {
 			return nil, err
@@ -124,8 +131,11 @@ type Message struct {
 // not returned: the transaction is committed, and the expirer re-queues open
 // transactions whose message was lost (and fails them after the timeout).
 func (s *Service) enqueue(ctx context.Context, accountID, id string, delay time.Duration) {
-	body, _ := json.Marshal(Message{AccountID: accountID, ID: id})
-	if _, err := s.q.Send(context.WithoutCancel(ctx), queue.WalletConfirmations, body, delay); err != nil {
+	body, err := json.Marshal(Message{AccountID: accountID, ID: id})
+	if err == nil {
+		_, err = s.q.Send(context.WithoutCancel(ctx), queue.WalletConfirmations, body, delay)
+	}
+	if err != nil {
 		s.log.Warn("wallet confirmation enqueue failed; the expirer will re-queue", "wallet_transaction_id", id, "error", err.Error())
 	}
 }
@@ -159,25 +169,29 @@ func (s *Service) load(ctx context.Context, accountID, id string) (*record, erro
 // the caller wanted it (a redelivered message): nothing is written.
 var errNoChange = errors.New("wallet: no change")
 
-// moveAttempts bounds the re-reads when the transaction changes under us.
-const moveAttempts = 8
-
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 128 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
-
 // move is the one place a transaction changes: mutate turns the current
 // record into the next (or refuses), and the change is written with its
 // event, the open-index delete when it leaves NEW/PROCESSING, and a keyed
-// call's record, in one store transaction conditioned on the version read.
-// Of any number of concurrent moves exactly one commits per version; the
-// others read again and mutate decides anew (capture racing cancel: the
-// loser finds CANCELLED or CAPTURED and is refused). changed is false when
-// mutate answered errNoChange.
+// call's record, in one store transaction conditioned on the version read
+// (store.Race). Of any number of concurrent moves exactly one commits per
+// version; the others read again and mutate decides anew (capture racing
+// cancel: the loser finds CANCELLED or CAPTURED and is refused). changed is
+// false when mutate answered errNoChange.
 func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call, mutate func(next *record) error) (_ *record, changed bool, _ error) {
-	for attempt := 0; ; attempt++ {
+	race := store.Race{Op: "wallet.move", What: "wallet transaction " + cur.ID}
+	var moved *record
+	err := race.Run(ctx, func(n int) error {
+		if n > 0 {
+			var err error
+			if cur, err = s.load(ctx, cur.AccountID, cur.ID); err != nil {
+				return err
+			}
+		}
 		next := *cur
 		err := mutate(&next)
 		if errors.Is(err, errNoChange) {
-			return cur, false, nil
+			moved = cur
+			return nil
 		}
 		if err == nil && !CanTransition(cur.Status, next.Status) {
 			err = illegal(cur.Status, next.Status)
@@ -186,45 +200,47 @@ func (s *Service) move(ctx context.Context, cur *record, idem *idempotency.Call,
 			// A duplicate of a call that just won (same key) replays the
 			// winner's answer rather than failing against its state.
 			if settled := idem.Settled(ctx); settled != nil {
-				return nil, false, settled
+				return settled
 			}
-			return nil, false, err
+			return err
 		}
 		now := s.clock().UTC()
 		next.UpdatedAt = now
-		ops := []store.Op{store.Put(next.item(), store.IfVersion(cur.version)), eventOp(eventFor(next.Status), &next, now)}
+		item, err := next.item()
+		if err != nil {
+			return err
+		}
+		event, err := eventOp(eventFor(next.Status), &next, now)
+		if err != nil {
+			return err
+		}
+		ops := []store.Op{store.Put(item, store.IfVersion(cur.version)), event}
 		if cur.Status.Open() && !next.Status.Open() {
-			ops = append(ops, store.Delete(openKey(cur), store.Always))
+			ops = append(ops, openDelete(cur))
 		}
 		lops, err := s.ledgerOps(cur, &next, now)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		ops = append(ops, lops...)
 		err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Kind: Kind, Value: next.View()}, ops...)
-		if err == nil {
+		switch {
+		case err == nil:
 			next.version = cur.version + 1
-			return &next, true, nil
-		}
-		if idempotency.FromKey(err) {
-			return nil, false, err
+			moved, changed = &next, true
+			return nil
+		case idempotency.FromKey(err):
+			return err
 		}
 		if e := ledger.Insufficient(err, ops, "amount"); e != nil {
-			return nil, false, e // a refund the available balance cannot cover
+			return e // a refund the available balance cannot cover
 		}
-		if cf, ok := store.IsConditionFailed(err); (!ok || cf.Index != 0) && apierr.KindOf(err) != apierr.Conflict {
-			return nil, false, apierr.Wrap("wallet.move", apierr.Unavailable, err)
-		}
-		if attempt+1 == moveAttempts {
-			return nil, false, apierr.New(apierr.Conflict, "wallet_transaction_busy", "wallet transaction %s kept changing; retry with the same Idempotency-Key", cur.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, false, err
-		}
-		if cur, err = s.load(ctx, cur.AccountID, cur.ID); err != nil {
-			return nil, false, err
-		}
+		return race.Settle(err)
+	})
+	if err != nil {
+		return nil, false, err
 	}
+	return moved, changed, nil
 }
 
 // ledgerOps post the money a move changed to the merchant's books, in the
@@ -244,7 +260,7 @@ func (s *Service) ledgerOps(cur, next *record, now time.Time) ([]store.Op, error
 }
 
 func illegal(from, to Status) error {
-	return apierr.New(apierr.Conflict, "wallet_transaction_state", "the wallet transaction is %s; it cannot become %s", from, to)
+	return apierr.NewCode(CodeTransactionState, "the wallet transaction is %s; it cannot become %s", from, to)
 }
 
 // OpInput is a capture, cancel or refund of one transaction.
@@ -287,8 +303,7 @@ func (s *Service) Capture(ctx context.Context, in OpInput) (*Transaction, error)
 		amount := next.Amount
 		if in.Amount != nil {
 			if *in.Amount > next.Amount {
-				return &apierr.Error{Kind: apierr.Invalid, Code: "amount_exceeds_authorized", Param: "amount",
-					Message: "amount is more than the authorised amount"}
+				return apierr.NewCode(CodeAmountExceedsAuthorized, "amount is more than the authorised amount")
 			}
 			amount = *in.Amount
 		}
@@ -323,8 +338,7 @@ func (s *Service) Refund(ctx context.Context, in OpInput) (*Transaction, error) 
 		amount := left
 		if in.Amount != nil {
 			if *in.Amount > left {
-				return &apierr.Error{Kind: apierr.Invalid, Code: "refund_exceeds_captured", Param: "amount",
-					Message: "amount is more than the captured amount not yet refunded"}
+				return apierr.NewCode(CodeRefundExceedsCaptured, "amount is more than the captured amount not yet refunded")
 			}
 			amount = *in.Amount
 		}

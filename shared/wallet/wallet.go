@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -156,9 +157,12 @@ func txKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TablePayments, PK: txPK(accountID), SK: id}
 }
 
-func (r *record) item() store.Item {
-	data, _ := json.Marshal(r)
-	return store.Item{Key: txKey(r.AccountID, r.ID), Data: data}
+func (r *record) item() (store.Item, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return store.Item{}, apierr.Wrap("wallet.item", apierr.Internal, err)
+	}
+	return store.Item{Key: txKey(r.AccountID, r.ID), Data: data}, nil
 }
 
 func decodeRecord(it store.Item) (*record, error) {

@@ -39,6 +39,6 @@ func run() error {
 	svc := wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, ConfirmTimeout: timeout, ApproveDelay: time.Second})
 	poller := &app.Poller{Queue: d.Queue, Name: queue.WalletConfirmations, Handler: app.SQSLambda(svc.Consume), Wait: 100 * time.Millisecond}
 	go poller.Run(ctx)
-	go svc.RunExpirer(ctx, 500*time.Millisecond)
+	go app.Every(ctx, 500*time.Millisecond, func(ctx context.Context) error { _, err := svc.Expire(ctx); return err }, nil)
 	return crashtest.Serve(d.Server(svc.Group()))
 }
