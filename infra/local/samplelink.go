@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/links"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/money"
 )
 
 // The banner ends with a payment link of the sandbox account, so a person
@@ -36,7 +37,7 @@ func ensureSampleLink(ctx context.Context, d *app.Deps, accountID, baseURL strin
 	}
 	now := d.Clock()
 	l, err := svc.Create(ctx, links.Caller{AccountID: accountID, MerchantAccount: a.MerchantAccount, TestMode: true, Now: now, BaseURL: baseURL},
-		links.CreateRequest{Amount: &links.Amount{Value: 2500, Currency: "USD"}, Description: "Sample order: a gift card (make run)",
+		links.CreateRequest{Amount: &money.Amount{Value: 2500, Currency: "USD"}, Description: "Sample order: a gift card (make run)",
 			OrderReference: links.Str(sampleLinkRef), ExpiresAt: links.Str(now.Add(sampleLinkExpiry).UTC().Format(time.RFC3339))})
 	if err != nil {
 		return "", err

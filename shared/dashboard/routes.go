@@ -412,7 +412,7 @@ func (s *Service) createLink(c *call) (*httpapi.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := links.CreateRequest{Amount: &links.Amount{Value: value, Currency: cur.Code()}, Description: c.form.Get("description")}
+	in := links.CreateRequest{Amount: &money.Amount{Value: value, Currency: cur.Code()}, Description: c.form.Get("description")}
 	if ref := strings.TrimSpace(c.form.Get("order_reference")); ref != "" {
 		in.OrderReference = &ref
 	}

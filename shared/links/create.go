@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/vault"
@@ -33,7 +34,7 @@ const (
 // strings are pointers: a field sent empty is refused (its schema allows no
 // ""), one left out takes its default.
 type CreateRequest struct {
-	Amount         *Amount           `json:"amount"`
+	Amount         *money.Amount     `json:"amount"`
 	Description    string            `json:"description" maxlen:"500"`
 	OrderReference *string           `json:"order_reference" maxlen:"80"`
 	ExpiresAt      *string           `json:"expires_at" maxlen:"64"`
@@ -111,18 +112,6 @@ func checkCountry(sent *string) error {
 	return nil
 }
 
-func checkMetadata(md map[string]string) error {
-	if len(md) > 50 {
-		return apierr.Invalidf("metadata", "metadata takes at most 50 keys")
-	}
-	for k, v := range md {
-		if k == "" || chars(k) > 40 || chars(v) > 500 {
-			return apierr.Invalidf("metadata", "metadata keys must have 1 to 40 characters and values at most 500")
-		}
-	}
-	return nil
-}
-
 // validate checks every rule and builds the new link's record.
 func (in *CreateRequest) validate(c Caller) (*record, error) {
 	a := in.Amount
@@ -182,7 +171,7 @@ func (in *CreateRequest) validate(c Caller) (*record, error) {
 	if err := checkCountry(in.CountryCode); err != nil {
 		return nil, err
 	}
-	if err := checkMetadata(in.Metadata); err != nil {
+	if err := metadata.Check(in.Metadata); err != nil {
 		return nil, err
 	}
 	id := ids.NewAt(now)
@@ -213,8 +202,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateRequest) (*Link
 		// as unknown as a missing one).
 		if _, err := vault.New(s.st).Customer(ctx, c.AccountID, r.CustomerID); err != nil {
 			if apierr.Is(err, apierr.NotFound) {
-				return nil, &apierr.Error{Kind: apierr.NotFound, Code: "resource_missing", Param: "customer_id",
-					Message: "no such customer: " + r.CustomerID}
+				return nil, apierr.NotFoundf("no such customer: %s", r.CustomerID).WithParam("customer_id")
 			}
 			return nil, err
 		}

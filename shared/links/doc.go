@@ -9,7 +9,7 @@
 //     /v1/payment-links (status, created_from, created_to), GET /{id}, GET
 //     /by-order-reference/{order_reference}, POST /{id}/cancel, POST
 //     /{id}/expiration, GET /statistics. It moves no money.
-//   - HostedPageFunction (page.go, pay.go): GET /pay/{id} (the page), POST
+//   - HostedPageFunction (routes_page.go, pay.go): GET /pay/{id} (the page), POST
 //     /pay/{id}/session and /pay/{id}/sessions/{session_id}/setup,
 //     /payments, /payments/details (the Drop-in's calls on the link's
 //     session; no key: the url is the capability), GET
@@ -53,7 +53,7 @@
 //     takes no payment elsewhere (/v2/client/..., /v2/payments/details: 409
 //     payment_link_session), and the page takes only the payment method and
 //     the browser from the shopper: no metadata, references or capture mode.
-//   - The page (page.go) shows the amount, the description (escaped text)
+//   - The page (routes_page.go) shows the amount, the description (escaped text)
 //     and the merchant's name (read once, when the link is created), in
 //     English, Russian or Kazakh (shopper_locale, else Accept-Language),
 //     under a strict CSP with no inline code, no referrer, no framing, never
@@ -74,7 +74,8 @@
 //   - plink#<id> / link: the link, written conditioned on its version.
 //   - plinkacct#<account> / <id>: its copy in the account's list.
 //   - plinkref#<account>#<order_reference> / <id>: by order reference.
-//   - plinkexp#<0..7> / <expires_at>#<account>#<id>: active links by expiry.
+//   - plinkexp#<shard> / <expires_at>#<account>#<id>: active links by expiry
+//     (a dueindex).
 //   - plinkstat#<account> / <day>#<status>#<currency>#<shard>#n|a: counters.
 //
 // # DynamoDB calls (calls_test.go, on DynamoDB Local)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -22,11 +23,11 @@ import (
 // ExpireInterval is how often the expirer runs.
 const ExpireInterval = time.Minute
 
-// Work per run: at most expirePerShard due entries per shard, in pages of
-// expirePage; handled entries leave the index, so the next run starts with
-// the ones left.
+// Work per run: at most expirePerShard due entries per shard; handled
+// entries leave the index, so the next run starts with the ones left. A
+// link that keeps changing under the expirer is tried expireAttempts times,
+// then left to the next run.
 const (
-	expirePage     = 50
 	expirePerShard = 125
 	expireAttempts = 3
 )
@@ -35,49 +36,37 @@ const (
 type ExpireResult struct {
 	Expired int  // links stored expired, each with its event
 	Dropped int  // entries of links that had ended otherwise (or are gone)
-	More    bool // a shard had more due entries than one run takes
+	More    bool // a shard's budget was used up: it may hold more due entries
 }
 
 // Expire handles the expiry entries due at the clock's now. Errors:
 // Unavailable (the store); a link that changed meanwhile is read again, and
 // one still changing is left to the next run.
 func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
-	res, err := s.expire(ctx, s.clock(), expirePage, expirePerShard)
+	res, err := s.expire(ctx, s.clock(), expirePerShard)
 	if res.Expired+res.Dropped > 0 || res.More || err != nil {
 		s.log.Info("payment link expirer run", "expired", res.Expired, "dropped", res.Dropped, "more", res.More, "error", err)
 	}
 	return res, err
 }
 
-func (s *Service) expire(ctx context.Context, now time.Time, page, perShard int) (ExpireResult, error) {
+func (s *Service) expire(ctx context.Context, now time.Time, perShard int) (ExpireResult, error) {
 	var res ExpireResult
-	to := dueBy(now)
-	for shard := range expiryShards {
-		seen, cursor := 0, ""
-		for seen < perShard {
-			p, err := s.st.Query(ctx, store.Query{Table: store.TablePayments, PK: expiryPK(shard), To: to,
-				Limit: min(page, perShard-seen), Cursor: cursor})
-			if err != nil {
-				return res, apierr.Wrap("links.Expire", apierr.Unavailable, err)
+	for shard := range dueindex.Shards {
+		n, err := expiryIndex.VisitShard(ctx, s.st, shard, time.Time{}, now, perShard, func(e dueindex.Entry) error {
+			expired, dropped, err := s.expireOne(ctx, e, now)
+			if expired {
+				res.Expired++
 			}
-			for _, it := range p.Items {
-				seen++
-				expired, dropped, err := s.expireOne(ctx, it.Key, now)
-				if err != nil {
-					return res, err
-				}
-				if expired {
-					res.Expired++
-				}
-				if dropped {
-					res.Dropped++
-				}
+			if dropped {
+				res.Dropped++
 			}
-			if cursor = p.Next; cursor == "" {
-				break
-			}
+			return err
+		})
+		if err != nil {
+			return res, err
 		}
-		if seen == perShard && cursor != "" {
+		if n == perShard {
 			res.More = true
 		}
 	}
@@ -87,53 +76,47 @@ func (s *Service) expire(ctx context.Context, now time.Time, page, perShard int)
 // expireOne handles a due entry: an active link past its expiry is stored
 // expired with its event; an entry that names no such link (ended
 // otherwise, moved, gone) is removed.
-func (s *Service) expireOne(ctx context.Context, entry store.Key, now time.Time) (expired, dropped bool, err error) {
-	accountID, id, ok := parseExpirySK(entry.SK)
-	drop := func() (bool, bool, error) {
-		if err := s.st.Write(ctx, store.Delete(entry, store.Always)); err != nil {
-			return false, false, apierr.Wrap("links.Expire", apierr.Unavailable, err)
+func (s *Service) expireOne(ctx context.Context, e dueindex.Entry, now time.Time) (expired, dropped bool, err error) {
+	drop := func() error {
+		if err := s.st.Write(ctx, store.Delete(e.Key, store.Always)); err != nil {
+			return apierr.Wrap("links.Expire", apierr.Unavailable, err)
 		}
-		return false, true, nil
+		dropped = true
+		return nil
 	}
-	if !ok {
-		return drop()
-	}
-	for attempt := 1; ; attempt++ {
-		r, err := s.load(ctx, id)
+	race := store.Race{Op: "links.Expire", What: "payment link " + e.ID, Attempts: expireAttempts}
+	err = race.Run(ctx, func(int) error {
+		r, err := s.load(ctx, e.ID)
 		if apierr.Is(err, apierr.NotFound) {
 			return drop()
 		}
 		if apierr.Is(err, apierr.Internal) {
-			s.log.Error("payment link expirer: link unreadable; entry left", "link", id, "error", err)
-			return false, false, nil
+			s.log.Error("payment link expirer: link unreadable; entry left", "link", e.ID, "error", err)
+			return nil
 		}
 		if err != nil {
-			return false, false, err
+			return err
 		}
-		if r.AccountID != accountID || r.Status != StatusActive || expiryKey(r, r.ExpiresAt) != entry {
+		if r.AccountID != e.Account || r.Status != StatusActive || expiryKey(r, r.ExpiresAt) != e.Key {
 			return drop() // ended otherwise, or its expiry moved (its own entry is elsewhere)
 		}
 		if now.Before(r.ExpiresAt) {
-			return false, false, nil
+			return nil
 		}
 		if err := r.move(StatusExpired, now); err != nil {
-			return false, false, err
+			return err
 		}
 		ops, err := r.writeOps(now)
 		if err != nil {
-			return false, false, err
+			return err
 		}
-		err = s.st.Write(ctx, ops...)
-		if err == nil {
-			return true, false, nil
+		if err = race.Settle(s.st.Write(ctx, ops...)); err == nil {
+			expired = true
 		}
-		cf, isCond := store.IsConditionFailed(err)
-		switch {
-		case (isCond && cf.Index == 0 || apierr.Is(err, apierr.Conflict)) && attempt < expireAttempts:
-			continue // changed meanwhile (a payment, a cancel, another run): read again
-		case isCond && cf.Index == 0, apierr.Is(err, apierr.Conflict):
-			return false, false, nil // still changing: the next run sees it again
-		}
-		return false, false, apierr.Wrap("links.Expire", apierr.Unavailable, err)
+		return err
+	})
+	if apierr.HasCode(err, store.CodeBusy) {
+		return false, false, nil // still changing: the next run sees it again
 	}
+	return expired, dropped, err
 }

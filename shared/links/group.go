@@ -21,7 +21,7 @@ var APIGroup = registry.Group{
 		{Method: "GET", Path: "/v1/payment-links/{id}", Auth: httpapi.AuthSecret},
 		{Method: "POST", Path: "/v1/payment-links/{id}/cancel", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
 		{Method: "POST", Path: "/v1/payment-links/{id}/expiration", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
-		// The Adyen face (adyen.go): the same links in Adyen Checkout v71's shapes.
+		// The Adyen face (routes_adyen.go): the same links in Adyen Checkout v71's shapes.
 		{Method: "POST", Path: "/v2/paymentLinks", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
 		{Method: "GET", Path: "/v2/paymentLinks/{linkId}", Auth: httpapi.AuthSecret},
 		{Method: "PATCH", Path: "/v2/paymentLinks/{linkId}", Auth: httpapi.AuthSecret},
@@ -90,7 +90,7 @@ var Area = registry.Area{
 		{Table: store.TablePayments, Prefix: recordKey("").PK, What: "payment links"},
 		{Table: store.TablePayments, Prefix: accountPK(""), What: "each account's copies of its payment links"},
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(refPK("", ""), "#"), What: "payment links by order reference"},
-		{Table: store.TablePayments, Prefix: strings.TrimSuffix(expiryPK(0), "0"), What: "the payment link expiry index shards"},
+		{Table: store.TablePayments, Prefix: expiryIndex.Prefix, What: "the payment link expiry index shards"},
 		{Table: store.TablePayments, Prefix: statPK(""), What: "payment link statistics counters"},
 	},
 }

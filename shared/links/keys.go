@@ -3,13 +3,11 @@ package links
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -27,10 +25,10 @@ import (
 //     per link.
 //   - plinkref#<account>#<order_reference> / <link id>: the links of an
 //     order reference.
-//   - plinkexp#<0..7> / <expires_at, fixed width>#<account>#<link id>: every
-//     active link by expiry, sharded; put when the link is created, moved
-//     when its expiry changes, removed when it leaves active. The expirer
-//     reads the due entries of each shard, never a Scan.
+//   - plinkexp#<shard> / <expires_at>#<account>#<link id>: every active link
+//     by expiry (a dueindex); put when the link is created, moved when its
+//     expiry changes, removed when it leaves active. The expirer reads the
+//     due entries of each shard, never a Scan.
 //   - plinkstat#<account> / <created day>#<status>#<currency>#<shard>#n|a:
 //     counters (OpAdd) of the links created that UTC day, per status and
 //     currency: n counts them, a sums their amounts. A change moves the link
@@ -50,39 +48,16 @@ func copyKey(accountID, id string) store.Key {
 
 func refPK(accountID, ref string) string { return "plinkref#" + accountID + "#" + ref }
 
-const expiryShards = 8
+// expiryIndex holds every active link by its expiry.
+var expiryIndex = dueindex.Index{Table: store.TablePayments, Prefix: "plinkexp#"}
 
-func expiryPK(shard int) string { return fmt.Sprintf("plinkexp#%d", shard) }
-
-func shardOf(id string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return int(h.Sum32() % uint32(n))
-}
-
-// expirySKTime is a fixed-width, sortable time.
-const expirySKTime = "20060102T150405.000000000Z"
-
-func expiryKey(r *record, at time.Time) store.Key {
-	return store.Key{Table: store.TablePayments, PK: expiryPK(shardOf(r.ID, expiryShards)),
-		SK: at.UTC().Format(expirySKTime) + "#" + r.AccountID + "#" + r.ID}
-}
-
-// dueBy is the inclusive upper bound of expiry entries due at now.
-func dueBy(now time.Time) string { return now.Add(time.Nanosecond).UTC().Format(expirySKTime) + "#" }
-
-// parseExpirySK splits an expiry entry's sort key.
-func parseExpirySK(sk string) (accountID, id string, ok bool) {
-	n := len(expirySKTime)
-	if len(sk) < n+3 || sk[n] != '#' {
-		return "", "", false
-	}
-	accountID, id, ok = strings.Cut(sk[n+1:], "#")
-	return accountID, id, ok && accountID != "" && id != ""
-}
+func expiryKey(r *record, at time.Time) store.Key { return expiryIndex.Key(r.AccountID, r.ID, at) }
 
 func statPK(accountID string) string { return "plinkstat#" + accountID }
 
+// statShards spreads a bucket's counters (a sharded counter, not a due-time
+// index: four are enough for one account's burst, and a bucket is read
+// whole by the statistics).
 const statShards = 4
 
 // statDay is the day bucket of a created time.
@@ -90,7 +65,7 @@ const statDay = "2006-01-02"
 
 // statKeys are the count and amount counters of r's bucket for status s.
 func statKeys(r *record, s Status) (count, amount store.Key) {
-	sk := r.CreatedAt.UTC().Format(statDay) + "#" + string(s) + "#" + r.Amount.Currency + "#" + fmt.Sprint(shardOf(r.ID, statShards)) + "#"
+	sk := r.CreatedAt.UTC().Format(statDay) + "#" + string(s) + "#" + r.Amount.Currency + "#" + fmt.Sprint(dueindex.Shard(r.ID)%statShards) + "#"
 	pk := statPK(r.AccountID)
 	return store.Key{Table: store.TablePayments, PK: pk, SK: sk + "n"}, store.Key{Table: store.TablePayments, PK: pk, SK: sk + "a"}
 }
@@ -98,17 +73,6 @@ func statKeys(r *record, s Status) (count, amount store.Key) {
 func statOps(r *record, s Status, sign int64) []store.Op {
 	n, a := statKeys(r, s)
 	return []store.Op{store.Add(n, sign, false, store.Always), store.Add(a, sign*r.Amount.Value, false, store.Always)}
-}
-
-// Event is an event record (the shape shared/webhooks reads), written in the
-// transaction of the change it reports; data is the link after it.
-type Event struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Created  int64  `json:"created"`
-	Account  string `json:"account"`
-	Livemode bool   `json:"livemode"`
-	Data     Link   `json:"data"`
 }
 
 // writeOps are the writes that store r as changed at now: the record
@@ -133,25 +97,22 @@ func (r *record) writeOps(now time.Time) ([]store.Op, error) {
 		if r.OrderReference != "" {
 			ops = append(ops, store.Put(store.Item{Key: store.Key{Table: store.TablePayments, PK: refPK(r.AccountID, r.OrderReference), SK: r.ID}, Data: []byte("{}")}, store.Always))
 		}
-		ops = append(ops, store.Put(store.Item{Key: expiryKey(r, r.ExpiresAt), Data: []byte("{}")}, store.Always))
+		ops = append(ops, expiryIndex.Put(r.AccountID, r.ID, r.ExpiresAt))
 		ops = append(ops, statOps(r, r.Status, 1)...)
 	case r.Status != r.readStatus:
-		ops = append(ops, store.Delete(expiryKey(r, r.readExpiry), store.Always))
+		ops = append(ops, expiryIndex.Delete(r.AccountID, r.ID, r.readExpiry))
 		ops = append(ops, statOps(r, r.readStatus, -1)...)
 		ops = append(ops, statOps(r, r.Status, 1)...)
 	case !r.ExpiresAt.Equal(r.readExpiry):
-		ops = append(ops, store.Delete(expiryKey(r, r.readExpiry), store.Always),
-			store.Put(store.Item{Key: expiryKey(r, r.ExpiresAt), Data: []byte("{}")}, store.Always))
+		ops = append(ops, expiryIndex.Move(r.AccountID, r.ID, r.readExpiry, r.ExpiresAt)...)
 	}
 	view := r.View(now)
 	for _, typ := range r.events {
-		ev := Event{ID: ids.Prefixed("evt"), Type: typ, Created: now.Unix(), Account: r.AccountID, Livemode: r.Livemode, Data: view}
-		b, err := json.Marshal(ev)
+		op, err := eventlog.Append(eventlog.Event{Type: typ, Account: r.AccountID, Livemode: r.Livemode, At: now, Data: view})
 		if err != nil {
-			return nil, apierr.Wrap("links.writeOps", apierr.Internal, err)
+			return nil, err
 		}
-		ops = append(ops, store.Put(store.Item{Key: payments.EventKey(r.AccountID, ev.ID), Data: b,
-			ExpiresAt: time.Unix(ev.Created, 0).Add(payments.EventRetention)}, store.IfAbsent))
+		ops = append(ops, op)
 	}
 	return ops, nil
 }

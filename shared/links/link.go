@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -55,19 +56,13 @@ var eventFor = map[Status]string{StatusPaid: EventPaid, StatusCancelled: EventCa
 // Capture modes: a link's capture becomes its payment's capture mode.
 var captureModes = []payments.CaptureMode{payments.CaptureAutomatic, payments.CaptureManual}
 
-// Amount is a link's amount: minor units of an ISO 4217 currency.
-type Amount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency" maxlen:"3"`
-}
-
 // Link is the public representation.
 type Link struct {
 	ID             string               `json:"id"`
 	Object         string               `json:"object"`
 	Status         Status               `json:"status"`
 	URL            string               `json:"url"`
-	Amount         Amount               `json:"amount"`
+	Amount         money.Amount         `json:"amount"`
 	Description    string               `json:"description,omitempty"`
 	OrderReference string               `json:"order_reference,omitempty"`
 	CustomerID     string               `json:"customer_id,omitempty"`
@@ -98,7 +93,7 @@ type record struct {
 	Livemode        bool                 `json:"livemode"`
 	Status          Status               `json:"status"`
 	URL             string               `json:"url"`
-	Amount          Amount               `json:"amount"`
+	Amount          money.Amount         `json:"amount"`
 	Description     string               `json:"description,omitempty"`
 	OrderReference  string               `json:"order_reference,omitempty"`
 	CustomerID      string               `json:"customer_id,omitempty"`
@@ -176,7 +171,10 @@ func (r *record) move(to Status, now time.Time) error {
 // payment_link_expired), so the page can show it.
 func stateConflict(r *record, now time.Time) *apierr.Error {
 	st := r.StatusAt(now)
-	return apierr.New(apierr.Conflict, "payment_link_"+string(st), "payment link %s is %s", r.ID, st)
+	if code, ok := statusCodes[st]; ok {
+		return apierr.NewCode(code, "payment link %s is %s", r.ID, st)
+	}
+	return apierr.Kindf(apierr.Conflict, "payment link %s is %s", r.ID, st)
 }
 
 func decodeRecord(it store.Item) (*record, error) {

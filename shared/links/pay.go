@@ -50,7 +50,7 @@ func (h *hold) Admit(s *checkout.Session, now time.Time) error {
 		return stateConflict(h.r, now)
 	}
 	if s.ID != h.r.SessionID {
-		return apierr.New(apierr.Conflict, "payment_link_session_replaced",
+		return apierr.NewCode(CodeSessionReplaced,
 			"session %s is no longer payment link %s's session: reload the page", s.ID, h.r.ID)
 	}
 	return nil
@@ -83,7 +83,7 @@ func (h *hold) Lost(ctx context.Context) error {
 		return stateConflict(fresh, now)
 	}
 	if fresh.SessionID != h.r.SessionID {
-		return apierr.New(apierr.Conflict, "payment_link_session_replaced", "payment link %s opened another session: reload the page", h.r.ID)
+		return apierr.NewCode(CodeSessionReplaced, "payment link %s opened another session: reload the page", h.r.ID)
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func (p *Pager) active(ctx context.Context, id, sessionID string, now time.Time)
 		return nil, stateConflict(r, now)
 	}
 	if sessionID != "" && sessionID != r.SessionID {
-		return nil, apierr.New(apierr.Conflict, "payment_link_session_replaced",
+		return nil, apierr.NewCode(CodeSessionReplaced,
 			"session %s is not payment link %s's session: open its current session", sessionID, id)
 	}
 	return r, nil
@@ -131,63 +131,66 @@ const openAttempts = 5
 // (payment_link_paid, payment_link_cancelled, payment_link_expired),
 // Unavailable.
 func (p *Pager) OpenSession(ctx context.Context, id string, now time.Time) (*PageSession, error) {
-	for attempt := 1; ; attempt++ {
-		r, err := p.active(ctx, id, "", now)
-		if err != nil {
+	var out *PageSession
+	race := store.Race{Op: "links.OpenSession", What: "payment link " + id, Attempts: openAttempts}
+	err := race.Run(ctx, func(int) error {
+		var err error
+		out, err = p.openSession(ctx, race, id, now)
+		return err
+	})
+	return out, err
+}
+
+// openSession is one attempt of OpenSession.
+func (p *Pager) openSession(ctx context.Context, race store.Race, id string, now time.Time) (*PageSession, error) {
+	r, err := p.active(ctx, id, "", now)
+	if err != nil {
+		return nil, err
+	}
+	if r.SessionID != "" {
+		s, payable, err := p.checkout.OpenSession(ctx, r.AccountID, r.SessionID, now)
+		if err != nil && !apierr.Is(err, apierr.NotFound) {
 			return nil, err
 		}
-		if r.SessionID != "" {
-			s, payable, err := p.checkout.OpenSession(ctx, r.AccountID, r.SessionID, now)
-			if err != nil && !apierr.Is(err, apierr.NotFound) {
-				return nil, err
-			}
-			if err == nil && payable {
-				return &PageSession{ID: s.ID, SessionData: s.SessionData, ExpiresAt: s.ExpiresAt}, nil
-			}
-		}
-		exp := r.ExpiresAt
-		if cap := now.Add(checkout.MaxExpiry); exp.After(cap) {
-			exp = cap
-		}
-		exp = exp.Truncate(time.Second) // RFC 3339 in seconds, never past the link
-		if !exp.After(now) {
-			return nil, stateConflict(&record{ID: r.ID, Status: StatusExpired}, now)
-		}
-		ref := r.OrderReference
-		if ref == "" {
-			ref = r.ID
-		}
-		manual := "false"
-		if r.Capture == payments.CaptureManual {
-			manual = "true"
-		}
-		in := checkout.CreateSessionRequest{
-			Amount: &checkout.Amount{Value: r.Amount.Value, Currency: r.Amount.Currency}, ReturnURL: r.URL, Reference: ref,
-			ExpiresAt: exp.UTC().Format(time.RFC3339), CountryCode: r.CountryCode, Channel: "Web", ShopperLocale: r.ShopperLocale,
-			AdditionalData: map[string]string{"manualCapture": manual},
-		}
-		s, sops, err := p.checkout.NewSessionOps(p.caller(r, now), in, r.ID, r.CustomerID)
-		if err != nil {
-			return nil, err
-		}
-		r.SessionID = s.ID
-		ops, err := r.writeOps(now)
-		if err != nil {
-			return nil, err
-		}
-		err = p.links.st.Write(ctx, append(ops, sops...)...)
-		if err == nil {
+		if err == nil && payable {
 			return &PageSession{ID: s.ID, SessionData: s.SessionData, ExpiresAt: s.ExpiresAt}, nil
 		}
-		cf, isCond := store.IsConditionFailed(err)
-		if (isCond && cf.Index == 0 || apierr.Is(err, apierr.Conflict)) && attempt < openAttempts {
-			continue // another tab opened one (or the link changed): read again
-		}
-		if isCond || apierr.Is(err, apierr.Conflict) {
-			return nil, apierr.New(apierr.Conflict, "payment_link_busy", "payment link %s kept changing; retry", id)
-		}
-		return nil, apierr.Wrap("links.OpenSession", apierr.Unavailable, err)
 	}
+	exp := r.ExpiresAt
+	if cap := now.Add(checkout.MaxExpiry); exp.After(cap) {
+		exp = cap
+	}
+	exp = exp.Truncate(time.Second) // RFC 3339 in seconds, never past the link
+	if !exp.After(now) {
+		return nil, stateConflict(&record{ID: r.ID, Status: StatusExpired}, now)
+	}
+	ref := r.OrderReference
+	if ref == "" {
+		ref = r.ID
+	}
+	manual := "false"
+	if r.Capture == payments.CaptureManual {
+		manual = "true"
+	}
+	in := checkout.CreateSessionRequest{
+		Amount: &checkout.Amount{Value: r.Amount.Value, Currency: r.Amount.Currency}, ReturnURL: r.URL, Reference: ref,
+		ExpiresAt: exp.UTC().Format(time.RFC3339), CountryCode: r.CountryCode, Channel: "Web", ShopperLocale: r.ShopperLocale,
+		AdditionalData: map[string]string{"manualCapture": manual},
+	}
+	s, sops, err := p.checkout.NewSessionOps(p.caller(r, now), in, r.ID, r.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	r.SessionID = s.ID
+	ops, err := r.writeOps(now)
+	if err != nil {
+		return nil, err
+	}
+	// Another tab opened one (or the link changed): read again.
+	if err := race.Settle(p.links.st.Write(ctx, append(ops, sops...)...)); err != nil {
+		return nil, err
+	}
+	return &PageSession{ID: s.ID, SessionData: s.SessionData, ExpiresAt: s.ExpiresAt}, nil
 }
 
 // Setup is checkout's setup of the link's current session. Errors: as

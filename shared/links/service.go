@@ -12,7 +12,6 @@ import (
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -164,54 +163,48 @@ func (s *Service) ByOrderReference(ctx context.Context, accountID, ref string, p
 	})
 }
 
-// changeAttempts bounds the re-reads when a link changes under a change:
-// each attempt decides again against the state it lost to.
+// changeAttempts bounds the re-reads when a link changes under a change
+// (more than store.RaceAttempts: a link being paid takes many writes).
 const changeAttempts = 20
-
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
 
 // change is the one place the API changes a link: it reads the link, lets
 // apply change it (or refuse), and writes it with its indexes, counters,
 // event and the keyed call's record in one transaction conditioned on the
 // version read. A lost race (a payment, the expirer, a twin request) reads
-// again and decides anew.
+// again and decides anew (store.Race).
 func (s *Service) change(ctx context.Context, c Caller, id string, apply func(r *record, now time.Time) error) (*Link, error) {
-	for attempt := 0; ; attempt++ {
+	var out *Link
+	race := store.Race{Op: "links.change", What: "payment link " + id, Attempts: changeAttempts}
+	err := race.Run(ctx, func(int) error {
 		r, err := s.own(ctx, c.AccountID, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		now := c.Now.UTC()
 		if err := apply(r, now); err != nil {
 			// A duplicate of a call that just won (same key) replays the
 			// winner's answer rather than failing against its state.
 			if settled := c.Idem.Settled(ctx); settled != nil {
-				return nil, settled
+				return settled
 			}
-			return nil, err
+			return err
 		}
 		ops, err := r.writeOps(now)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		view := r.View(now)
 		err = idempotency.Commit(ctx, s.st, c.Idem, c.outcome(false, view), ops...)
-		if err == nil {
-			return &view, nil
+		switch {
+		case err == nil:
+			out = &view
+			return nil
+		case idempotency.FromKey(err):
+			return err
 		}
-		if idempotency.FromKey(err) {
-			return nil, err
-		}
-		if cf, ok := store.IsConditionFailed(err); (!ok || cf.Index != 0) && apierr.KindOf(err) != apierr.Conflict {
-			return nil, apierr.Wrap("links.change", apierr.Unavailable, err)
-		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "payment_link_busy", "payment link %s kept changing; retry", id)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+		return race.Settle(err)
+	})
+	return out, err
 }
 
 // Cancel cancels an active link: it takes no payment from then on. Errors:

@@ -106,7 +106,7 @@ func say(lang, key, merchant string) string {
 
 // formatAmount is minor units in major units for people: 1,234.50 EUR in
 // English; 1 234,50 EUR (no-break spaces) in Russian and Kazakh.
-func formatAmount(a Amount, lang string) string {
+func formatAmount(a money.Amount, lang string) string {
 	c, err := money.ParseCurrency(a.Currency)
 	if err != nil {
 		return strconv.FormatInt(a.Value, 10) + " " + a.Currency
@@ -182,8 +182,11 @@ func (p *Pager) page(r *httpapi.Request) (*httpapi.Response, error) {
 	}
 	lang := pageLang(rec.ShopperLocale, r.HTTP)
 	status := rec.StatusAt(r.Now)
-	cfg, _ := json.Marshal(pageConfig{Link: rec.ID, Status: status, Locale: lang, Merchant: rec.MerchantName,
+	cfg, err := json.Marshal(pageConfig{Link: rec.ID, Status: status, Locale: lang, Merchant: rec.MerchantName,
 		SuccessURL: rec.SuccessURL, FailureURL: rec.FailureURL})
+	if err != nil {
+		return nil, apierr.Wrap("links.page", apierr.Internal, err)
+	}
 	d := pageData{
 		Lang: lang, Title: say(lang, "title", rec.MerchantName), Config: string(cfg), Test: !rec.Livemode,
 		TestMode: say(lang, "test", ""), Merchant: rec.MerchantName, Amount: formatAmount(rec.Amount, lang),
@@ -255,8 +258,7 @@ func (p *Pager) pay(r *httpapi.Request) (*httpapi.Response, error) {
 	if body.PaymentMethod != nil && body.PaymentMethod.StoredPaymentMethodID != "" {
 		// Stored cards are a merchant's shopper's: a page anyone with the
 		// link's url opens lists none and pays with none.
-		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "parameter_unknown", Param: "paymentMethod.storedPaymentMethodId",
-			Message: "a payment link's page takes no stored payment method"}
+		return nil, apierr.NewCode(apierr.CodeParameterUnknown, "a payment link's page takes no stored payment method").WithParam("paymentMethod.storedPaymentMethodId")
 	}
 	in := checkout.ClientPaymentRequest{SessionData: body.SessionData,
 		PaymentRequest: checkout.PaymentRequest{PaymentMethod: body.PaymentMethod, BrowserInfo: body.BrowserInfo}}

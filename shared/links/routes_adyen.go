@@ -9,6 +9,7 @@ import (
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 )
 
@@ -120,8 +121,7 @@ func (s *Service) adyenCreate(r *httpapi.Request) (*httpapi.Response, error) {
 	case in.MerchantAccount == "":
 		return nil, apierr.Missing("merchantAccount")
 	case in.MerchantAccount != r.Principal.MerchantAccount:
-		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "merchant_account_mismatch", Param: "merchantAccount",
-			Message: "merchantAccount " + in.MerchantAccount + " is not the merchant account of this API key"}
+		return nil, apierr.NewCode(adyen.CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", in.MerchantAccount)
 	case in.Reference == "":
 		return nil, apierr.Missing("reference") // required by Adyen; optional on /v1
 	}
@@ -131,7 +131,7 @@ func (s *Service) adyenCreate(r *httpapi.Request) (*httpapi.Response, error) {
 	req := CreateRequest{Description: in.Description, OrderReference: &in.Reference, ExpiresAt: in.ExpiresAt,
 		SuccessURL: in.ReturnURL, ShopperLocale: in.ShopperLocale, CountryCode: in.CountryCode, Metadata: in.Metadata}
 	if in.Amount != nil {
-		req.Amount = &Amount{Value: in.Amount.Value, Currency: in.Amount.Currency}
+		req.Amount = &money.Amount{Value: in.Amount.Value, Currency: in.Amount.Currency}
 	}
 	if in.ManualCapture {
 		req.Capture = Str(string(payments.CaptureManual))
