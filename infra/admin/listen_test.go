@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,11 +15,11 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/webhooks"
 )
 
@@ -66,12 +65,13 @@ func TestWebhooksListenForwards(t *testing.T) {
 		return len(ep) == 1
 	}, 10*time.Second, 10*time.Millisecond, "no endpoint registered: %s", out.String())
 
-	ev := orders.Event{ID: ids.Prefixed("evt"), Type: orders.EventCompleted, Account: e.Account.ID, Created: time.Now().Unix(),
-		Data: orders.Order{ID: ids.New(), Status: "completed"}}
-	b, _ := json.Marshal(ev)
-	it := store.Item{Key: orders.EventKey(e.Account.ID, ev.ID), Data: b}
-	require.NoError(t, e.Deps.Store.Write(context.Background(), store.Put(it, store.IfAbsent)))
-	_, err := webhooks.NewPublisher(svc, e.Deps.Queue, nil).Publish(context.Background(), it)
+	op, err := eventlog.Append(eventlog.Event{Type: orders.EventCompleted, Account: e.Account.ID, At: time.Now(),
+		Data: orders.Order{ID: ids.New(), Status: orders.StatusCompleted}})
+	require.NoError(t, err)
+	it := op.Item
+	ev := struct{ ID string }{ID: it.SK}
+	require.NoError(t, e.Deps.Store.Write(context.Background(), op))
+	_, err = webhooks.NewPublisher(svc, e.Deps.Queue, nil).Publish(context.Background(), it)
 	require.NoError(t, err)
 	msgs, err := e.Deps.Queue.Receive(context.Background(), queue.Webhooks, 1, time.Minute, time.Second)
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -14,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/webhooks"
 )
@@ -42,12 +41,12 @@ func TestEventsAndDeliveries(t *testing.T) {
 	svc := webhooks.New(st, nil)
 	ep, err := svc.Create(ctx, webhooks.Caller{AccountID: acct}, webhooks.CreateInput{URL: rc.URL, EnabledEvents: []string{"*"}})
 	require.NoError(t, err)
-	ev := orders.Event{ID: ids.Prefixed("evt"), Type: orders.EventCompleted, Account: acct, Created: time.Now().Unix(),
-		Data: orders.Order{ID: ids.New(), Status: "completed"}}
-	b, err := json.Marshal(ev)
+	op, err := eventlog.Append(eventlog.Event{Type: orders.EventCompleted, Account: acct, At: time.Now(),
+		Data: orders.Order{ID: ids.New(), Status: orders.StatusCompleted}})
 	require.NoError(t, err)
-	it := store.Item{Key: orders.EventKey(acct, ev.ID), Data: b}
-	require.NoError(t, st.Write(ctx, store.Put(it, store.IfAbsent)))
+	it := op.Item
+	ev := struct{ ID string }{ID: it.SK}
+	require.NoError(t, st.Write(ctx, op))
 	n, err := webhooks.NewPublisher(svc, q, nil).Publish(ctx, it)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)

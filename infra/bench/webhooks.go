@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,11 +17,11 @@ import (
 
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue"
-	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore"
 	"github.com/paygate/paygate/shared/webhooks"
 )
@@ -100,11 +99,13 @@ func measureWebhookCalls(ctx context.Context, ddbEndpoint, sqsEndpoint string) (
 		URL: rc.URL, EnabledEvents: []string{"*"}, APIVersion: "2024-01-15"}); err != nil {
 		return out, err
 	}
-	ev := orders.Event{ID: ids.Prefixed("evt"), Type: orders.EventCompleted, Account: acct.AccountID, Created: time.Now().Unix(),
-		Data: orders.Order{ID: ids.New(), Status: "completed"}}
-	b, _ := json.Marshal(ev)
-	it := store.Item{Key: orders.EventKey(acct.AccountID, ev.ID), Data: b}
-	if err := d.Store.Write(ctx, store.Put(it, store.IfAbsent)); err != nil {
+	op, err := eventlog.Append(eventlog.Event{Type: orders.EventCompleted, Account: acct.AccountID, At: time.Now(),
+		Data: orders.Order{ID: ids.New(), Status: orders.StatusCompleted}})
+	if err != nil {
+		return out, err
+	}
+	it := op.Item
+	if err := d.Store.Write(ctx, op); err != nil {
 		return out, err
 	}
 

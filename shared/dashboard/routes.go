@@ -772,7 +772,7 @@ func (s *Service) auditPage(c *call) (*httpapi.Response, error) {
 
 func (s *Service) ordersPage(c *call) (*httpapi.Response, error) {
 	q := c.r.HTTP.URL.Query()
-	f := orders.Filter{Status: q.Get("status"), ExternalRef: strings.TrimSpace(q.Get("external_ref"))}
+	f := orders.Filter{Status: orders.Status(q.Get("status")), ExternalRef: strings.TrimSpace(q.Get("external_ref"))}
 	if f.ExternalRef != "" && !externalRef.MatchString(f.ExternalRef) {
 		return nil, apierr.Invalidf("external_ref", "an external reference is 1 to 64 letters, digits and . _ - :")
 	}
@@ -800,7 +800,7 @@ func (s *Service) ordersPage(c *call) (*httpapi.Response, error) {
 var externalRef = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 // orderStatuses are the Gate order statuses a list filters by.
-var orderStatuses = []string{orders.StatusPending, orders.StatusCompleted, orders.StatusFailed}
+var orderStatuses = orders.Statuses
 
 func (s *Service) orderPage(c *call) (*httpapi.Response, error) {
 	o, err := s.orders.Get(c.ctx(), c.account(), c.r.PathValue("id"))

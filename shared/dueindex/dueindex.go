@@ -18,6 +18,7 @@ package dueindex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -132,11 +133,45 @@ func (x Index) VisitShard(ctx context.Context, st store.Store, shard int, from, 
 	return read + n, err
 }
 
-func visit(ctx context.Context, st store.Store, table, pk, layout string, from, to time.Time, budget int, f func(Entry) error) (int, error) {
+// Page reads one page of at most limit entries of shard due in [from, to]
+// from cursor (the store's, "" at the start), for a sweeper that stores
+// where it stopped and resumes there; next is "" at the shard's end. It
+// reads the index's own partitions only, not Legacy ones. Malformed entries
+// are deleted as debris (and not returned). Errors: Invalid (cursor),
+// Unavailable.
+func (x Index) Page(ctx context.Context, st store.Store, shard int, from, to time.Time, cursor string, limit int) (entries []Entry, next string, err error) {
+	q := query(x.Table, x.PK(shard), TimeLayout, from, to)
+	q.Cursor, q.Limit = cursor, min(max(limit, 1), store.MaxQueryLimit)
+	res, err := st.Query(ctx, q)
+	if errors.Is(err, store.ErrInvalid) && cursor != "" {
+		return nil, "", apierr.Invalidf("cursor", "the index cursor is malformed")
+	}
+	if err != nil {
+		return nil, "", apierr.Wrap("dueindex.Page "+q.PK, apierr.Unavailable, err)
+	}
+	for _, it := range res.Items {
+		e, ok := parse(it, TimeLayout)
+		if !ok {
+			if err := st.Write(ctx, store.Delete(it.Key, store.Always)); err != nil {
+				return nil, "", apierr.Wrap("dueindex.Page "+q.PK, apierr.Unavailable, err)
+			}
+			continue
+		}
+		entries = append(entries, e)
+	}
+	return entries, res.Next, nil
+}
+
+func query(table, pk, layout string, from, to time.Time) store.Query {
 	q := store.Query{Table: table, PK: pk, To: to.UTC().Format(layout) + "#~"}
 	if !from.IsZero() {
 		q.From = from.UTC().Format(layout) + "#"
 	}
+	return q
+}
+
+func visit(ctx context.Context, st store.Store, table, pk, layout string, from, to time.Time, budget int, f func(Entry) error) (int, error) {
+	q := query(table, pk, layout, from, to)
 	read := 0
 	for read < budget {
 		q.Limit = min(page, budget-read)

@@ -47,16 +47,15 @@ func writePaymentEvents(t *testing.T, st store.Store, accountID string, at1, at2
 	return p.ID
 }
 
-// writeOrderEvent writes an event record the way the orders package does
-// (its Event type and key).
+// writeOrderEvent writes an order.completed event through the event log, as
+// the orders package does.
 func writeOrderEvent(t *testing.T, st store.Store, accountID string, at time.Time) string {
 	t.Helper()
-	ev := orders.Event{ID: ids.Prefixed("evt"), Type: orders.EventCompleted, Account: accountID, Created: at.Unix(),
-		Data: orders.Order{ID: ids.New(), Status: "completed"}}
-	data, err := json.Marshal(ev)
+	op, err := eventlog.Append(eventlog.Event{Type: orders.EventCompleted, Account: accountID, At: at,
+		Data: orders.Order{ID: ids.New(), Status: orders.StatusCompleted}})
 	require.NoError(t, err)
-	require.NoError(t, st.Write(context.Background(), store.Put(store.Item{Key: orders.EventKey(accountID, ev.ID), Data: data}, store.IfAbsent)))
-	return ev.ID
+	require.NoError(t, st.Write(context.Background(), op))
+	return op.Item.SK
 }
 
 type eventList struct {

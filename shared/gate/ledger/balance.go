@@ -12,7 +12,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -106,10 +108,12 @@ func fromItem(accountID string, it store.Item) (Balance, error) {
 	return b, nil
 }
 
-// body is the Data written with every change, so updated_at moves with N.
+// body is the Data written with every change, so updated_at moves with N
+// (balanceBody's JSON). It is written out directly: a currency code (three
+// letters, validated before any op is built) and an RFC 3339 time cannot
+// fail to encode, and the balance ops have no error to return.
 func body(currency string, now time.Time) []byte {
-	b, _ := json.Marshal(balanceBody{Currency: currency, UpdatedAt: now.UTC()})
-	return b
+	return fmt.Appendf(nil, `{"currency":%s,"updated_at":%q}`, strconv.Quote(currency), now.UTC().Format(time.RFC3339Nano))
 }
 
 // DebitOp takes amount (> 0, minor units) off the balance inside the caller's
@@ -160,18 +164,6 @@ func IsBalanceFull(err error) bool { return errors.Is(err, store.ErrOutOfRange) 
 // BalanceFull is the 400 for a credit the balance in currency cannot take.
 func BalanceFull(currency string) error {
 	c, _ := money.ParseCurrency(currency)
-	return &apierr.Error{Kind: apierr.Invalid, Code: "balance_limit_exceeded", Param: "amount",
-		Message: "this amount would take the " + currency + " balance above its maximum of " +
-			money.FormatDecimal(money.MaxBalance, c) + " " + currency + "; nothing was credited"}
-}
-
-// IsInsufficient reports whether err is the failure of a DebitOp at index i of
-// a Write because the balance was too low (as opposed to a stale version),
-// judged from the item the store returned.
-func IsInsufficient(err error, i int, amount int64) bool {
-	cf, ok := store.IsConditionFailed(err)
-	if !ok || cf.Index != i {
-		return false
-	}
-	return cf.Current == nil || cf.Current.N < amount
+	return apierr.NewCode(CodeBalanceLimitExceeded, "this amount would take the %s balance above its maximum of %s %s; nothing was credited",
+		currency, money.FormatDecimal(money.MaxBalance, c), currency)
 }

@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -225,20 +224,4 @@ func (l *Ledger) post(ctx context.Context, in PostInput) (*Deposit, bool, error)
 		return nil, false, apierr.Wrap("ledger.PostDeposit", apierr.Internal, err)
 	}
 	return &d, true, nil
-}
-
-// DepositByRef reads the deposit that claimed ref, NotFound when none did.
-func (l *Ledger) DepositByRef(ctx context.Context, accountID, ref string) (*Deposit, error) {
-	it, err := l.st.Get(ctx, refKey(accountID, ref))
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, apierr.NotFoundf("no deposit with external_ref %q", ref)
-		}
-		return nil, apierr.Wrap("ledger.DepositByRef", apierr.Internal, err)
-	}
-	var d Deposit
-	if err := json.Unmarshal(it.Data, &d); err != nil {
-		return nil, apierr.Wrap("ledger.DepositByRef", apierr.Internal, err)
-	}
-	return &d, nil
 }

@@ -3,10 +3,12 @@ package ledger_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/paygate/paygate/shared/accounts"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/shared/accounts"
+	"github.com/paygate/paygate/shared/eventlog"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,14 +19,25 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
+// depositEvent is a deposit.posted record as the event log stores it.
+type depositEvent struct {
+	ID       string      `json:"id"`
+	Type     string      `json:"type"`
+	Created  int64       `json:"created"`
+	Account  string      `json:"account"`
+	Livemode bool        `json:"livemode"`
+	Data     ledger.View `json:"data"`
+}
+
 // depositEvents reads the account's event records, oldest first.
-func depositEvents(t *testing.T, st store.Store, accountID string) ([]ledger.Event, []store.Item) {
+func depositEvents(t *testing.T, st store.Store, accountID string) ([]depositEvent, []store.Item) {
 	t.Helper()
 	page, err := st.Query(context.Background(), store.Query{Table: store.TableEvents, PK: "evt#" + accountID, Limit: 100})
 	require.NoError(t, err)
-	var out []ledger.Event
+	var out []depositEvent
 	for _, it := range page.Items {
-		var ev ledger.Event
+		require.False(t, it.ExpiresAt.IsZero(), "every event record expires")
+		var ev depositEvent
 		require.NoError(t, json.Unmarshal(it.Data, &ev))
 		out = append(out, ev)
 	}
@@ -63,7 +76,7 @@ func TestDepositPostedEventOnce(t *testing.T) {
 		tevs, _ := depositEvents(t, st, sandbox.ID)
 		require.Len(t, tevs, 1)
 		assert.False(t, tevs[0].Livemode, "a test account's deposit is a test event")
-		assert.Equal(t, now.Add(ledger.EventRetention).Unix(), items[0].ExpiresAt.Unix())
+		assert.Equal(t, now.Add(eventlog.Retention).Unix(), items[0].ExpiresAt.Unix())
 		want, _ := json.Marshal(d.View())
 		got, _ := json.Marshal(ev.Data)
 		assert.JSONEq(t, string(want), string(got))

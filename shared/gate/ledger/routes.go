@@ -119,10 +119,8 @@ func (l *Ledger) handleTestDeposit(r *httpapi.Request) (*httpapi.Response, error
 		return httpapi.Created(KindDeposit, d.View()), nil
 	}
 	if d.Currency != c.Code() || d.Amount != amount {
-		e := apierr.New(apierr.Conflict, "external_ref_in_use",
+		return nil, apierr.NewCode(apierr.CodeExternalRefInUse,
 			"external_ref %q was already posted as deposit %s with another amount", d.ExternalRef, d.ID)
-		e.Param = "external_ref"
-		return nil, e
 	}
 	return &httpapi.Response{Status: http.StatusOK, Kind: KindDeposit, Body: d.View()}, nil
 }

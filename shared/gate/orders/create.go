@@ -97,8 +97,7 @@ func insufficient(cur string) error {
 		Message: "the " + cur + " balance cannot pay this order; wait for a deposit to post, then retry with the same Idempotency-Key"}
 }
 
-var busy = &apierr.Error{Kind: apierr.Conflict, Code: "balance_busy",
-	Message: "the balance is being changed by other orders; retry with the same Idempotency-Key"}
+var busy = apierr.NewCode(CodeBalanceBusy, "the balance is being changed by other orders; retry with the same Idempotency-Key")
 
 // commit reads the balance and writes the order, retrying lost races on the
 // balance version. retry asks the caller to re-read the product.
@@ -144,10 +143,14 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 		}
 		rec.BalanceBefore, rec.BalanceAfter = bal.Available, bal.Available-pr.charge
 		view := rec.View()
+		item, err := rec.item()
+		if err != nil {
+			return nil, false, err
+		}
 		ops := []store.Op{
-			store.Put(rec.item(), store.IfAbsent),
+			store.Put(item, store.IfAbsent),
 			ledger.DebitOp(acct, cur, pr.charge, bal.Version, now),
-			store.Put(pendingItem(rec), store.IfAbsent),
+			pendingPut(rec),
 			store.Check(catalog.ProductKey(acct, prod.ID), store.IfVersion(prodVersion)),
 		}
 		if leased {
@@ -167,7 +170,7 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 				unlock = func() {}
 			}}
 		}
-		err := idempotency.Commit(ctx, st, in.Idem, idempotency.Outcome{Created: true, Kind: Kind, Value: view}, ops...)
+		err = idempotency.Commit(ctx, st, in.Idem, idempotency.Outcome{Created: true, Kind: Kind, Value: view}, ops...)
 		if pipelined && err != nil {
 			// The prediction did not come true: queue for the balance again.
 			// Orders built on it fail their version condition and re-read.
@@ -279,8 +282,11 @@ type Message struct {
 // returned: the order exists and is charged, and the reconciler re-queues
 // pending orders whose message never arrived.
 func (s *Service) enqueue(ctx context.Context, r *record) {
-	body, _ := json.Marshal(Message{AccountID: r.AccountID, OrderID: r.ID})
-	if _, err := s.q.Send(context.WithoutCancel(ctx), queue.Fulfilment, body, 0); err != nil {
+	body, err := json.Marshal(Message{AccountID: r.AccountID, OrderID: r.ID})
+	if err == nil {
+		_, err = s.q.Send(context.WithoutCancel(ctx), queue.Fulfilment, body, 0)
+	}
+	if err != nil {
 		s.log.Warn("fulfilment enqueue failed; the reconciler will re-queue", "order_id", r.ID, "error", err.Error())
 	}
 }

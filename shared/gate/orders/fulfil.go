@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -15,7 +16,7 @@ import (
 
 // outcome is a definitive end of an order.
 type outcome struct {
-	status  string // StatusCompleted or StatusFailed
+	status  Status // StatusCompleted or StatusFailed
 	content map[string]string
 	reason  string
 	// idem is the keyed call that forces this outcome (a test helper): its
@@ -23,20 +24,26 @@ type outcome struct {
 	idem *idempotency.Call
 }
 
-// finishAttempts bounds the re-reads when the order changes under us (a
-// concurrent pending update); the outcome write itself is one transaction.
-const finishAttempts = 8
-
 // finish moves a pending order to its outcome in one transaction with what
 // must move with it: the event record, the pending index entry, and for a
 // failure the refund of the charge. The order write is conditioned on the
 // version read while pending, so of any number of concurrent or repeated
-// finishes exactly one commits, and the refund happens at most once. changed
-// is false when the order was no longer pending (nothing was written).
+// finishes exactly one commits (store.Race), and the refund happens at most
+// once. changed is false when the order was no longer pending (nothing was
+// written).
 func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *record, changed bool, _ error) {
-	for attempt := 0; attempt < finishAttempts; attempt++ {
+	race := store.Race{Op: "orders.finish", What: "order " + cur.ID}
+	var done *record
+	err := race.Run(ctx, func(n int) error {
+		if n > 0 {
+			var err error
+			if cur, err = s.load(ctx, cur.AccountID, cur.ID); err != nil {
+				return err
+			}
+		}
 		if cur.Status != StatusPending {
-			return cur, false, nil
+			done = cur
+			return nil
 		}
 		now := s.clock().UTC()
 		next := *cur
@@ -45,43 +52,49 @@ func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *reco
 		if next.Content == nil {
 			next.Content = map[string]string{}
 		}
-		ops := []store.Op{{}, store.Delete(pendingKey(cur), store.Always)}
+		if !CanTransition(cur.Status, out.status) {
+			return apierr.Wrap("orders.finish", apierr.Internal, fmt.Errorf("no outcome %q", out.status))
+		}
+		ops := []store.Op{{}, pendingDelete(cur)}
+		event := EventCompleted
 		switch out.status {
 		case StatusCompleted:
 			next.Status, next.CompletedAt = StatusCompleted, &now
 			maps.Copy(next.Content, out.content)
-			ops = append(ops, eventOp(EventCompleted, &next, now))
 		default:
 			next.Status, next.FailedAt, next.FailureReason, next.Refunded = StatusFailed, &now, out.reason, true
-			ops = append(ops, eventOp(EventFailed, &next, now),
-				ledger.RefundOp(cur.AccountID, cur.Currency, cur.Charged, now))
+			event = EventFailed
+			ops = append(ops, ledger.RefundOp(cur.AccountID, cur.Currency, cur.Charged, now))
 		}
-		ops[0] = store.Put(next.item(), store.IfVersion(cur.version))
-		err := idempotency.Commit(ctx, s.st, out.idem, idempotency.Outcome{Kind: Kind, Value: next.View()}, ops...)
-		if err == nil {
+		ev, err := eventOp(event, &next, now)
+		if err != nil {
+			return err
+		}
+		item, err := next.item()
+		if err != nil {
+			return err
+		}
+		ops[0] = store.Put(item, store.IfVersion(cur.version))
+		ops = append(ops, ev)
+		err = idempotency.Commit(ctx, s.st, out.idem, idempotency.Outcome{Kind: Kind, Value: next.View()}, ops...)
+		switch {
+		case err == nil:
 			next.version = cur.version + 1
 			if next.Status == StatusFailed {
 				metrics.Count(metrics.OrdersFailed)
 			}
-			return &next, true, nil
-		}
-		if idempotency.FromKey(err) {
-			return nil, false, err // replay, in flight, or the key's other request
-		}
-		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
-			if apierr.KindOf(err) != apierr.Conflict {
-				return nil, false, apierr.Wrap("orders.finish", apierr.Unavailable, err)
-			}
+			done, changed = &next, true
+			return nil
+		case idempotency.FromKey(err):
+			return err // replay, in flight, or the key's other request
 		}
 		// The order changed since it was read: read it again and decide anew.
-		if err := sleepJitter(ctx, attempt); err != nil {
-			return nil, false, err
-		}
-		if cur, err = s.load(ctx, cur.AccountID, cur.ID); err != nil {
-			return nil, false, err
-		}
+		return race.Settle(err)
+	})
+	if err != nil {
+		return nil, false, err
 	}
-	return nil, false, apierr.New(apierr.Conflict, "", "order %s kept changing", cur.ID)
+	return done, changed, nil
 }
 
 // load reads one order.
@@ -182,7 +195,11 @@ func (s *Service) notePending(ctx context.Context, rec *record, vendorOrderID st
 	next := *rec
 	next.Content = map[string]string{"vendor_order_id": vendorOrderID}
 	next.UpdatedAt = s.clock().UTC()
-	if err := s.st.Write(ctx, store.Put(next.item(), store.IfVersion(rec.version))); err != nil {
+	item, err := next.item()
+	if err == nil {
+		err = s.st.Write(ctx, store.Put(item, store.IfVersion(rec.version)))
+	}
+	if err != nil {
 		if _, ok := store.IsConditionFailed(err); !ok {
 			s.log.Warn("recording vendor_order_id failed", "order_id", rec.ID, "error", err.Error())
 		}
@@ -195,7 +212,7 @@ func (s *Service) notePending(ctx context.Context, rec *record, vendorOrderID st
 type ForceInput struct {
 	AccountID string
 	OrderID   string
-	Status    string // StatusCompleted or StatusFailed
+	Status    Status // StatusCompleted or StatusFailed
 	Reason    string // for StatusFailed
 	// Idem, when keyed, records the answer in the outcome's own transaction.
 	Idem *idempotency.Call
@@ -217,7 +234,7 @@ func (s *Service) ForceOutcome(ctx context.Context, in ForceInput) (*Order, erro
 		return nil, err
 	}
 	if !changed {
-		return nil, apierr.New(apierr.Conflict, "order_not_pending", "the order is already %s", done.Status)
+		return nil, apierr.NewCode(CodeNotPending, "the order is already %s", done.Status)
 	}
 	o := done.View()
 	return &o, nil

@@ -1,7 +1,6 @@
 package orders
 
 import (
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/httpapi"
@@ -75,7 +74,7 @@ var Area = registry.Area{
 	Groups: []registry.Group{OrdersGroup, FulfilmentGroup, ReconcilerGroup},
 	Keys: []registry.Key{
 		{Table: store.TableOrders, Prefix: orderPK(""), What: "an account's orders"},
-		{Table: store.TableOrders, Prefix: strings.TrimSuffix(pendingPK(0), "0"), What: "the pending-order index shards"},
+		{Table: store.TableOrders, Prefix: pendingIndex.Prefix, What: "the pending-order index shards"},
 		{Table: store.TableOrders, Prefix: leaseKey("", "").PK, What: "balance leases"},
 	},
 }

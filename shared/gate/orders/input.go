@@ -1,10 +1,9 @@
 package orders
 
 import (
-	"unicode/utf8"
-
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/catalog"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 )
 
@@ -26,13 +25,6 @@ type TopUpRequest struct {
 	CustomerAccount map[string]any `json:"customer_account"`
 }
 
-// Metadata limits (Stripe's, as users know them).
-const (
-	maxMetadataKeys   = 50
-	maxMetadataKeyLen = 40
-	maxMetadataValLen = 500
-)
-
 // validate checks what needs no product: every error names its field.
 func (in *CreateOrder) validate() error {
 	if in.ProductID == nil {
@@ -49,18 +41,7 @@ func (in *CreateOrder) validate() error {
 			return err
 		}
 	}
-	if len(in.Metadata) > maxMetadataKeys {
-		return apierr.Invalidf("metadata", "metadata has more than %d keys", maxMetadataKeys)
-	}
-	for k, v := range in.Metadata {
-		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLen {
-			return apierr.Invalidf("metadata", "metadata keys must be 1 to %d characters", maxMetadataKeyLen)
-		}
-		if utf8.RuneCountInString(v) > maxMetadataValLen {
-			return apierr.Invalidf("metadata."+k, "metadata values must be at most %d characters", maxMetadataValLen)
-		}
-	}
-	return nil
+	return metadata.Check(in.Metadata)
 }
 
 // checkExternalRef: 1 to 64 characters of A-Z a-z 0-9 . _ - :
@@ -89,8 +70,7 @@ type priced struct {
 // price validates the input against the product and computes the charge.
 func (in *CreateOrder) price(p *catalog.Product) (priced, error) {
 	if !p.IsActive {
-		return priced{}, &apierr.Error{Kind: apierr.Invalid, Code: "product_inactive", Param: "product_id",
-			Message: "product is not active and cannot be ordered"}
+		return priced{}, apierr.NewCode(CodeProductInactive, "product is not active and cannot be ordered")
 	}
 	if in.CurrencyCode != nil && *in.CurrencyCode != p.CurrencyCode {
 		return priced{}, apierr.Invalidf("currency_code", "currency_code must be the product's currency, %s", p.CurrencyCode)
@@ -106,8 +86,7 @@ func (in *CreateOrder) price(p *catalog.Product) (priced, error) {
 		return priced{}, apierr.Invalidf("topup_request", "topup_request is only for direct_top_up products; product %d is %s", p.ID, p.TypeCode)
 	}
 	if p.IsRange() || p.Price <= 0 {
-		return priced{}, &apierr.Error{Kind: apierr.Invalid, Code: "product_not_orderable", Param: "product_id",
-			Message: "product has no fixed price and is not a direct top-up"}
+		return priced{}, apierr.NewCode(CodeProductNotOrderable, "product has no fixed price and is not a direct top-up")
 	}
 	charge, err := money.Mul(p.Price, qty)
 	if err != nil {

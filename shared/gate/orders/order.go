@@ -47,8 +47,10 @@ package orders
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
+	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -56,12 +58,28 @@ import (
 // Kind is the resource kind of an order, for version changes.
 const Kind = "gate_order"
 
-// Order statuses (spec §3). pending -> completed | failed, nothing else.
+// Status is an order's status (spec §3).
+type Status string
+
+// Order statuses: pending -> completed | failed, nothing else (transitions).
 const (
-	StatusPending   = "pending"
-	StatusCompleted = "completed"
-	StatusFailed    = "failed"
+	StatusPending   Status = "pending"
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
 )
+
+// Statuses lists every status, in the order of an order's life.
+var Statuses = []Status{StatusPending, StatusCompleted, StatusFailed}
+
+// transitions is the state machine: only a pending order changes, once, to
+// one of the final statuses (Service.finish is the one place it happens).
+var transitions = map[Status][]Status{StatusPending: {StatusCompleted, StatusFailed}}
+
+// CanTransition reports whether from -> to is allowed.
+func CanTransition(from, to Status) bool { return slices.Contains(transitions[from], to) }
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
 
 // Limits of the request body, documented in the OpenAPI fragment.
 const (
@@ -79,7 +97,7 @@ type record struct {
 	ProductType     string            `json:"product_type"`
 	ExternalRef     string            `json:"external_ref,omitempty"`
 	IdempotencyKey  string            `json:"idempotency_key"`
-	Status          string            `json:"status"`
+	Status          Status            `json:"status"`
 	Currency        string            `json:"currency"`
 	Charged         int64             `json:"charged"`
 	BalanceBefore   int64             `json:"balance_before"`
@@ -107,7 +125,7 @@ type Order struct {
 	ProductID      int64             `json:"product_id"`
 	ExternalRef    *string           `json:"external_ref"`
 	IdempotencyKey string            `json:"idempotency_key"`
-	Status         string            `json:"status"`
+	Status         Status            `json:"status"`
 	CurrencyCode   string            `json:"currency_code"`
 	ChargedAmount  string            `json:"charged_amount"`
 	BalanceBefore  string            `json:"balance_before"`
@@ -161,9 +179,12 @@ func orderKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TableOrders, PK: orderPK(accountID), SK: id}
 }
 
-func (r *record) item() store.Item {
-	data, _ := json.Marshal(r)
-	return store.Item{Key: orderKey(r.AccountID, r.ID), Data: data}
+func (r *record) item() (store.Item, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return store.Item{}, apierr.Wrap("orders.item", apierr.Internal, err)
+	}
+	return store.Item{Key: orderKey(r.AccountID, r.ID), Data: data}, nil
 }
 
 func decodeRecord(it store.Item) (*record, error) {

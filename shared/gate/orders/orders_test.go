@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/eventlog"
 )
 
 func TestCreateFulfilComplete(t *testing.T) {
@@ -40,12 +40,13 @@ func TestCreateFulfilComplete(t *testing.T) {
 
 	// The outcome wrote one event record with the order (the deposit that
 	// funded it wrote its own deposit.posted).
-	page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TableEvents, PK: "evt#" + e.Account.ID, Limit: 10})
+	page, err := e.Deps.Store.Query(context.Background(), eventlog.Newest(e.Account.ID, ""))
 	require.NoError(t, err)
-	var evs []Event
+	var evs []eventlog.Record
 	for _, it := range page.Items {
-		var ev Event
-		require.NoError(t, json.Unmarshal(it.Data, &ev))
+		ev, err := eventlog.Decode(it)
+		require.NoError(t, err)
+		require.False(t, it.ExpiresAt.IsZero(), "order events expire as every other event")
 		if ev.Type != "deposit.posted" {
 			evs = append(evs, ev)
 		}
@@ -53,7 +54,9 @@ func TestCreateFulfilComplete(t *testing.T) {
 	require.Len(t, evs, 1)
 	ev := evs[0]
 	require.Equal(t, EventCompleted, ev.Type)
-	require.Equal(t, o["id"], ev.Data.ID)
+	var data Order
+	require.NoError(t, json.Unmarshal(ev.Data, &data))
+	require.Equal(t, o["id"], data.ID)
 	require.False(t, ev.Livemode)
 }
 

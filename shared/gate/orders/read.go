@@ -22,7 +22,7 @@ func (s *Service) Get(ctx context.Context, accountID, id string) (*Order, error)
 
 // Filter narrows a list of orders; zero values do not filter.
 type Filter struct {
-	Status      string
+	Status      Status
 	ProductID   int64
 	ExternalRef string
 	From, To    time.Time // created_at range, inclusive

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -73,7 +73,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 func (s *Service) reconcile(ctx context.Context, pageSize, budget int) (ReconcileResult, error) {
 	var res ReconcileResult
 	now := s.clock()
-	cutoff := pendingBefore(now.Add(-ReconcileAge))
+	cutoff := now.Add(-ReconcileAge)
 	start, stored, err := s.loadResume(ctx)
 	if err != nil {
 		return res, err
@@ -81,7 +81,7 @@ func (s *Service) reconcile(ctx context.Context, pageSize, budget int) (Reconcil
 	seen := 0
 	// From the resume point to the last shard's end, without wrapping: the
 	// next run starts over at shard 0.
-	for shard := start.Shard; shard < pendingShards; shard++ {
+	for shard := start.Shard; shard < dueindex.Shards; shard++ {
 		cursor := ""
 		if shard == start.Shard {
 			cursor = start.Cursor
@@ -91,7 +91,7 @@ func (s *Service) reconcile(ctx context.Context, pageSize, budget int) (Reconcil
 				// Within a shard a cursor means more follows; at a shard's
 				// start, look before promising more.
 				more := cursor != ""
-				for ; !more && shard < pendingShards; shard++ {
+				for ; !more && shard < dueindex.Shards; shard++ {
 					if more, err = s.anyPending(ctx, shard, cutoff); err != nil {
 						return res, err
 					}
@@ -104,14 +104,18 @@ func (s *Service) reconcile(ctx context.Context, pageSize, budget int) (Reconcil
 				}
 				return res, s.clearResume(ctx, stored)
 			}
-			page, err := s.st.Query(ctx, store.Query{Table: store.TableOrders, PK: pendingPK(shard), To: cutoff,
-				Limit: min(pageSize, budget-seen), Cursor: cursor})
-			if err != nil {
-				return res, apierr.Wrap("orders.Reconcile", apierr.Unavailable, err)
+			entries, next, err := pendingIndex.Page(ctx, s.st, shard, time.Time{}, cutoff, cursor, min(pageSize, budget-seen))
+			if apierr.Is(err, apierr.Invalid) {
+				s.log.Error("reconciler resume cursor malformed; the shard starts over", "shard", shard)
+				cursor = ""
+				continue
 			}
-			for _, it := range page.Items {
+			if err != nil {
+				return res, err
+			}
+			for _, e := range entries {
 				seen++
-				failed, err := s.reconcileOne(ctx, it, now)
+				failed, err := s.reconcileOne(ctx, e, now)
 				if err != nil {
 					return res, err
 				}
@@ -121,7 +125,7 @@ func (s *Service) reconcile(ctx context.Context, pageSize, budget int) (Reconcil
 					res.Requeued++
 				}
 			}
-			if cursor = page.Next; cursor == "" {
+			if cursor = next; cursor == "" {
 				break
 			}
 		}
@@ -130,12 +134,9 @@ func (s *Service) reconcile(ctx context.Context, pageSize, budget int) (Reconcil
 }
 
 // anyPending reports whether shard holds an entry due for reconciling.
-func (s *Service) anyPending(ctx context.Context, shard int, cutoff string) (bool, error) {
-	page, err := s.st.Query(ctx, store.Query{Table: store.TableOrders, PK: pendingPK(shard), To: cutoff, Limit: 1})
-	if err != nil {
-		return false, apierr.Wrap("orders.Reconcile", apierr.Unavailable, err)
-	}
-	return len(page.Items) > 0, nil
+func (s *Service) anyPending(ctx context.Context, shard int, cutoff time.Time) (bool, error) {
+	entries, next, err := pendingIndex.Page(ctx, s.st, shard, time.Time{}, cutoff, "", 1)
+	return len(entries) > 0 || next != "", err
 }
 
 // clearResume forgets a stored resume point: the run went through to the end.
@@ -150,27 +151,29 @@ func (s *Service) clearResume(ctx context.Context, stored bool) error {
 }
 
 // reconcileOne handles one pending index entry: past SupplierTimeout the
-// order is failed (true), else its message is sent again.
-func (s *Service) reconcileOne(ctx context.Context, it store.Item, now time.Time) (failed bool, _ error) {
-	var ref pendingRef
-	if err := json.Unmarshal(it.Data, &ref); err != nil {
-		s.log.Error("pending index entry malformed", "sk", it.SK)
-		return false, nil
-	}
-	created, err := time.Parse(pendingSKTime, strings.SplitN(it.SK, "#", 2)[0])
-	if err == nil && now.Sub(created) >= SupplierTimeout {
-		rec, err := s.load(ctx, ref.AccountID, ref.OrderID)
+// order is failed (true), else its message is sent again. An entry whose
+// order is no longer pending (one written in an earlier layout of the index,
+// which the order's end could not delete) is removed.
+func (s *Service) reconcileOne(ctx context.Context, e dueindex.Entry, now time.Time) (failed bool, _ error) {
+	if now.Sub(e.Due) >= SupplierTimeout {
+		rec, err := s.load(ctx, e.Account, e.ID)
 		if apierr.Is(err, apierr.NotFound) {
-			s.log.Error("pending index entry names no order; removed", "sk", it.SK)
-			return false, s.st.Write(ctx, store.Delete(it.Key, store.Always))
+			s.log.Error("pending index entry names no order; removed", "sk", e.Key.SK)
+			return false, s.st.Write(ctx, store.Delete(e.Key, store.Always))
 		}
 		if err != nil {
 			return false, err
 		}
+		if rec.Status != StatusPending {
+			return false, s.st.Write(ctx, store.Delete(e.Key, store.Always))
+		}
 		_, changed, err := s.expire(ctx, rec)
 		return changed, err
 	}
-	body, _ := json.Marshal(Message(ref))
+	body, err := json.Marshal(Message{AccountID: e.Account, OrderID: e.ID})
+	if err != nil {
+		return false, apierr.Wrap("orders.Reconcile", apierr.Internal, err)
+	}
 	if _, err := s.q.Send(ctx, queue.Fulfilment, body, 0); err != nil {
 		return false, apierr.Wrap("orders.Reconcile", apierr.Unavailable, err)
 	}
@@ -186,7 +189,7 @@ func (s *Service) loadResume(ctx context.Context) (_ resumePoint, stored bool, _
 	case err != nil:
 		return p, false, apierr.Wrap("orders.Reconcile", apierr.Unavailable, err)
 	}
-	if json.Unmarshal(it.Data, &p) != nil || p.Shard < 0 || p.Shard >= pendingShards {
+	if json.Unmarshal(it.Data, &p) != nil || p.Shard < 0 || p.Shard >= dueindex.Shards {
 		s.log.Error("reconciler resume point malformed; starting over")
 		return resumePoint{}, true, nil
 	}
@@ -194,26 +197,12 @@ func (s *Service) loadResume(ctx context.Context) (_ resumePoint, stored bool, _
 }
 
 func (s *Service) saveResume(ctx context.Context, p resumePoint) error {
-	data, _ := json.Marshal(p)
+	data, err := json.Marshal(p)
+	if err != nil {
+		return apierr.Wrap("orders.Reconcile", apierr.Internal, err)
+	}
 	if err := s.st.Write(ctx, store.Put(store.Item{Key: resumeKey, Data: data}, store.Always)); err != nil {
 		return apierr.Wrap("orders.Reconcile", apierr.Unavailable, err)
 	}
 	return nil
-}
-
-// RunReconciler calls Reconcile every interval until ctx is done (the local
-// gateway's stand-in for the scheduled function).
-func (s *Service) RunReconciler(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("reconciler run failed", "error", err.Error())
-			}
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -57,10 +58,12 @@ func (e *env) events(typ string) map[string]int {
 		page, err := e.Deps.Store.Query(context.Background(), q)
 		require.NoError(e.T, err)
 		for _, it := range page.Items {
-			var ev Event
-			require.NoError(e.T, json.Unmarshal(it.Data, &ev))
-			if ev.Type == typ {
-				count[ev.Data.ID]++
+			rec, err := eventlog.Decode(it)
+			require.NoError(e.T, err)
+			var o Order
+			require.NoError(e.T, json.Unmarshal(rec.Data, &o))
+			if rec.Type == typ {
+				count[o.ID]++
 			}
 		}
 		if q.Cursor = page.Next; q.Cursor == "" {

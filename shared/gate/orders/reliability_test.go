@@ -20,6 +20,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/httpapi"
@@ -226,8 +227,8 @@ func TestConsumerOneOutcome(t *testing.T) {
 		require.NoError(t, err)
 		var types []string
 		for _, it := range page.Items {
-			var ev Event
-			require.NoError(t, json.Unmarshal(it.Data, &ev))
+			ev, err := eventlog.Decode(it)
+			require.NoError(t, err)
 			if strings.HasPrefix(ev.Type, "order.") { // the funding deposit wrote deposit.posted
 				types = append(types, ev.Type)
 			}

@@ -129,11 +129,11 @@ func validReason(s string) bool {
 // parseFilter reads the list's query parameters.
 func parseFilter(r *httpapi.Request) (Filter, error) {
 	var f Filter
-	switch st := r.Query("status"); st {
-	case "", StatusPending, StatusCompleted, StatusFailed:
+	if st := Status(r.Query("status")); st != "" {
+		if !st.Valid() {
+			return f, apierr.Invalidf("status", "status must be pending, completed or failed")
+		}
 		f.Status = st
-	default:
-		return f, apierr.Invalidf("status", "status must be pending, completed or failed")
 	}
 	if s := r.Query("product_id"); s != "" {
 		n, err := ids.ParseInt("product_id", s) // strict: "+311" and "0311" are not product 311

@@ -1,7 +1,6 @@
 package orders
 
 import (
-	"context"
 	"hash/fnv"
 	"log/slog"
 	"sync"
@@ -10,7 +9,6 @@ import (
 	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/supplier"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -77,11 +75,3 @@ func (s *Service) lockBalance(accountID, currency string) func() {
 	m.Lock()
 	return m.Unlock
 }
-
-// raceBackoff spaces retries of a lost race on an order's version: full
-// jitter over a window that doubles up to 256 ms, so under heavy contention
-// on one item the racers spread out instead of colliding.
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 256 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
-
-// sleepJitter waits raceBackoff's delay before retry attempt.
-func sleepJitter(ctx context.Context, attempt int) error { return raceBackoff.Sleep(ctx, attempt) }

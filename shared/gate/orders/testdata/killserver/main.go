@@ -44,6 +44,6 @@ func run() error {
 	svc := orders.New(orders.Config{Store: d.Store, Queue: d.Queue, SerializeBalances: true, ProductTTL: time.Minute})
 	poller := &app.Poller{Queue: d.Queue, Name: queue.Fulfilment, Handler: app.SQSLambda(svc.Consume), Wait: time.Second}
 	go poller.Run(ctx)
-	go svc.RunReconciler(ctx, time.Second)
+	go app.Every(ctx, time.Second, func(ctx context.Context) error { _, err := svc.Reconcile(ctx); return err }, nil)
 	return crashtest.Serve(d.Server(svc.Group(), ledger.Group(ledger.New(d.Store, nil))))
 }
