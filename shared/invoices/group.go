@@ -1,7 +1,6 @@
 package invoices
 
 import (
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/httpapi"
@@ -52,6 +51,6 @@ var Area = registry.Area{
 	Groups: []registry.Group{InvoicesGroup, ExpiryGroup},
 	Keys: []registry.Key{
 		{Table: store.TableLedger, Prefix: invoicePK(""), What: "bank invoices"},
-		{Table: store.TableLedger, Prefix: strings.TrimSuffix(expiryPK(0), "0"), What: "the invoice expiry index shards"},
+		{Table: store.TableLedger, Prefix: expiryIndex.Prefix, What: "the invoice expiry index shards"},
 	},
 }

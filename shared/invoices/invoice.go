@@ -3,14 +3,15 @@ package invoices
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/kzid"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -48,12 +49,6 @@ const (
 // EventTypes are every type this package writes.
 var EventTypes = []string{EventPaid, EventExpired, EventCancelled}
 
-// Amount is an amount of a Pay API resource: minor units and a currency.
-type Amount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency"`
-}
-
 // Payer is whom the invoice is sent to: a phone number (E.164), or an IIN
 // (a person) or a BIN (a company); exactly one.
 type Payer struct {
@@ -74,7 +69,7 @@ type LineItem struct {
 type Invoice struct {
 	ID             string            `json:"id"`
 	Object         string            `json:"object"`
-	Amount         Amount            `json:"amount"`
+	Amount         money.Amount      `json:"amount"`
 	Payer          Payer             `json:"payer"`
 	Description    string            `json:"description"`
 	OrderReference string            `json:"order_reference"`
@@ -143,39 +138,17 @@ func decode(it store.Item) (*record, error) {
 //   - inv#<account> / <invoice id>: an invoice (UUIDv7: newest first by a
 //     descending query).
 //   - invexp#<shard> / <expires_at>#<account>#<invoice id>: invoices that
-//     are still created, by expiry; put with the invoice, removed by the
-//     write that ends it (paid, cancelled, expired). The expirer reads the
-//     due ones, shard by shard (no Scan).
+//     are still created, by expiry (a dueindex); put with the invoice,
+//     removed by the write that ends it (paid, cancelled, expired). The
+//     expirer reads the due ones, shard by shard (no Scan).
 func invoicePK(accountID string) string { return "inv#" + accountID }
 
 func invoiceKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TableLedger, PK: invoicePK(accountID), SK: id}
 }
 
-const expiryShards = 8
-
-func expiryPK(shard int) string { return fmt.Sprintf("invexp#%d", shard) }
-
-// expirySKTime is a fixed-width, sortable expiry time.
-const expirySKTime = "20060102T150405.000000000Z"
-
-func (r *record) expiryKey() store.Key {
-	h := fnv.New32a()
-	h.Write([]byte(r.ID))
-	return store.Key{Table: store.TableLedger, PK: expiryPK(int(h.Sum32() % expiryShards)),
-		SK: r.ExpiresAt.UTC().Format(expirySKTime) + "#" + r.AccountID + "#" + r.ID}
-}
-
-// expiryRef is an expiry index entry's Data.
-type expiryRef struct {
-	AccountID string `json:"account_id"`
-	ID        string `json:"invoice_id"`
-}
-
-func (r *record) expiryItem() store.Item {
-	data, _ := json.Marshal(expiryRef{AccountID: r.AccountID, ID: r.ID})
-	return store.Item{Key: r.expiryKey(), Data: data}
-}
+// expiryIndex holds the invoices still created, by their expiry.
+var expiryIndex = dueindex.Index{Table: store.TableLedger, Prefix: "invexp#"}
 
 // Limits of an invoice.
 const (
@@ -239,7 +212,7 @@ func (in *CreateRequest) validate(now time.Time) (*Invoice, error) {
 	if _, err := money.ParseCurrencyField("amount.currency", *in.Amount.Currency); err != nil {
 		return nil, err
 	}
-	inv.Amount = Amount{Value: *in.Amount.Value, Currency: *in.Amount.Currency}
+	inv.Amount = money.Amount{Value: *in.Amount.Value, Currency: *in.Amount.Currency}
 	p, err := in.Payer.check()
 	if err != nil {
 		return nil, err
@@ -276,7 +249,7 @@ func (in *CreateRequest) validate(now time.Time) (*Invoice, error) {
 	if inv.LineItems, err = lineItems(in.LineItems, inv.Amount.Value); err != nil {
 		return nil, err
 	}
-	return inv, checkMetadata(in.Metadata)
+	return inv, metadata.Check(in.Metadata)
 }
 
 // check holds the payer to exactly one of phone, iin, bin, each valid.
@@ -343,20 +316,7 @@ func lineItems(in []LineItemRequest, amount int64) ([]LineItem, error) {
 		out[i] = LineItem{Name: *li.Name, Quantity: *li.Quantity, UnitAmount: *li.UnitAmount, Amount: line}
 	}
 	if sum != amount {
-		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "line_items_total_mismatch", Param: "line_items",
-			Message: fmt.Sprintf("the line items add up to %d, not amount.value %d", sum, amount)}
+		return nil, apierr.NewCode(CodeLineItemsTotalMismatch, "the line items add up to %d, not amount.value %d", sum, amount)
 	}
 	return out, nil
-}
-
-func checkMetadata(md map[string]string) error {
-	if len(md) > 50 {
-		return apierr.Invalidf("metadata", "metadata has more than 50 keys")
-	}
-	for k := range md {
-		if k == "" || utf8.RuneCountInString(k) > 40 {
-			return apierr.Invalidf("metadata", "metadata keys must be 1 to 40 characters")
-		}
-	}
-	return nil
 }

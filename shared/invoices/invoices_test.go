@@ -2,7 +2,6 @@ package invoices
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/store"
@@ -98,8 +98,9 @@ func (e *env) events() []string {
 	require.NoError(e.T, err)
 	var out []string
 	for _, it := range page.Items {
-		var ev Event
-		require.NoError(e.T, json.Unmarshal(it.Data, &ev))
+		ev, err := eventlog.Decode(it)
+		require.NoError(e.T, err)
+		require.False(e.T, it.ExpiresAt.IsZero(), "every event record expires")
 		out = append(out, ev.Type)
 	}
 	return out

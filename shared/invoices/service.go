@@ -2,17 +2,17 @@ package invoices
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -72,7 +72,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Invoice, error) 
 	}
 	view := r.view(now)
 	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: Kind, Value: view},
-		store.Put(it, store.IfAbsent), store.Put(r.expiryItem(), store.IfAbsent))
+		store.Put(it, store.IfAbsent), expiryIndex.Put(r.AccountID, r.ID, r.ExpiresAt))
 	if err != nil {
 		if idempotency.FromKey(err) {
 			return nil, err
@@ -146,20 +146,15 @@ type ActionInput struct {
 	Idem      *idempotency.Call
 }
 
-// changeAttempts bounds re-reads when an invoice changes under a write.
-const changeAttempts = 8
-
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
-
 // ended is the 409 of an invoice that can no longer be paid or cancelled.
 func ended(r *record, now time.Time) error {
 	switch r.StatusAt(now) {
 	case Paid:
-		return apierr.New(apierr.Conflict, "invoice_already_paid", "invoice %s is already paid", r.ID)
+		return apierr.NewCode(CodeAlreadyPaid, "invoice %s is already paid", r.ID)
 	case Expired:
-		return apierr.New(apierr.Conflict, "invoice_expired", "invoice %s expired at %s unpaid", r.ID, r.ExpiresAt.Format(time.RFC3339))
+		return apierr.NewCode(CodeExpired, "invoice %s expired at %s unpaid", r.ID, r.ExpiresAt.Format(time.RFC3339))
 	case Cancelled:
-		return apierr.New(apierr.Conflict, "invoice_cancelled", "invoice %s was cancelled", r.ID)
+		return apierr.NewCode(CodeCancelled, "invoice %s was cancelled", r.ID)
 	}
 	return nil
 }
@@ -167,21 +162,24 @@ func ended(r *record, now time.Time) error {
 // end moves a created invoice to status at now: the invoice (conditioned on
 // the version read), the expiry entry's removal, its event and, for a
 // payment, the ledger's entries, with the key's record, in one transaction.
-// A lost race re-reads: what the winner did decides (one payment, or a
-// 409). Errors: NotFound, Conflict (invoice_already_paid, invoice_expired,
-// invoice_cancelled), Unavailable; idempotency's.
+// A lost race re-reads (store.Race): what the winner did decides (one
+// payment, or a 409). Errors: NotFound, Conflict (invoice_already_paid,
+// invoice_expired, invoice_cancelled, resource_busy), Unavailable;
+// idempotency's.
 func (s *Service) end(ctx context.Context, in ActionInput, to Status) (*Invoice, error) {
-	for attempt := 0; ; attempt++ {
+	var out *Invoice
+	race := store.Race{Op: "invoices.end", What: "invoice " + in.ID}
+	err := race.Run(ctx, func(int) error {
 		r, err := s.load(ctx, in.AccountID, in.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		now := s.clock().UTC()
 		if err := ended(r, now); err != nil {
 			if serr := in.Idem.Settled(ctx); serr != nil {
-				return nil, serr // a concurrent duplicate of this call won: replay it
+				return serr // a concurrent duplicate of this call won: replay it
 			}
-			return nil, err
+			return err
 		}
 		next := *r
 		next.Status, next.UpdatedAt = to, now
@@ -196,29 +194,22 @@ func (s *Service) end(ctx context.Context, in ActionInput, to Status) (*Invoice,
 		}
 		ops, err := s.endOps(&next, r, event, &b, now)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		view := next.view(now)
 		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: Kind, Value: view}, ops...)
-		if err == nil {
-			return &view, nil
+		switch {
+		case err == nil:
+			out = &view
+			return nil
+		case idempotency.FromKey(err):
+			return err
+		case ledger.IsOutOfRange(err):
+			return apierr.NewCode(CodeMerchantBalanceLimit, "this payment would take the merchant's balance past its maximum")
 		}
-		if idempotency.FromKey(err) {
-			return nil, err
-		}
-		if ledger.IsOutOfRange(err) {
-			return nil, apierr.New(apierr.Conflict, "balance_limit_exceeded", "this payment would take the merchant's balance past its maximum")
-		}
-		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
-			return nil, apierr.Wrap("invoices.end", apierr.Unavailable, err)
-		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "invoice_busy", "invoice %s kept changing; retry", in.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+		return race.Settle(err)
+	})
+	return out, err
 }
 
 // endOps are the writes that end an invoice: the record at the version
@@ -232,7 +223,7 @@ func (s *Service) endOps(next, was *record, eventType string, b *ledger.Batch, n
 	if err != nil {
 		return nil, err
 	}
-	ops := []store.Op{store.Put(it, store.IfVersion(was.version)), store.Delete(was.expiryKey(), store.Always), ev}
+	ops := []store.Op{store.Put(it, store.IfVersion(was.version)), expiryIndex.Delete(was.AccountID, was.ID, was.ExpiresAt), ev}
 	lops, err := b.Ops(now)
 	if err != nil {
 		return nil, err
@@ -253,33 +244,14 @@ func (s *Service) Cancel(ctx context.Context, in ActionInput) (*Invoice, error) 
 // settlement delay passed: at once in the sandbox), with invoice.paid, in
 // one transaction. Paid twice, or after expires_at: one payment, then 409.
 // Errors: NotFound, Conflict (invoice_already_paid, invoice_expired,
-// invoice_cancelled, balance_limit_exceeded), Unavailable; idempotency's.
+// invoice_cancelled, merchant_balance_limit_exceeded), Unavailable; idempotency's.
 func (s *Service) Pay(ctx context.Context, in ActionInput) (*Invoice, error) {
 	return s.end(ctx, in, Paid)
 }
 
-// Event is an event record (the shape shared/webhooks reads), written in
-// the transaction of the change it reports.
-type Event struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Created  int64  `json:"created"`
-	Account  string `json:"account"`
-	Livemode bool   `json:"livemode"`
-	Data     any    `json:"data"`
-}
-
-// EventRetention is how long event records stay (as the other writers).
-const EventRetention = 30 * 24 * time.Hour
-
+// eventOp is the put of an event of the account, in the change's transaction.
 func eventOp(accountID string, livemode bool, typ string, data any, now time.Time) (store.Op, error) {
-	ev := Event{ID: ids.Prefixed("evt"), Type: typ, Created: now.Unix(), Account: accountID, Livemode: livemode, Data: data}
-	raw, err := json.Marshal(ev)
-	if err != nil {
-		return store.Op{}, apierr.Wrap("invoices.event", apierr.Internal, err)
-	}
-	return store.Put(store.Item{Key: store.Key{Table: store.TableEvents, PK: "evt#" + accountID, SK: ev.ID}, Data: raw,
-		ExpiresAt: now.Add(EventRetention)}, store.IfAbsent), nil
+	return eventlog.Append(eventlog.Event{Type: typ, Account: accountID, Livemode: livemode, At: now, Data: data})
 }
 
 // ExpireInterval is how often the expirer runs: invoice.expired comes at
@@ -306,17 +278,9 @@ func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
 	now := s.clock().UTC()
 	var res ExpireResult
 	var firstErr error
-	to := now.Add(time.Nanosecond).Format(expirySKTime) + "#"
-	for shard := 0; shard < expiryShards; shard++ {
-		page, err := s.st.Query(ctx, store.Query{Table: store.TableLedger, PK: expiryPK(shard), To: to, Limit: expirePerShard})
-		if err != nil {
-			if firstErr == nil {
-				firstErr = apierr.Wrap("invoices.Expire", apierr.Unavailable, err)
-			}
-			continue
-		}
-		for _, it := range page.Items {
-			expired, err := s.expireOne(ctx, it, now)
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		_, err := expiryIndex.VisitShard(ctx, s.st, shard, time.Time{}, now, expirePerShard, func(e dueindex.Entry) error {
+			expired, err := s.expireOne(ctx, e, now)
 			switch {
 			case err != nil:
 				if firstErr == nil {
@@ -327,6 +291,10 @@ func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
 			default:
 				res.Dropped++
 			}
+			return nil
+		})
+		if err != nil && firstErr == nil {
+			firstErr = err
 		}
 	}
 	if res.Expired+res.Dropped > 0 || firstErr != nil {
@@ -335,23 +303,23 @@ func (s *Service) Expire(ctx context.Context) (ExpireResult, error) {
 	return res, firstErr
 }
 
-func (s *Service) expireOne(ctx context.Context, it store.Item, now time.Time) (bool, error) {
-	var ref expiryRef
-	drop := func() (bool, error) { return false, s.st.Write(ctx, store.Delete(it.Key, store.Always)) }
-	if json.Unmarshal(it.Data, &ref) != nil || !ids.Valid(ref.ID) || ref.AccountID == "" {
-		return drop()
+func (s *Service) expireOne(ctx context.Context, e dueindex.Entry, now time.Time) (expired bool, _ error) {
+	drop := func() error { return s.st.Write(ctx, store.Delete(e.Key, store.Always)) }
+	if !ids.Valid(e.ID) {
+		return false, drop()
 	}
-	for attempt := 0; attempt < changeAttempts; attempt++ {
-		r, err := s.load(ctx, ref.AccountID, ref.ID)
+	race := store.Race{Op: "invoices.Expire", What: "invoice " + e.ID}
+	err := race.Run(ctx, func(int) error {
+		r, err := s.load(ctx, e.Account, e.ID)
 		if apierr.Is(err, apierr.NotFound) {
 			return drop()
 		}
 		if err != nil {
-			return false, err
+			return err
 		}
 		if r.Status != Created || now.Before(r.ExpiresAt) {
 			if r.Status == Created {
-				return false, nil // not due (the entry was written for another expiry): leave it
+				return nil // not due (the entry was written for another expiry): leave it
 			}
 			return drop()
 		}
@@ -359,15 +327,12 @@ func (s *Service) expireOne(ctx context.Context, it store.Item, now time.Time) (
 		next.Status, next.UpdatedAt, next.ExpiredAt = Expired, now, &r.ExpiresAt
 		ops, err := s.endOps(&next, r, EventExpired, &ledger.Batch{}, now)
 		if err != nil {
-			return false, err
+			return err
 		}
-		err = s.st.Write(ctx, ops...)
-		if err == nil {
-			return true, nil
+		if err = race.Settle(s.st.Write(ctx, ops...)); err == nil {
+			expired = true
 		}
-		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
-			return false, apierr.Wrap("invoices.Expire", apierr.Unavailable, err)
-		}
-	}
-	return false, apierr.New(apierr.Conflict, "invoice_busy", "invoice %s kept changing", ref.ID)
+		return err
+	})
+	return expired, err
 }
