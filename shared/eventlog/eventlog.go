@@ -124,9 +124,10 @@ func Decode(it store.Item) (Record, error) {
 	return r, nil
 }
 
-// Newest is the query of an account's log, newest first, from cursor.
+// Newest is the query of an account's log, newest first, from cursor, in
+// pages of 100.
 func Newest(accountID, cursor string) store.Query {
-	return store.Query{Table: store.TableEvents, PK: PK(accountID), Desc: true, Cursor: cursor}
+	return store.Query{Table: store.TableEvents, PK: PK(accountID), Desc: true, Cursor: cursor, Limit: 100}
 }
 
 // Get reads one of the account's events; another account's, or a malformed

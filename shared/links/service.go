@@ -209,7 +209,7 @@ func (s *Service) change(ctx context.Context, c Caller, id string, apply func(r 
 
 // Cancel cancels an active link: it takes no payment from then on. Errors:
 // NotFound, Conflict (payment_link_paid, payment_link_cancelled,
-// payment_link_expired; payment_link_busy), IdempotencyMismatch,
+// payment_link_expired; resource_busy), IdempotencyMismatch,
 // Unavailable.
 func (s *Service) Cancel(ctx context.Context, c Caller, id string) (*Link, error) {
 	return s.change(ctx, c, id, func(r *record, now time.Time) error {
