@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/money"
 )
 
 // Kind is the resource kind of a dispute (version changes; metadata is
@@ -77,12 +78,6 @@ const (
 // EventTypes are every type this package writes.
 var EventTypes = []string{EventCreated, EventUpdated, EventClosed}
 
-// Amount is an amount of a Pay API resource: minor units and a currency.
-type Amount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency"`
-}
-
 // Document is one evidence document as the API shows it: its data is
 // stored apart (evidence.go) and never returned.
 type Document struct {
@@ -107,8 +102,8 @@ type Dispute struct {
 	Object            string            `json:"object"`
 	TransactionID     string            `json:"transaction_id"`
 	MerchantReference string            `json:"merchant_reference"`
-	Amount            Amount            `json:"amount"` // what the cardholder claims back
-	Fee               Amount            `json:"fee"`    // the dispute fee, held with the amount, kept if lost
+	Amount            money.Amount      `json:"amount"` // what the cardholder claims back
+	Fee               money.Amount      `json:"fee"`    // the dispute fee, held with the amount, kept if lost
 	Status            Status            `json:"status"`
 	Reason            Reason            `json:"reason"`
 	DueBy             time.Time         `json:"due_by"` // evidence must be submitted by then, else the dispute is lost
@@ -126,7 +121,7 @@ type Dispute struct {
 // names the current status.
 func illegal(r *record, to Status, what string) error {
 	if r.Status.Closed() {
-		return apierr.New(apierr.Conflict, "dispute_closed", "dispute %s is %s: it can no longer be %s", r.ID, r.Status, what)
+		return apierr.NewCode(CodeClosed, "dispute %s is %s: it can no longer be %s", r.ID, r.Status, what)
 	}
-	return apierr.New(apierr.Conflict, "dispute_state_conflict", "dispute %s is %s and cannot be %s (it would become %s)", r.ID, r.Status, what, to)
+	return apierr.NewCode(CodeStateConflict, "dispute %s is %s and cannot be %s (it would become %s)", r.ID, r.Status, what, to)
 }

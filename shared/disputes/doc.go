@@ -63,9 +63,10 @@
 //
 //   - dsp#<account> / <dispute id>: disputes (UUIDv7).
 //   - dspdoc#<account>#<dispute id> / <document id>#<nnnn>: evidence chunks.
-//   - dspdue#<shard> / <time>#<account>#<dispute id>: the due index: open
-//     disputes by due_by (needs_response) or by the end of their review
-//     (under_review).
+//   - dspdue2#<shard> / <time>#<account>#<dispute id>: the due index (a
+//     dueindex): open disputes by due_by (needs_response) or by the end of
+//     their review (under_review). The sweeper also reads dspdue#<shard>,
+//     where entries were written before the one due-time layout.
 //
 // # DynamoDB calls
 //
@@ -83,7 +84,7 @@
 // and no ledger items. Evidence: GetItem x 3, then one TransactWriteItems
 // per ChunksPerWrite chunks (up to 10 items, 3.5 MB), then one for the
 // dispute (key's record, dispute, event). The sweeper: a Query per due
-// shard, then per due dispute GetItem (dispute), GetItem (payment), Query
+// shard (and per shard of the index's earlier layout), then per due dispute GetItem (dispute), GetItem (payment), Query
 // (balances, a win only), one TransactWriteItems; then a Query per debtors
 // shard and per debtor a Query and one TransactWriteItems. No Scan.
 package disputes

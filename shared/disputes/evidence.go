@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -236,7 +237,7 @@ func readDocument(ctx context.Context, st store.Store, r *record, d storedDoc) (
 	}
 	sum := sha256.Sum256(out)
 	if int64(len(out)) != d.Size || hex.EncodeToString(sum[:]) != d.SHA256 {
-		return nil, apierr.New(apierr.Internal, "", "document %s of dispute %s does not match what was stored", d.ID, r.ID)
+		return nil, apierr.Wrap("disputes.readDocument", apierr.Internal, fmt.Errorf("document %s of dispute %s does not match what was stored", d.ID, r.ID))
 	}
 	return out, nil
 }

@@ -62,6 +62,7 @@ var Area = registry.Area{
 	Keys: []registry.Key{
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(disputePK("x"), "x"), What: "disputes"},
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(docPK("x", "y"), "x#y"), What: "dispute evidence chunks"},
-		{Table: store.TablePayments, Prefix: strings.TrimSuffix(duePK(0), "0"), What: "the dispute due index shards"},
+		{Table: store.TablePayments, Prefix: dueIndex.Prefix, What: "the dispute due index shards"},
+		{Table: store.TablePayments, Prefix: dueIndex.Legacy.Prefix, What: "the dispute due index shards written before the one due-time layout (read, never written)"},
 	},
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/store"
 )
 
 // OpenInput is the sandbox's dispute of a captured payment
@@ -39,7 +40,7 @@ const MaxAmount = 1 << 53
 // transaction_not_disputable: a refund), IdempotencyMismatch, Unavailable.
 func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 	if !in.TestMode {
-		return nil, apierr.New(apierr.Forbidden, "test_mode_only", "disputes are opened by the card network; the sandbox opens them for test keys only")
+		return nil, apierr.NewCode(apierr.CodeTestModeOnly, "disputes are opened by the card network; the sandbox opens them for test keys only")
 	}
 	if !in.Idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
@@ -53,28 +54,30 @@ func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 	if in.Amount != nil && (*in.Amount <= 0 || *in.Amount > MaxAmount) {
 		return nil, apierr.Invalidf("amount", "amount must be an integer from 1 to 2^53 in minor units of the payment's currency")
 	}
-	for attempt := 0; ; attempt++ {
+	var out *Dispute
+	race := store.Race{Op: "disputes.Open", What: "transaction " + in.TransactionID, Attempts: changeAttempts}
+	err := race.Run(ctx, func(attempt int) error {
 		now := s.clock().UTC()
 		due := now.Add(DefaultResponseWindow)
 		if in.DueBy != nil {
 			if !in.DueBy.After(now) || in.DueBy.After(now.Add(MaxResponseWindow)) {
-				return nil, apierr.Invalidf("due_by", "due_by must be in the future and at most 30 days away")
+				return apierr.Invalidf("due_by", "due_by must be in the future and at most 30 days away")
 			}
 			due = in.DueBy.UTC()
 		}
 		p, err := s.repo.Get(ctx, in.AccountID, in.TransactionID)
 		if apierr.Is(err, apierr.NotFound) {
-			return nil, apierr.NotFoundf("no such transaction: %s", in.TransactionID)
+			return apierr.NotFoundf("no such transaction: %s", in.TransactionID)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		amount, err := disputable(p, in.Amount)
 		if err != nil {
 			if settled := in.Idem.Settled(ctx); settled != nil {
-				return nil, settled
+				return settled
 			}
-			return nil, err
+			return err
 		}
 		r := &record{ID: ids.NewAt(now), AccountID: in.AccountID, TransactionID: p.ID, MerchantReference: p.MerchantReference,
 			Livemode: p.Livemode, Amount: amount, Fee: s.feeOf(p.Currency), Currency: p.Currency, Status: NeedsResponse,
@@ -82,23 +85,16 @@ func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 		c := &step{rec: r, pay: p, last: attempt >= changeAttempts-2, event: EventCreated}
 		f, err := s.funds(ctx, c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.Covered = c.batch.DisputeHold(c.move(), f, now)
-		view, again, err := s.commit(ctx, c, in.Idem, true)
-		if err != nil {
-			return nil, err
+		view, err := s.commit(ctx, c, in.Idem, true)
+		if err == nil {
+			out = &view
 		}
-		if !again {
-			return &view, nil
-		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "transaction_busy", "transaction %s kept changing; retry with the same Idempotency-Key", p.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+		return err
+	})
+	return out, err
 }
 
 // disputable checks that p may be disputed for amount (nil: all that is
@@ -106,21 +102,20 @@ func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 func disputable(p *payments.Payment, amount *int64) (int64, error) {
 	switch {
 	case p.Type != payments.TypePayment:
-		return 0, apierr.New(apierr.Conflict, "transaction_not_disputable", "transaction %s is a %s: only a payment can be disputed", p.ID, p.Type)
+		return 0, apierr.NewCode(CodeTransactionNotDisputable, "transaction %s is a %s: only a payment can be disputed", p.ID, p.Type)
 	case p.Dispute != nil:
-		return 0, apierr.New(apierr.Conflict, "dispute_exists", "payment %s already has dispute %s (%s)", p.ID, p.Dispute.ID, p.Dispute.Status)
+		return 0, apierr.NewCode(CodeExists, "payment %s already has dispute %s (%s)", p.ID, p.Dispute.ID, p.Dispute.Status)
 	case p.Status == payments.Refunded:
-		return 0, apierr.New(apierr.Conflict, "payment_refunded", "payment %s is refunded: the sandbox does not open a dispute on a refunded payment (nothing is left to claim back)", p.ID)
+		return 0, apierr.NewCode(CodePaymentRefunded, "payment %s is refunded: the sandbox does not open a dispute on a refunded payment (nothing is left to claim back)", p.ID)
 	case p.Status != payments.Charged && p.Status != payments.PartiallyRefunded:
-		return 0, apierr.New(apierr.Conflict, "payment_not_captured", "payment %s is %s: only a captured payment can be disputed", p.ID, p.Status)
+		return 0, apierr.NewCode(CodePaymentNotCaptured, "payment %s is %s: only a captured payment can be disputed", p.ID, p.Status)
 	}
 	left := p.Balance()
 	if amount == nil {
 		return left, nil
 	}
 	if *amount > left {
-		return 0, &apierr.Error{Kind: apierr.Invalid, Code: "dispute_exceeds_balance", Param: "amount",
-			Message: "amount is more than what is left of the payment (captured, not refunded): " + formatInt(left)}
+		return 0, apierr.NewCode(CodeExceedsBalance, "amount is more than what is left of the payment (captured, not refunded): %d", left)
 	}
 	return *amount, nil
 }

@@ -2,13 +2,14 @@ package disputes
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -19,16 +20,16 @@ import (
 //     lists newest first; the created range is a key range).
 //   - dspdoc#<account>#<dispute id> / <document id>#<nnnn>: the chunks of an
 //     evidence document's bytes, at most ChunkSize each (evidence.go).
-//   - dspdue#<shard> / <time>#<account>#<dispute id>: open disputes by the
-//     time the sweeper must act on them: due_by while needs_response, the
-//     end of the review while under_review; put and removed with the status
-//     that needs it, in the same transaction.
+//   - dspdue2#<shard> / <time>#<account>#<dispute id>: open disputes by the
+//     time the sweeper must act on them (a dueindex): due_by while
+//     needs_response, the end of the review while under_review; put and
+//     removed with the status that needs it, in the same transaction.
+//     Entries written before the one due-time index layout
+//     (dspdue#<shard>, the time as 2006-01-02T15:04:05.000000000Z) are still
+//     read by the sweeper, which drops them once their dispute has moved on.
 //
 // The payment carries the dispute's id and status (payments.DisputeMark),
 // written in the same transactions.
-
-// DueShards spreads the due index.
-const DueShards = 8
 
 func disputePK(accountID string) string { return "dsp#" + accountID }
 
@@ -47,29 +48,9 @@ func chunkSuffix(n int) string {
 	return strings.Repeat("0", 4-len(s)) + s
 }
 
-func duePK(shard int) string { return "dspdue#" + strconv.Itoa(shard) }
-
-// dueSKTime sorts lexically in time order (fixed width, UTC).
-const dueSKTime = "2006-01-02T15:04:05.000000000Z"
-
-func dueShard(id string) int {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return int(h.Sum32() % DueShards)
-}
-
-// dueBound is the sort key bound of the entries due at t.
-func dueBound(t time.Time) string { return t.UTC().Format(dueSKTime) + "#~" }
-
-// parseDueSK splits a due entry's SK into account and dispute id.
-func parseDueSK(sk string) (accountID, id string, ok bool) {
-	n := len(dueSKTime)
-	if len(sk) < n+3 || sk[n] != '#' {
-		return "", "", false
-	}
-	accountID, id, ok = strings.Cut(sk[n+1:], "#")
-	return accountID, id, ok && accountID != "" && id != ""
-}
+// dueIndex holds the open disputes by the time the sweeper must act.
+var dueIndex = dueindex.Index{Table: store.TablePayments, Prefix: "dspdue2#",
+	Legacy: &dueindex.Legacy{Prefix: "dspdue#", TimeLayout: "2006-01-02T15:04:05.000000000Z"}}
 
 // storedDoc is a document as the record keeps it: the view and how many
 // chunks hold its bytes.
@@ -148,11 +129,6 @@ func (r *record) dueAt() time.Time {
 	return time.Time{}
 }
 
-func dueKey(r *record, at time.Time) store.Key {
-	return store.Key{Table: store.TablePayments, PK: duePK(dueShard(r.ID)),
-		SK: at.UTC().Format(dueSKTime) + "#" + r.AccountID + "#" + r.ID}
-}
-
 // move changes the status, checking the state machine.
 func (r *record) move(to Status, what string, now time.Time) error {
 	if !CanTransition(r.Status, to) {
@@ -175,7 +151,7 @@ func (r *record) close(to Status, why ClosedReason, what string, now time.Time) 
 // view is the API representation.
 func (r *record) view() Dispute {
 	d := Dispute{ID: r.ID, Object: Kind, TransactionID: r.TransactionID, MerchantReference: r.MerchantReference,
-		Amount: Amount{r.Amount, r.Currency}, Fee: Amount{r.Fee, r.Currency}, Status: r.Status, Reason: r.Reason,
+		Amount: money.Amount{Value: r.Amount, Currency: r.Currency}, Fee: money.Amount{Value: r.Fee, Currency: r.Currency}, Status: r.Status, Reason: r.Reason,
 		DueBy: r.DueBy, ClosedReason: r.ClosedReason, Livemode: r.Livemode, Metadata: r.Metadata,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, SubmittedAt: r.SubmittedAt, ClosedAt: r.ClosedAt,
 		Evidence: Evidence{Description: r.Description, Documents: make([]Document, 0, len(r.Docs)), Size: r.size()}}
@@ -186,16 +162,6 @@ func (r *record) view() Dispute {
 		d.Metadata = map[string]string{}
 	}
 	return d
-}
-
-// event is an event record: the webhook pipeline's envelope.
-type event struct {
-	ID       string  `json:"id"`
-	Type     string  `json:"type"`
-	Created  int64   `json:"created"`
-	Account  string  `json:"account"`
-	Livemode bool    `json:"livemode"`
-	Data     Dispute `json:"data"`
 }
 
 // ops are the writes that store r: the record (put-if-absent when new, else
@@ -212,24 +178,13 @@ func (r *record) ops(eventType string, payOps []store.Op) ([]store.Op, error) {
 		cond = store.IfVersion(r.version)
 	}
 	ops := []store.Op{store.Put(store.Item{Key: disputeKey(r.AccountID, r.ID), Data: data}, cond)}
-	was, is := r.readDue, r.dueAt()
-	if !was.Equal(is) {
-		if !was.IsZero() {
-			ops = append(ops, store.Delete(dueKey(r, was), store.Always))
-		}
-		if !is.IsZero() {
-			ops = append(ops, store.Put(store.Item{Key: dueKey(r, is), Data: []byte("{}")}, store.Always))
-		}
-	}
+	ops = append(ops, dueIndex.Move(r.AccountID, r.ID, r.readDue, r.dueAt())...)
 	if eventType != "" {
-		ev := event{ID: ids.Prefixed("evt"), Type: eventType, Created: r.UpdatedAt.Unix(), Account: r.AccountID,
-			Livemode: r.Livemode, Data: r.view()}
-		b, err := json.Marshal(ev)
+		ev, err := eventlog.Append(eventlog.Event{Type: eventType, Account: r.AccountID, Livemode: r.Livemode, At: r.UpdatedAt, Data: r.view()})
 		if err != nil {
-			return nil, apierr.Wrap("disputes.ops", apierr.Internal, err)
+			return nil, err
 		}
-		ops = append(ops, store.Put(store.Item{Key: payments.EventKey(r.AccountID, ev.ID), Data: b,
-			ExpiresAt: r.UpdatedAt.Add(payments.EventRetention)}, store.IfAbsent))
+		ops = append(ops, ev)
 	}
 	return append(ops, payOps...), nil
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -146,11 +146,10 @@ func (s *Service) List(ctx context.Context, accountID string, f Filter, p listin
 }
 
 // changeAttempts bounds the re-reads when the dispute, its payment or the
-// balances change under a write; the last ones take nothing from (and give
-// nothing to) the debt's guard, so they cannot fail on the balances.
+// balances change under a write (more than store.RaceAttempts: three
+// records race); the last ones take nothing from (and give nothing to) the
+// debt's guard, so they cannot fail on the balances.
 const changeAttempts = 30
-
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
 
 // step is one attempt's change: the dispute, its payment when its status
 // changes (the payment's mark), the money moved and the event to write.
@@ -198,43 +197,43 @@ func (s *Service) closeAs(ctx context.Context, c *step, to Status, why ClosedRea
 
 // commit writes one attempt's change with the keyed call's record:
 // the dispute, its due entry and event, the payment's mark when the status
-// changed, and the ledger's entries. It returns retry when the write lost a
-// race (any condition: the dispute's version, the payment's, a balance's)
-// and should run again from fresh reads.
-func (s *Service) commit(ctx context.Context, c *step, idem *idempotency.Call, created bool) (view Dispute, retry bool, err error) {
+// changed, and the ledger's entries. It answers store.Lost when the write
+// lost a race (any condition: the dispute's version, the payment's, a
+// balance's), to run again from fresh reads (store.Race).
+func (s *Service) commit(ctx context.Context, c *step, idem *idempotency.Call, created bool) (view Dispute, err error) {
 	var payOps []store.Op
 	if c.rec.Status != c.rec.read || c.rec.version == 0 {
 		if c.pay == nil {
 			if c.pay, err = s.repo.Get(ctx, c.rec.AccountID, c.rec.TransactionID); err != nil {
-				return view, false, apierr.Wrap("disputes.commit", apierr.Internal, err)
+				return view, apierr.Wrap("disputes.commit", apierr.Internal, err)
 			}
 		}
 		c.rec.mark(c.pay)
 		if payOps, err = s.repo.SaveOps(c.pay); err != nil {
-			return view, false, err
+			return view, err
 		}
 	}
 	ops, err := c.rec.ops(c.event, payOps)
 	if err != nil {
-		return view, false, err
+		return view, err
 	}
 	lops, err := c.batch.Ops(c.rec.UpdatedAt)
 	if err != nil {
-		return view, false, err
+		return view, err
 	}
 	ops = append(ops, lops...)
 	view = c.rec.view()
 	err = idempotency.Commit(ctx, s.st, idem, idempotency.Outcome{Created: created, Kind: Kind, Value: view}, ops...)
 	switch {
 	case err == nil:
-		return view, false, nil
+		return view, nil
 	case idempotency.FromKey(err):
-		return view, false, err
+		return view, err
 	}
 	if _, ok := store.IsConditionFailed(err); ok {
-		return view, true, nil
+		return view, store.Lost()
 	}
-	return view, false, apierr.Wrap("disputes.commit", apierr.Unavailable, err)
+	return view, apierr.Wrap("disputes.commit", apierr.Unavailable, err)
 }
 
 // change reads the dispute and applies a change to it (apply, which may
@@ -254,45 +253,39 @@ func (s *Service) changeFrom(ctx context.Context, accountID, id string, idem *id
 	if !idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
 	}
-	for attempt := 0; ; attempt++ {
+	var out *Dispute
+	race := store.Race{Op: "disputes.change", What: "dispute " + id, Attempts: changeAttempts}
+	err := race.Run(ctx, func(attempt int) error {
 		r, err := first, error(nil)
 		if first = nil; r == nil {
 			r, err = s.get(ctx, accountID, id)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		now := s.clock().UTC()
 		c := &step{rec: r, last: attempt >= changeAttempts-2}
-		again := false
 		if r.Status == NeedsResponse && !now.Before(r.DueBy) {
-			again, err = s.expire(ctx, c, now)
+			err = s.expire(ctx, c, now)
 		} else {
 			err = apply(c, now)
 		}
 		if err != nil {
+			if errors.Is(err, store.Lost()) {
+				return err
+			}
 			if settled := idem.Settled(ctx); settled != nil {
-				return nil, settled // a duplicate of this call won: its answer
+				return settled // a duplicate of this call won: its answer
 			}
-			return nil, err
+			return err
 		}
-		if !again {
-			var view Dispute
-			view, again, err = s.commit(ctx, c, idem, false)
-			if err != nil {
-				return nil, err
-			}
-			if !again {
-				return &view, nil
-			}
+		view, err := s.commit(ctx, c, idem, false)
+		if err == nil {
+			out = &view
 		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "dispute_busy", "dispute %s kept changing; retry with the same Idempotency-Key", id)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+		return err
+	})
+	return out, err
 }
 
 // expire closes a dispute whose due_by passed without a response, in its
@@ -301,15 +294,15 @@ func (s *Service) changeFrom(ctx context.Context, accountID, id string, idem *id
 // submit read before due_by committed first) answers again: the caller
 // reads it anew and is judged against the winner's state, so a call never
 // hears "expired" about a dispute that is under review.
-func (s *Service) expire(ctx context.Context, c *step, now time.Time) (again bool, err error) {
+func (s *Service) expire(ctx context.Context, c *step, now time.Time) error {
 	due := c.rec.DueBy
 	if err := s.closeAs(ctx, c, Lost, ClosedExpired, "changed", now); err != nil {
-		return false, err
+		return err
 	}
-	if _, again, err = s.commit(ctx, c, nil, false); err != nil || again {
-		return again, err
+	if _, err := s.commit(ctx, c, nil, false); err != nil {
+		return err // store.Lost: read again and judge against the winner
 	}
-	return false, apierr.New(apierr.Conflict, "dispute_expired", "dispute %s was due by %s and is lost: no evidence was submitted in time",
+	return apierr.NewCode(CodeExpired, "dispute %s was due by %s and is lost: no evidence was submitted in time",
 		c.rec.ID, due.Format(time.RFC3339))
 }
 
@@ -324,7 +317,7 @@ type ActionInput struct {
 // (closed_reason accepted), the amount goes back to the cardholder and the
 // fee is charged. Answers the dispute. Errors: NotFound, Conflict
 // (dispute_state_conflict or dispute_closed naming the status;
-// dispute_expired; dispute_busy), IdempotencyMismatch, Unavailable.
+// dispute_expired; resource_busy), IdempotencyMismatch, Unavailable.
 func (s *Service) Accept(ctx context.Context, in ActionInput) (*Dispute, error) {
 	return s.change(ctx, in.AccountID, in.ID, in.Idem, func(c *step, now time.Time) error {
 		if c.rec.Status != NeedsResponse { // under review, the issuer decides
@@ -345,7 +338,7 @@ func (s *Service) Submit(ctx context.Context, in ActionInput) (*Dispute, error) 
 			return err
 		}
 		if !r.hasEvidence() {
-			return apierr.New(apierr.Invalid, "evidence_missing", "dispute %s has no evidence: add a description or documents first (POST /v1/disputes/%s/evidence), or accept it", r.ID, r.ID)
+			return apierr.NewCode(CodeEvidenceMissing, "dispute %s has no evidence: add a description or documents first (POST /v1/disputes/%s/evidence), or accept it", r.ID, r.ID)
 		}
 		decision, err := sandboxDecision(ctx, s.st, r)
 		if err != nil {
@@ -379,7 +372,7 @@ func (s *Service) AddEvidence(ctx context.Context, in EvidenceInput) (*Dispute, 
 	if in.Description != nil && utf8.RuneCountInString(*in.Description) > MaxDescription {
 		return nil, apierr.Invalidf("description", "description must have at most %d characters", MaxDescription)
 	}
-	if err := checkMetadata(in.Metadata); err != nil {
+	if err := metadata.Check(in.Metadata); err != nil {
 		return nil, err
 	}
 	docs, err := checkDocuments(in.Documents)
@@ -387,7 +380,7 @@ func (s *Service) AddEvidence(ctx context.Context, in EvidenceInput) (*Dispute, 
 		return nil, err
 	}
 	if in.Description == nil && len(docs) == 0 && in.Metadata == nil {
-		return nil, apierr.New(apierr.Invalid, "evidence_missing", "send a description, documents or metadata")
+		return nil, apierr.NewCode(CodeEvidenceMissing, "send a description, documents or metadata")
 	}
 	if !in.Idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
@@ -458,16 +451,14 @@ func admit(r *record, docs []newDoc) error {
 		return illegal(r, NeedsResponse, "given evidence")
 	}
 	if len(r.Docs)+len(docs) > MaxDocuments {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "too_many_documents", Param: "documents",
-			Message: fmt.Sprintf("a dispute holds at most %d documents; it has %d", MaxDocuments, len(r.Docs))}
+		return apierr.NewCode(CodeTooManyDocuments, "a dispute holds at most %d documents; it has %d", MaxDocuments, len(r.Docs))
 	}
 	var add int64
 	for _, d := range docs {
 		add += d.Size
 	}
 	if r.size()+add > MaxEvidenceSize {
-		return &apierr.Error{Kind: apierr.TooLarge, Code: "evidence_too_large", Param: "documents",
-			Message: fmt.Sprintf("a dispute's documents hold at most %d bytes (5 MiB); it has %d and these add %d", MaxEvidenceSize, r.size(), add)}
+		return apierr.NewCode(CodeEvidenceTooLarge, "a dispute's documents hold at most %d bytes (5 MiB); it has %d and these add %d", MaxEvidenceSize, r.size(), add)
 	}
 	return nil
 }
@@ -486,18 +477,4 @@ func (s *Service) Document(ctx context.Context, accountID, disputeID, docID stri
 		}
 	}
 	return Document{}, nil, apierr.NotFoundf("dispute %s has no document %s", disputeID, docID)
-}
-
-// checkMetadata holds metadata to the platform's rules (the decoder bounds
-// key and value lengths).
-func checkMetadata(md map[string]string) error {
-	if len(md) > 50 {
-		return apierr.Invalidf("metadata", "metadata has more than 50 keys")
-	}
-	for k := range md {
-		if k == "" || utf8.RuneCountInString(k) > 40 {
-			return apierr.Invalidf("metadata", "metadata keys must be 1 to 40 characters")
-		}
-	}
-	return nil
 }

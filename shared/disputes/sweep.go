@@ -3,10 +3,10 @@ package disputes
 import (
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -15,9 +15,9 @@ import (
 // it as a periodic task).
 const SweepInterval = time.Minute
 
-// sweepPages bounds the due index pages one run reads per shard (100 each);
-// the next run takes the rest.
-const sweepPages = 10
+// sweepBudget bounds the due entries one run reads per shard; the next run
+// takes the rest.
+const sweepBudget = 1000
 
 // Sweep acts on the disputes whose time came, from the due index (a Query
 // per shard, never a Scan): a dispute still needing a response at its
@@ -33,29 +33,22 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	now := s.clock().UTC()
 	n := 0
 	var firstErr error
-	for shard := 0; shard < DueShards; shard++ {
-		q := store.Query{Table: store.TablePayments, PK: duePK(shard), To: dueBound(now), Limit: 100}
-		for page := 0; page < sweepPages; page++ {
-			res, err := s.st.Query(ctx, q)
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		_, err := dueIndex.VisitShard(ctx, s.st, shard, time.Time{}, now, sweepBudget, func(e dueindex.Entry) error {
+			ok, err := s.sweepOne(ctx, e, now)
 			if err != nil {
-				return n, apierr.Wrap("disputes.Sweep", apierr.Unavailable, err)
-			}
-			for _, it := range res.Items {
-				ok, err := s.sweepOne(ctx, it.Key, now)
-				if err != nil {
-					s.log.Warn("dispute sweep failed; the next run retries", "entry", it.SK, "error", err.Error())
-					if firstErr == nil {
-						firstErr = err
-					}
-				}
-				if ok {
-					n++
+				s.log.Warn("dispute sweep failed; the next run retries", "entry", e.String(), "error", err.Error())
+				if firstErr == nil {
+					firstErr = err
 				}
 			}
-			if res.Next == "" {
-				break
+			if ok {
+				n++
 			}
-			q.Cursor = res.Next
+			return nil
+		})
+		if err != nil {
+			return n, err
 		}
 	}
 	if _, err := ledger.Recover(ctx, s.st, now); err != nil && firstErr == nil {
@@ -66,27 +59,26 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 
 const sweepAttempts = 3
 
-func (s *Service) sweepOne(ctx context.Context, entry store.Key, now time.Time) (bool, error) {
-	accountID, id, ok := parseDueSK(entry.SK)
-	if !ok {
-		return false, s.st.Write(ctx, store.Delete(entry, store.Always))
-	}
-	for attempt := 0; attempt < sweepAttempts; attempt++ {
-		r, err := s.get(ctx, accountID, id)
+func (s *Service) sweepOne(ctx context.Context, e dueindex.Entry, now time.Time) (closed bool, _ error) {
+	drop := func() error { return s.st.Write(ctx, store.Delete(e.Key, store.Always)) }
+	race := store.Race{Op: "disputes.Sweep", What: "dispute " + e.ID, Attempts: sweepAttempts}
+	err := race.Run(ctx, func(attempt int) error {
+		r, err := s.get(ctx, e.Account, e.ID)
 		if apierr.Is(err, apierr.NotFound) {
-			return false, s.st.Write(ctx, store.Delete(entry, store.Always))
+			return drop()
 		}
 		if err != nil {
-			return false, err
+			return err
 		}
 		due := r.dueAt()
-		if due.IsZero() || dueKey(r, due) != entry {
-			// Cannot happen through ops (the entry moves with the status);
-			// one left by hand or a restore is dropped.
-			return false, s.st.Write(ctx, store.Delete(entry, store.Always))
+		if due.IsZero() || !due.Equal(e.Due) {
+			// The dispute moved on (its entry moves with the status): an
+			// entry left behind (by hand, a restore, or an earlier layout of
+			// the index) is dropped.
+			return drop()
 		}
 		if due.After(now) {
-			return false, nil
+			return nil
 		}
 		c := &step{rec: r, last: attempt == sweepAttempts-1}
 		switch {
@@ -95,20 +87,19 @@ func (s *Service) sweepOne(ctx context.Context, entry store.Key, now time.Time) 
 		case r.Decision == Won || r.Decision == Lost:
 			err = s.closeAs(ctx, c, r.Decision, ClosedReviewed, "decided", now)
 		default:
-			return false, errors.New("dispute " + r.ID + " is under review without a decision (no acquirer decides live disputes)")
+			return errors.New("dispute " + r.ID + " is under review without a decision (no acquirer decides live disputes)")
 		}
 		if err != nil {
-			return false, err
+			return err
 		}
-		_, again, err := s.commit(ctx, c, nil, false)
-		if err != nil {
-			return false, err
+		if _, err := s.commit(ctx, c, nil, false); err != nil {
+			return err
 		}
-		if !again {
-			return true, nil
-		}
+		closed = true
+		return nil
+	})
+	if apierr.HasCode(err, store.CodeBusy) {
+		return false, nil // still changing: the next run sees it again
 	}
-	return false, nil
+	return closed, err
 }
-
-func formatInt(n int64) string { return strconv.FormatInt(n, 10) }
