@@ -54,7 +54,7 @@ type SessionResponse struct {
 // SessionResult is SessionResultResponse.
 type SessionResult struct {
 	ID        string          `json:"id"`
-	Status    string          `json:"status"`
+	Status    Status          `json:"status"`
 	Reference string          `json:"reference"`
 	Payments  []ResultPayment `json:"payments"`
 }

@@ -31,7 +31,7 @@ func captureModeOf(additionalData map[string]string) (payments.CaptureMode, erro
 // before modes existed capture automatically, like every new default.
 func sessionCaptureMode(s *Session, in *PaymentRequest) (payments.CaptureMode, error) {
 	if _, sent := in.AdditionalData[manualCaptureKey]; sent {
-		return "", invalid("additionalData."+manualCaptureKey, "capture_mode_fixed",
+		return "", invalid("additionalData."+manualCaptureKey, CodeCaptureModeFixed,
 			"a session's payments take the capture mode the session was created with; set additionalData.manualCapture on POST /v2/sessions")
 	}
 	if s.CaptureMode == "" {

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/text/language"
 
+	"github.com/paygate/paygate/shared/adyen"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
@@ -86,7 +87,7 @@ func containsPersonalData(s, email string) bool {
 // merchantAccountOf checks a sent merchantAccount against the key's own.
 func merchantAccountOf(own, sent string) (string, error) {
 	if sent != "" && sent != own {
-		return "", invalid("merchantAccount", "merchant_account_mismatch",
+		return "", invalid("merchantAccount", adyen.CodeMerchantAccountMismatch,
 			"merchantAccount %q is not the merchant account of this API key", sent)
 	}
 	return own, nil
@@ -145,7 +146,7 @@ func checkReturnURL(u, email string) error {
 		return apierr.Invalidf("returnUrl", "returnUrl must be an absolute URL (https://... or an app scheme)")
 	}
 	if containsPersonalData(u, email) {
-		return invalid("returnUrl", "personal_data", "returnUrl must not contain personal data such as an e-mail address")
+		return invalid("returnUrl", CodePersonalData, "returnUrl must not contain personal data such as an e-mail address")
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
 		case chars(in.ShopperReference) > MaxShopperRef:
 			return nil, apierr.Invalidf("shopperReference", "shopperReference must have at most %d characters", MaxShopperRef)
 		case containsPersonalData(in.ShopperReference, in.ShopperEmail):
-			return nil, invalid("shopperReference", "personal_data", "shopperReference must not contain personal data such as an e-mail address")
+			return nil, invalid("shopperReference", CodePersonalData, "shopperReference must not contain personal data such as an e-mail address")
 		}
 	}
 	if err := checkChannel(in.Channel); err != nil {
@@ -287,7 +288,7 @@ func (svc *Service) commit(ctx context.Context, c Caller, out idempotency.Outcom
 		if onConflict != nil {
 			return onConflict(cf.Index)
 		}
-		return apierr.New(apierr.Conflict, "concurrent_update", "the record changed concurrently; retry")
+		return apierr.NewCode(store.CodeBusy, "the record changed concurrently; retry")
 	}
 	return apierr.Wrap("checkout.commit", apierr.Unavailable, err)
 }

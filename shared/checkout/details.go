@@ -75,7 +75,7 @@ func (svc *Service) findPayment(ctx context.Context, caller Caller, in *DetailsR
 		return nil, c, nil, apierr.Missing("paymentData")
 	}
 	if err := svc.signer.Open(purposePayment, token, &c); err != nil || c.Account != caller.AccountID {
-		return nil, c, nil, invalid(field, "payment_data_invalid", "%s is not valid for this account", field)
+		return nil, c, nil, invalid(field, CodePaymentDataInvalid, "%s is not valid for this account", field)
 	}
 	p, err := svc.pays.Get(ctx, caller.AccountID, c.Payment)
 	if err != nil {
@@ -115,7 +115,7 @@ func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *Detai
 		return nil, err
 	}
 	if sessionID != "" && c.Session != sessionID {
-		return nil, invalid("paymentData", "payment_data_invalid", "paymentData belongs to another session")
+		return nil, invalid("paymentData", CodePaymentDataInvalid, "paymentData belongs to another session")
 	}
 	var out processor.Outcome
 	switch c.Stage {
@@ -123,7 +123,7 @@ func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *Detai
 		if tds == nil {
 			return nil, apierr.Missing("details.threeDSResult")
 		}
-		out = processor.AfterFingerprint(processor.Flow(p.Internal["flow"]))
+		out = processor.AfterFingerprint(processor.Flow(p.Flow.Processor))
 	case stageChallenge:
 		if tds == nil {
 			return nil, apierr.Missing("details.threeDSResult")
@@ -167,7 +167,7 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 			return svc.abandon(ctx, c, p, s, err)
 		}
 	}
-	if stage != p.Internal["stage"] {
+	if stage != p.Flow.Stage {
 		// A token of an earlier stage (details sent twice): the payment
 		// moved on, and answers with its current action.
 		return svc.answer(ctx, c, p)
@@ -185,9 +185,9 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 		fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID)
 		switch {
 		case gerr != nil:
-		case fresh.Status != payments.RequiresAction || fresh.Internal["stage"] != stage:
+		case fresh.Status != payments.RequiresAction || fresh.Flow.Stage != stage:
 			return svc.answer(ctx, c, fresh)
-		case apierr.As(err).Code == "session_expired":
+		case apierr.HasCode(err, CodeSessionExpired):
 			fs, serr := svc.loadSession(ctx, fresh.AccountID, fresh.PaymentSessionID)
 			if serr == nil {
 				return svc.abandon(ctx, c, fresh, fs, err)
@@ -202,7 +202,10 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 
 // answer is the response for p as it stands, recorded alone for a keyed call.
 func (svc *Service) answer(ctx context.Context, c Caller, p *payments.Payment) (*PaymentResponse, error) {
-	body := svc.response(p)
+	body, err := svc.response(p)
+	if err != nil {
+		return nil, err
+	}
 	if err := svc.commit(ctx, c, idempotency.Outcome{Kind: KindPayment, Value: body}, nil, nil); err != nil {
 		return nil, err
 	}
@@ -230,22 +233,25 @@ func (svc *Service) abandon(ctx context.Context, c Caller, p *payments.Payment, 
 // payment ended on the fresh copies.
 func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Payment, s *Session, why error, again bool) (*PaymentResponse, error) {
 	if why == nil {
-		why = apierr.New(apierr.Conflict, "payment_superseded", "a newer payment attempt replaced payment %s on its session", p.ID)
+		why = apierr.NewCode(CodePaymentSuperseded, "a newer payment attempt replaced payment %s on its session", p.ID)
 	}
 	e := apierr.As(why)
 	var err error
 	refusalCode := ""
-	if e.Code == "session_expired" {
+	if apierr.HasCode(e, CodeSessionExpired) {
 		err = p.TransitionBecause(payments.Rejected, expiredRefusal.RefusalReason, "session_expired: the session expired during 3-D Secure", c.Now)
 		refusalCode = expiredRefusal.RefusalReasonCode
 	} else {
-		err = p.TransitionBecause(payments.Cancelled, "", e.Code+": "+e.Message, c.Now)
+		err = p.TransitionBecause(payments.Cancelled, "", e.CodeOrDefault()+": "+e.Message, c.Now)
 	}
 	if err != nil {
 		return nil, err
 	}
 	settle(p, refusalCode)
-	body := svc.response(p)
+	body, err := svc.response(p)
+	if err != nil {
+		return nil, err
+	}
 	ops, err := svc.pays.SaveOps(p)
 	if err != nil {
 		return nil, err
@@ -257,7 +263,9 @@ func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Paymen
 		if s.PendingPaymentID == p.ID {
 			s.PendingPaymentID = ""
 			if s.Status == StatusPaymentPending {
-				s.Status = StatusActive
+				if err := s.move(StatusActive); err != nil {
+					return nil, err
+				}
 			}
 		}
 		sops, err := s.updateOps(false)
@@ -268,7 +276,7 @@ func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Paymen
 	}
 	out := idempotency.Outcome{Kind: KindPayment, Value: body}
 	err = svc.commit(ctx, c, out, ops, func(int) error {
-		return apierr.New(apierr.Conflict, "payment_changed", "the payment or its session changed concurrently; retry")
+		return apierr.NewCode(payments.CodeChanged, "the payment or its session changed concurrently; retry")
 	})
 	if apierr.Is(err, apierr.Conflict) {
 		fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID)

@@ -78,7 +78,7 @@
 //     the authorisation's own write). A session's payments take the
 //     session's mode; a shopper's payment that names one is a 400.
 //   - Answers are built from the payment record alone (Service.response): a
-//     waiting payment keeps its stage's paymentData in Internal, a refused
+//     waiting payment keeps its stage's paymentData in its Flow, a refused
 //     one its refusalReasonCode. So /payments/details sent twice answers the
 //     same status and body with or without an Idempotency-Key (a payment
 //     already decided, or past the token's stage, answers as it stands), and
@@ -96,7 +96,7 @@
 //     storePaymentMethod with a shopperReference saves the card as a token
 //     of the customer whose external_ref is the shopperReference, creating
 //     the customer when there is none, in the payment's own transaction; a
-//     payment waiting for 3-D Secure keeps the token's fields in Internal
+//     payment waiting for 3-D Secure keeps the token's fields in its Flow
 //     and saves it with the write that authorises it. The token keeps brand,
 //     last four, expiry, holder name and the sandbox card's outcome profile:
 //     never the number or CVC. One card saved twice, even at once, is one

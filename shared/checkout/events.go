@@ -1,12 +1,9 @@
 package checkout
 
 import (
-	"encoding/json"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -25,7 +22,7 @@ const (
 // status and payments GET /v2/sessions/{id} reads at the change.
 type SessionView struct {
 	ID               string            `json:"id"`
-	Status           string            `json:"status"`
+	Status           Status            `json:"status"`
 	Amount           Amount            `json:"amount"`
 	CountryCode      string            `json:"countryCode,omitempty"`
 	ExpiresAt        string            `json:"expiresAt"`
@@ -53,17 +50,6 @@ func (s *Session) View(now time.Time) SessionView {
 	}
 }
 
-// SessionEvent is an event record, in the shape every writer uses (the
-// current webhook envelope plus the account and livemode).
-type SessionEvent struct {
-	ID       string      `json:"id"`
-	Type     string      `json:"type"`
-	Created  int64       `json:"created"`
-	Account  string      `json:"account"`
-	Livemode bool        `json:"livemode"`
-	Data     SessionView `json:"data"`
-}
-
 // pendingEvent is an event a change of the session owes, written with it.
 type pendingEvent struct {
 	typ string
@@ -76,14 +62,11 @@ type pendingEvent struct {
 func (s *Session) eventOps() ([]store.Op, error) {
 	var ops []store.Op
 	for _, p := range s.events {
-		ev := SessionEvent{ID: ids.Prefixed("evt"), Type: p.typ, Created: p.at.Unix(), Account: s.AccountID,
-			Livemode: s.Livemode, Data: s.View(p.at)}
-		data, err := json.Marshal(ev)
+		op, err := eventlog.Append(eventlog.Event{Type: p.typ, Account: s.AccountID, Livemode: s.Livemode, At: p.at, Data: s.View(p.at)})
 		if err != nil {
-			return nil, apierr.Wrap("checkout.eventOps", apierr.Internal, err)
+			return nil, err
 		}
-		ops = append(ops, store.Put(store.Item{Key: payments.EventKey(s.AccountID, ev.ID), Data: data,
-			ExpiresAt: time.Unix(ev.Created, 0).Add(payments.EventRetention)}, store.IfAbsent))
+		ops = append(ops, op)
 	}
 	return ops, nil
 }

@@ -13,23 +13,33 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/checkout"
-	"github.com/paygate/paygate/shared/payments"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/store"
 )
 
+// sessionEvent is a session's event record as the event log stores it.
+type sessionEvent struct {
+	ID       string               `json:"id"`
+	Type     string               `json:"type"`
+	Created  int64                `json:"created"`
+	Account  string               `json:"account"`
+	Livemode bool                 `json:"livemode"`
+	Data     checkout.SessionView `json:"data"`
+}
+
 // sessionEvents reads the account's session events by session id.
-func sessionEvents(t *testing.T, e *apitest.Env, accountID string) map[string][]checkout.SessionEvent {
+func sessionEvents(t *testing.T, e *apitest.Env, accountID string) map[string][]sessionEvent {
 	t.Helper()
 	page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TableEvents, PK: "evt#" + accountID, Limit: 1000})
 	require.NoError(t, err)
-	out := map[string][]checkout.SessionEvent{}
+	out := map[string][]sessionEvent{}
 	for _, it := range page.Items {
 		var head struct {
 			Type string `json:"type"`
 		}
 		require.NoError(t, json.Unmarshal(it.Data, &head))
 		if head.Type == checkout.EventSessionCompleted || head.Type == checkout.EventSessionExpired {
-			var ev checkout.SessionEvent
+			var ev sessionEvent
 			require.NoError(t, json.Unmarshal(it.Data, &ev))
 			require.Equal(t, it.SK, ev.ID)
 			out[ev.Data.ID] = append(out[ev.Data.ID], ev)
@@ -104,9 +114,9 @@ func TestSessionCompletedEvent(t *testing.T) {
 		}
 		assert.Equal(t, "completed", got["status"])
 
-		it, err := e.Deps.Store.Get(context.Background(), payments.EventKey(e.Account.ID, ev.ID))
+		it, err := e.Deps.Store.Get(context.Background(), eventlog.Key(e.Account.ID, ev.ID))
 		require.NoError(t, err)
-		assert.Equal(t, now.Add(payments.EventRetention).Unix(), it.ExpiresAt.Unix())
+		assert.Equal(t, now.Add(eventlog.Retention).Unix(), it.ExpiresAt.Unix())
 		var raw map[string]any
 		require.NoError(t, json.Unmarshal(it.Data, &raw))
 		assert.ElementsMatch(t, []string{"id", "type", "created", "account", "livemode", "data"}, keys(raw))
@@ -206,7 +216,7 @@ func TestExpirerExpiresOpenSessions(t *testing.T) {
 			ev := evs[id][0]
 			assert.Equal(t, checkout.EventSessionExpired, ev.Type)
 			assert.Equal(t, t0.Add(10*time.Minute).Unix(), ev.Created)
-			assert.Equal(t, "expired", ev.Data.Status)
+			assert.Equal(t, checkout.StatusExpired, ev.Data.Status)
 			assert.Empty(t, ev.Data.Payments, "a payment still waiting is not listed")
 			assert.Equal(t, "expired", sessionResult(t, e, id)["status"])
 			stored, err := e.Deps.Store.Get(ctx, store.Key{Table: store.TableSessions, PK: "cs#" + id, SK: "session"})

@@ -3,8 +3,6 @@ package checkout
 import (
 	"time"
 
-	"strings"
-
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/registry"
@@ -139,7 +137,7 @@ var Area = registry.Area{
 	Groups: []registry.Group{SessionsGroup, PaymentsGroup, ClientGroup, TestHelpersGroup, ExpirerGroup},
 	Keys: []registry.Key{
 		{Table: store.TableSessions, Prefix: sessionKey("").PK, What: "sessions and their live markers"},
-		{Table: store.TableSessions, Prefix: strings.TrimSuffix(expiryPK(0), "0"), What: "the session expiry index shards"},
+		{Table: store.TableSessions, Prefix: expiryIndex.Prefix, What: "the session expiry index shards"},
 		{Table: store.TablePayments, Prefix: payments.Key("", "").PK, What: "payment records"},
 		{Table: store.TableAccounts, Prefix: "config#session-signing-secret", What: "the local sessionData signing secret (checkout/sessiondata)"},
 	},

@@ -58,10 +58,10 @@ func linkHold(c Caller, s *Session) (LinkHold, error) {
 	case link == held:
 		return c.Link, nil
 	case link != "":
-		return nil, apierr.New(apierr.Conflict, "payment_link_session",
+		return nil, apierr.NewCode(CodePaymentLinkSession,
 			"session %s belongs to a payment link: it is paid on the link's page", s.ID)
 	default:
-		return nil, apierr.New(apierr.Conflict, "payment_link_session", "a payment link's page pays only the link's own sessions")
+		return nil, apierr.NewCode(CodePaymentLinkSession, "a payment link's page pays only the link's own sessions")
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/vault"
 )
 
@@ -102,50 +100,6 @@ func (svc *Service) methods(ctx context.Context, accountID string, f methodFilte
 		}
 	}
 	return out, nil
-}
-
-// paymentMethods serves POST /v2/paymentMethods.
-func (svc *Service) paymentMethods(r *httpapi.Request) (*httpapi.Response, error) {
-	var in MethodsRequest
-	if err := r.Decode(&in); err != nil {
-		return nil, err
-	}
-	if _, err := merchantAccountOf(r.Principal.MerchantAccount, in.MerchantAccount); err != nil {
-		return nil, err
-	}
-	var amount *Amount
-	if in.Amount != nil {
-		if in.Amount.Value == nil {
-			return nil, apierr.Missing("amount.value")
-		}
-		amount = &Amount{Value: *in.Amount.Value, Currency: in.Amount.Currency}
-		if err := checkAmount(amount, true); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkCount("allowedPaymentMethods", len(in.AllowedPaymentMethods)); err != nil {
-		return nil, err
-	}
-	if err := checkCount("blockedPaymentMethods", len(in.BlockedPaymentMethods)); err != nil {
-		return nil, err
-	}
-	if err := checkCountry("countryCode", in.CountryCode); err != nil {
-		return nil, err
-	}
-	if err := checkChannel(in.Channel); err != nil {
-		return nil, err
-	}
-	if in.ShopperReference != "" && (chars(in.ShopperReference) < MinShopperRef || chars(in.ShopperReference) > MaxShopperRef) {
-		return nil, apierr.Invalidf("shopperReference", "shopperReference must have %d to %d characters", MinShopperRef, MaxShopperRef)
-	}
-	out, err := svc.methods(r.HTTP.Context(), r.AccountID(), methodFilter{
-		amount: amount, country: in.CountryCode, channel: in.Channel, shopperRef: in.ShopperReference,
-		allowed: in.AllowedPaymentMethods, blocked: in.BlockedPaymentMethods,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.OK(KindMethods, out), nil
 }
 
 func sessionFilter(s *Session) methodFilter {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/shared/adyen"
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/idempotency"
@@ -73,7 +74,7 @@ func cardField(raw, rawName, enc, encName string) (string, string, error) {
 		return "", "", apierr.Invalidf("paymentMethod."+encName, "send %s or %s, not both", rawName, encName)
 	case enc != "":
 		if !strings.HasPrefix(enc, testPrefix) {
-			return "", "", invalid("paymentMethod."+encName, "encrypted_data_unsupported",
+			return "", "", invalid("paymentMethod."+encName, CodeEncryptedDataUnsupported,
 				"the sandbox takes test data in encrypted fields: %s followed by the plain value", testPrefix)
 		}
 		return strings.TrimPrefix(enc, testPrefix), "paymentMethod." + encName, nil
@@ -107,9 +108,9 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 	}
 	if !c.TestMode {
 		if m.usesTestData() {
-			return nil, invalid("paymentMethod", "test_data_in_live_mode", "raw card numbers and test_ data are accepted only with test keys")
+			return nil, invalid("paymentMethod", CodeTestDataInLiveMode, "raw card numbers and test_ data are accepted only with test keys")
 		}
-		return nil, apierr.New(apierr.Forbidden, "live_processing_unavailable", "live card processing is not enabled for this account")
+		return nil, apierr.NewCode(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
 	}
 	switch m.Type {
 	case "scheme", "":
@@ -124,7 +125,7 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 		}
 		out, ok := processor.AuthoriseWallet(m.Type, token)
 		if !ok {
-			return nil, invalid(field, "invalid_wallet_token", "unknown sandbox token: use test_%s_authorised or test_%s_refused", m.Type, m.Type)
+			return nil, invalid(field, CodeInvalidWalletToken, "unknown sandbox token: use test_%s_authorised or test_%s_refused", m.Type, m.Type)
 		}
 		return &attempt{out: out, method: m.Type}, nil
 	default:
@@ -182,28 +183,28 @@ type paymentClaims struct {
 
 const purposePayment = "pd1"
 
-// Stages of a payment waiting for the shopper (payment.Internal["stage"]).
+// Stages of a payment waiting for the shopper (payment.Flow.Stage).
 const (
 	stageFingerprint = "fingerprint"
 	stageChallenge   = "challenge"
 	stageRedirect    = "redirect"
 )
 
-// action builds the Adyen action for p's current stage from the token sealed
-// when the payment entered it (Internal["paymentData"]), so every answer for
-// that stage carries the same action.
-func (svc *Service) action(p *payments.Payment) *Action {
-	stage, tok := p.Internal["stage"], p.Internal["paymentData"]
+// action builds the Adyen action for p's current stage from tok, the token
+// sealed when the payment entered it (Flow.PaymentData), so every answer
+// for that stage carries the same action.
+func (svc *Service) action(p *payments.Payment, tok string) (*Action, error) {
+	stage := p.Flow.Stage
 	switch stage {
 	case stageRedirect:
-		returnURL := p.Internal["returnUrl"]
+		returnURL := p.Flow.ReturnURL
 		sep := "?"
 		if strings.Contains(returnURL, "?") {
 			sep = "&"
 		}
 		// The sandbox issuer approves at once and sends the shopper straight
 		// back to returnUrl with the redirectResult to submit.
-		return &Action{Type: "redirect", Method: "GET", PaymentMethodType: "scheme", URL: returnURL + sep + "redirectResult=" + tok}
+		return &Action{Type: "redirect", Method: "GET", PaymentMethodType: "scheme", URL: returnURL + sep + "redirectResult=" + tok}, nil
 	default:
 		// 3-D Secure transaction ids of their own (keyed hashes of the
 		// payment id), as a directory server would issue them.
@@ -215,9 +216,12 @@ func (svc *Service) action(p *payments.Payment) *Action {
 		} else {
 			detail["threeDSMethodUrl"] = "https://sandbox.paygate.test/3ds2/fingerprint"
 		}
-		b, _ := json.Marshal(detail)
+		b, err := json.Marshal(detail)
+		if err != nil {
+			return nil, apierr.Wrap("checkout.action", apierr.Internal, err)
+		}
 		return &Action{Type: "threeDS2", Subtype: stage, Token: base64.StdEncoding.EncodeToString(b),
-			PaymentData: tok, AuthorisationToken: tok, PaymentMethodType: "scheme"}
+			PaymentData: tok, AuthorisationToken: tok, PaymentMethodType: "scheme"}, nil
 	}
 }
 
@@ -230,18 +234,24 @@ func threeDSTransID(fp string) string {
 // enterStage records that p waits for the shopper at stage, sealing the
 // stage's paymentData once.
 func (svc *Service) enterStage(p *payments.Payment, stage string) error {
-	if p.Internal == nil {
-		p.Internal = map[string]string{}
-	}
-	if p.Internal["stage"] == stage && p.Internal["paymentData"] != "" {
+	if p.Flow.Stage == stage && p.Flow.PaymentData != "" {
 		return nil
 	}
+	tok, err := svc.stageToken(p, stage)
+	if err != nil {
+		return err
+	}
+	p.Flow.Stage, p.Flow.PaymentData = stage, tok
+	return nil
+}
+
+// stageToken seals the paymentData of p at stage.
+func (svc *Service) stageToken(p *payments.Payment, stage string) (string, error) {
 	tok, err := svc.signer.Seal(purposePayment, paymentClaims{Payment: p.ID, Account: p.AccountID, Session: p.PaymentSessionID, Stage: stage})
 	if err != nil {
-		return apierr.Wrap("checkout.enterStage", apierr.Internal, err)
+		return "", apierr.Wrap("checkout.stageToken", apierr.Internal, err)
 	}
-	p.Internal["stage"], p.Internal["paymentData"] = stage, tok
-	return nil
+	return tok, nil
 }
 
 // resultCodes are the Adyen resultCode of each payment status; a payment
@@ -256,10 +266,11 @@ var waitingCodes = map[string]string{
 	stageRedirect: string(processor.RedirectShopper),
 }
 
-// response is the answer for p as it stands, built from the record alone:
-// the first answer of a change and every later answer for the same state
-// (a details call sent twice, a racing twin) are the same bytes.
-func (svc *Service) response(p *payments.Payment) PaymentResponse {
+// response is the answer for p as it stands, built from the record alone
+// (it changes nothing): the first answer of a change and every later answer
+// for the same state (a details call sent twice, a racing twin) are the
+// same bytes.
+func (svc *Service) response(p *payments.Payment) (PaymentResponse, error) {
 	kind, brand := "scheme", p.PaymentMethod
 	if p.PaymentMethod == processor.ApplePay || p.PaymentMethod == processor.GooglePay {
 		kind, brand = p.PaymentMethod, ""
@@ -268,16 +279,25 @@ func (svc *Service) response(p *payments.Payment) PaymentResponse {
 		Amount: &Amount{Value: p.Amount, Currency: p.Currency}, PaymentMethod: &ResponseMethod{Type: kind, Brand: brand}}
 	switch p.Status {
 	case payments.RequiresAction:
-		if p.Internal["paymentData"] == "" {
-			// A record from before stages kept their token: seal one now.
-			_ = svc.enterStage(p, p.Internal["stage"])
+		tok := p.Flow.PaymentData
+		if tok == "" {
+			// A record from before stages kept their token: seal one for
+			// this answer (the record keeps none until its next change).
+			var err error
+			if tok, err = svc.stageToken(p, p.Flow.Stage); err != nil {
+				return PaymentResponse{}, err
+			}
 		}
-		resp.ResultCode = waitingCodes[p.Internal["stage"]]
-		resp.Action = svc.action(p)
+		resp.ResultCode = waitingCodes[p.Flow.Stage]
+		action, err := svc.action(p, tok)
+		if err != nil {
+			return PaymentResponse{}, err
+		}
+		resp.Action = action
 	case payments.Rejected, payments.Failed:
-		resp.RefusalReason, resp.RefusalReasonCode = p.RefusalReason, p.Internal["refusalReasonCode"]
+		resp.RefusalReason, resp.RefusalReasonCode = p.RefusalReason, p.Flow.RefusalReasonCode
 	}
-	return resp
+	return resp, nil
 }
 
 // apply moves p (and s, when the payment belongs to a session) to the
@@ -303,16 +323,21 @@ func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome
 			err = svc.enterStage(p, stage)
 		}
 		if out.Flow != "" {
-			p.Internal["flow"] = string(out.Flow)
+			p.Flow.Processor = string(out.Flow)
 		}
 	}
 	if err != nil {
 		return PaymentResponse{}, err
 	}
 	settle(p, out.RefusalReasonCode)
-	resp := svc.response(p)
+	resp, err := svc.response(p)
+	if err != nil {
+		return PaymentResponse{}, err
+	}
 	if s != nil {
-		s.record(p, resp, now)
+		if err := s.record(p, resp, now); err != nil {
+			return PaymentResponse{}, err
+		}
 	}
 	return resp, nil
 }
@@ -323,13 +348,9 @@ func settle(p *payments.Payment, refusalCode string) {
 	if p.Status == payments.RequiresAction {
 		return
 	}
-	delete(p.Internal, "stage")
-	delete(p.Internal, "paymentData")
+	p.Flow.Stage, p.Flow.PaymentData = "", ""
 	if refusalCode != "" && (p.Status == payments.Rejected || p.Status == payments.Failed) {
-		if p.Internal == nil {
-			p.Internal = map[string]string{}
-		}
-		p.Internal["refusalReasonCode"] = refusalCode
+		p.Flow.RefusalReasonCode = refusalCode
 	}
 }
 
@@ -337,7 +358,7 @@ func settle(p *payments.Payment, refusalCode string) {
 // it queues its checkout.session.completed event: the session is written at
 // the version it was read, so of all the payments racing to complete it only
 // one commits, with the one event.
-func (s *Session) record(p *payments.Payment, resp PaymentResponse, now time.Time) {
+func (s *Session) record(p *payments.Payment, resp PaymentResponse, now time.Time) error {
 	entry := ResultPayment{PSPReference: p.ID, Amount: *resp.Amount, PaymentMethod: *resp.PaymentMethod}
 	kept := s.Payments[:0]
 	for _, e := range s.Payments {
@@ -357,20 +378,23 @@ func (s *Session) record(p *payments.Payment, resp PaymentResponse, now time.Tim
 		if s.Status != StatusCompleted {
 			s.events = append(s.events, pendingEvent{EventSessionCompleted, now})
 		}
-		s.Status, s.PendingPaymentID = StatusCompleted, ""
+		s.PendingPaymentID = ""
+		return s.move(StatusCompleted)
 	case p.Status == payments.RequiresAction:
 		entry.ResultCode = "Pending"
 		s.Payments = append(s.Payments, entry)
-		s.Status, s.PendingPaymentID = StatusPaymentPending, p.ID
+		s.PendingPaymentID = p.ID
+		return s.move(StatusPaymentPending)
 	case p.Status == payments.Cancelled:
-		s.Status, s.PendingPaymentID = StatusCanceled, ""
+		s.PendingPaymentID = ""
+		return s.move(StatusCanceled)
 	default: // rejected, failed
 		s.Refusals++
 		s.PendingPaymentID = ""
-		s.Status = StatusActive
 		if s.Refusals >= MaxRefusals {
-			s.Status = StatusRefused
+			return s.move(StatusRefused)
 		}
+		return s.move(StatusActive)
 	}
 }
 
@@ -414,7 +438,7 @@ func (svc *Service) PayInSession(ctx context.Context, c Caller, sessionID string
 		return nil, err
 	}
 	if in.MerchantAccount != "" && in.MerchantAccount != s.MerchantAccount {
-		return nil, invalid("merchantAccount", "merchant_account_mismatch", "merchantAccount is not the session's")
+		return nil, invalid("merchantAccount", adyen.CodeMerchantAccountMismatch, "merchantAccount is not the session's")
 	}
 	return svc.submit(ctx, c, &in.PaymentRequest, s)
 }
@@ -446,10 +470,10 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 			}
 		}
 		if in.Amount != nil && *in.Amount != s.Amount {
-			return nil, invalid("amount", "amount_mismatch", "amount must equal the session's amount (%d %s)", s.Amount.Value, s.Amount.Currency)
+			return nil, invalid("amount", CodeAmountMismatch, "amount must equal the session's amount (%d %s)", s.Amount.Value, s.Amount.Currency)
 		}
 		if in.Reference != "" && in.Reference != s.Reference {
-			return nil, invalid("reference", "reference_mismatch", "reference must equal the session's reference")
+			return nil, invalid("reference", CodeReferenceMismatch, "reference must equal the session's reference")
 		}
 		a := s.Amount
 		in.Amount, in.Reference = &a, s.Reference
@@ -459,7 +483,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		if shopperRef == "" {
 			shopperRef = s.ShopperReference
 		} else if shopperRef != s.ShopperReference {
-			return nil, invalid("shopperReference", "shopper_reference_mismatch", "shopperReference must equal the session's")
+			return nil, invalid("shopperReference", CodeShopperReferenceMismatch, "shopperReference must equal the session's")
 		}
 	} else {
 		if _, err := merchantAccountOf(c.MerchantAccount, in.MerchantAccount); err != nil {
@@ -492,7 +516,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		ID: ids.New(), AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
 		Currency: in.Amount.Currency, PaymentMethod: att.method, Last4: att.out.Last4,
 		MerchantReference: in.Reference, Metadata: in.Metadata, CaptureMode: mode,
-		Internal: map[string]string{"returnUrl": in.ReturnURL},
+		Flow: payments.Flow{ReturnURL: in.ReturnURL},
 	}, c.Now)
 	if s != nil {
 		p.PaymentSessionID, p.PaymentLinkID, p.CustomerID = s.ID, s.PaymentLinkID, s.CustomerID
@@ -535,11 +559,11 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 		}
 		switch {
 		case s != nil && i == first+1:
-			return apierr.New(apierr.Conflict, "session_expired", "session %s expired", s.ID)
+			return apierr.NewCode(CodeSessionExpired, "session %s expired", s.ID)
 		case s != nil && i == first:
-			return apierr.New(apierr.Conflict, "session_changed", "another payment on session %s changed it first; read the session result", s.ID)
+			return apierr.NewCode(apierr.CodeSessionChanged, "another payment on session %s changed it first; read the session result", s.ID)
 		default:
-			return apierr.New(apierr.Conflict, "payment_changed", "the payment changed concurrently; retry")
+			return apierr.NewCode(payments.CodeChanged, "the payment changed concurrently; retry")
 		}
 	})
 }

@@ -16,13 +16,10 @@ import (
 // waits it returns the stage's Adyen action, which POST /v2/payments/details
 // (or, for a challenge, the sandbox's POST
 // /test-helpers/payments/{id}/challenge) completes like any checkout
-// action; a redirect returns to p.Internal["returnUrl"]. requestID goes in
+// action; a redirect returns to p.Flow.ReturnURL. requestID goes in
 // the authorisation's history entry. Errors: Conflict
 // payment_state_conflict, Internal.
 func (svc *Service) ApplyOutcome(p *payments.Payment, out processor.Outcome, requestID string, now time.Time) (*Action, error) {
-	if p.Internal == nil {
-		p.Internal = map[string]string{}
-	}
 	if out.Result == processor.Authorised {
 		if err := p.Authorise(requestID, now); err != nil {
 			return nil, err

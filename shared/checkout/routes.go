@@ -120,7 +120,7 @@ type ClientSetup struct {
 	ExpiresAt      string          `json:"expiresAt"`
 	ReturnURL      string          `json:"returnUrl"`
 	ShopperLocale  string          `json:"shopperLocale"`
-	Status         string          `json:"status"`
+	Status         Status          `json:"status"`
 	PaymentMethods MethodsResponse `json:"paymentMethods"`
 }
 
@@ -229,8 +229,69 @@ func (svc *Service) CompleteChallenge(ctx context.Context, c Caller, id string, 
 	if err != nil {
 		return nil, err
 	}
-	if p.Status != payments.RequiresAction || p.Internal["stage"] != stageChallenge {
-		return nil, apierr.New(apierr.Conflict, "no_challenge_pending", "payment %s is not waiting for a 3-D Secure challenge", p.ID)
+	if p.Status != payments.RequiresAction || p.Flow.Stage != stageChallenge {
+		return nil, apierr.NewCode(CodeNoChallengePending, "payment %s is not waiting for a 3-D Secure challenge", p.ID)
 	}
 	return svc.complete(ctx, c, p, stageChallenge, processor.ChallengeWithPassword(in.Password))
+}
+
+// paymentMethods serves POST /v2/paymentMethods.
+func (svc *Service) paymentMethods(r *httpapi.Request) (*httpapi.Response, error) {
+	var in MethodsRequest
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := merchantAccountOf(r.Principal.MerchantAccount, in.MerchantAccount); err != nil {
+		return nil, err
+	}
+	var amount *Amount
+	if in.Amount != nil {
+		if in.Amount.Value == nil {
+			return nil, apierr.Missing("amount.value")
+		}
+		amount = &Amount{Value: *in.Amount.Value, Currency: in.Amount.Currency}
+		if err := checkAmount(amount, true); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkCount("allowedPaymentMethods", len(in.AllowedPaymentMethods)); err != nil {
+		return nil, err
+	}
+	if err := checkCount("blockedPaymentMethods", len(in.BlockedPaymentMethods)); err != nil {
+		return nil, err
+	}
+	if err := checkCountry("countryCode", in.CountryCode); err != nil {
+		return nil, err
+	}
+	if err := checkChannel(in.Channel); err != nil {
+		return nil, err
+	}
+	if in.ShopperReference != "" && (chars(in.ShopperReference) < MinShopperRef || chars(in.ShopperReference) > MaxShopperRef) {
+		return nil, apierr.Invalidf("shopperReference", "shopperReference must have %d to %d characters", MinShopperRef, MaxShopperRef)
+	}
+	out, err := svc.methods(r.HTTP.Context(), r.AccountID(), methodFilter{
+		amount: amount, country: in.CountryCode, channel: in.Channel, shopperRef: in.ShopperReference,
+		allowed: in.AllowedPaymentMethods, blocked: in.BlockedPaymentMethods,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.OK(KindMethods, out), nil
+}
+
+// MaxSessionResult bounds the ignored sessionResult query parameter.
+const MaxSessionResult = 8192
+
+// sessionResult serves GET /v2/sessions/{id}. The server's own state is the
+// answer: the drop-in's sessionResult (required by Adyen, optional here) is
+// accepted for compatibility and not trusted.
+func (svc *Service) sessionResult(r *httpapi.Request) (*httpapi.Response, error) {
+	if len(r.Query("sessionResult")) > MaxSessionResult {
+		return nil, apierr.Invalidf("sessionResult", "sessionResult is too long")
+	}
+	s, err := svc.loadSession(r.HTTP.Context(), r.AccountID(), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.OK(KindSessionResult, s.result(r.Now)), nil
 }

@@ -50,11 +50,9 @@ type Caller struct {
 	Link LinkHold
 }
 
-// invalid is a 400 naming param with a specific code.
-func invalid(param, code, format string, args ...any) *apierr.Error {
-	e := apierr.Invalidf(param, format, args...)
-	e.Code = code
-	return e
+// invalid is a 400 of code naming param.
+func invalid(param string, code apierr.Code, format string, args ...any) *apierr.Error {
+	return apierr.NewCode(code, format, args...).WithParam(param)
 }
 
 // Open builds the service with its signing secret (see sessiondata.LoadSecret):

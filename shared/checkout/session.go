@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -12,16 +13,41 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// Session statuses (SessionResultResponse.status). Expired is derived on
-// read and stored by the expirer (expire.go).
+// Status is a session's status (SessionResultResponse.status).
+type Status string
+
+// Session statuses. Expired is derived on read and stored by the expirer
+// (expire.go).
 const (
-	StatusActive         = "active"
-	StatusPaymentPending = "paymentPending"
-	StatusCompleted      = "completed"
-	StatusRefused        = "refused"
-	StatusCanceled       = "canceled"
-	StatusExpired        = "expired"
+	StatusActive         Status = "active"
+	StatusPaymentPending Status = "paymentPending"
+	StatusCompleted      Status = "completed"
+	StatusRefused        Status = "refused"
+	StatusCanceled       Status = "canceled"
+	StatusExpired        Status = "expired"
 )
+
+// transitions is the state machine: an open session (active, or with a
+// payment waiting for the shopper) takes payments until one completes it,
+// too many are refused, the shopper cancels, or it expires; the others are
+// final. Session.move is the one place a status changes.
+var transitions = map[Status][]Status{
+	StatusActive:         {StatusPaymentPending, StatusCompleted, StatusRefused, StatusCanceled, StatusExpired},
+	StatusPaymentPending: {StatusActive, StatusCompleted, StatusRefused, StatusCanceled, StatusExpired},
+}
+
+// CanTransition reports whether from -> to is allowed.
+func CanTransition(from, to Status) bool { return slices.Contains(transitions[from], to) }
+
+// move sets the session's status: staying put, or a transition the state
+// machine allows (anything else is a bug: Internal).
+func (s *Session) move(to Status) error {
+	if s.Status != to && !CanTransition(s.Status, to) {
+		return apierr.Wrap("checkout.Session.move", apierr.Internal, fmt.Errorf("session %s: %s -> %s", s.ID, s.Status, to))
+	}
+	s.Status = to
+	return nil
+}
 
 // MaxRefusals is how many refused or failed attempts end a session as refused.
 const MaxRefusals = 3
@@ -50,7 +76,7 @@ type Session struct {
 	CaptureMode      payments.CaptureMode `json:"capture_mode,omitempty"`
 	CreatedAt        time.Time            `json:"created_at"`
 	ExpiresAt        time.Time            `json:"expires_at"`
-	Status           string               `json:"status"`
+	Status           Status               `json:"status"`
 	Refusals         int                  `json:"refusals"`
 	PendingPaymentID string               `json:"pending_payment_id,omitempty"`
 	Payments         []ResultPayment      `json:"payments,omitempty"`
@@ -75,7 +101,7 @@ func liveKey(id string) store.Key {
 
 // StatusAt is the status as seen at now: an unfinished session past its
 // expiry is expired.
-func (s *Session) StatusAt(now time.Time) string {
+func (s *Session) StatusAt(now time.Time) Status {
 	if (s.Status == StatusActive || s.Status == StatusPaymentPending) && !now.Before(s.ExpiresAt) {
 		return StatusExpired
 	}
@@ -92,7 +118,7 @@ func (s *Session) createOps() ([]store.Op, error) {
 	return []store.Op{
 		store.Put(store.Item{Key: sessionKey(s.ID), Data: data, ExpiresAt: s.ExpiresAt.Add(ResultRetention)}, store.IfAbsent),
 		store.Put(store.Item{Key: liveKey(s.ID), Data: []byte("{}"), ExpiresAt: s.ExpiresAt}, store.IfAbsent),
-		store.Put(expiryItem(s), store.IfAbsent),
+		expiryOp(s),
 	}, nil
 }
 
@@ -150,9 +176,9 @@ func (s *Session) payable(now time.Time) error {
 	case StatusActive, StatusPaymentPending:
 		return nil
 	case StatusExpired:
-		return apierr.New(apierr.Conflict, "session_expired", "session %s expired at %s", s.ID, s.ExpiresAt.Format(time.RFC3339))
+		return apierr.NewCode(CodeSessionExpired, "session %s expired at %s", s.ID, s.ExpiresAt.Format(time.RFC3339))
 	default:
-		return apierr.New(apierr.Conflict, "session_"+st, "session %s is %s and takes no more payments", s.ID, st)
+		return apierr.NewCode(endedCodes[st], "session %s is %s and takes no more payments", s.ID, st)
 	}
 }
 
@@ -188,11 +214,11 @@ func (svc *Service) checkSessionData(s *Session, token string) error {
 	}
 	var c sessionClaims
 	if err := svc.signer.Open(purposeSession, token, &c); err != nil {
-		return invalid("sessionData", "session_data_invalid", "sessionData is not valid: pass the sessionData returned with this session, unchanged")
+		return invalid("sessionData", CodeSessionDataInvalid, "sessionData is not valid: pass the sessionData returned with this session, unchanged")
 	}
 	want := sessionClaims{s.ID, s.AccountID, s.Amount.Value, s.Amount.Currency, s.ExpiresAt.Unix()}
 	if c != want {
-		return invalid("sessionData", "session_data_mismatch", "sessionData belongs to another session")
+		return invalid("sessionData", CodeSessionDataMismatch, "sessionData belongs to another session")
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (svc *Service) runToken(ctx context.Context, c Caller, id, shopperRef strin
 	if shopperRef == "" {
 		return nil, apierr.Missing("shopperReference")
 	}
-	unknown := invalid(field, "stored_method_unknown", "no stored payment method %q for this shopperReference", id)
+	unknown := invalid(field, CodeStoredMethodUnknown, "no stored payment method %q for this shopperReference", id)
 	use := &tokenUse{}
 	t, err := svc.vault.Token(ctx, c.AccountID, id)
 	if apierr.Is(err, apierr.NotFound) {
@@ -80,16 +80,14 @@ func (svc *Service) tokenID(accountID, shopperRef string, c *processor.Card) str
 }
 
 // keptCard is a card a payment saves once authorised: the token's fields,
-// no number, no CVC. A payment waiting for 3-D Secure keeps it in Internal
-// (internalKeepCard) until the details call decides it.
+// no number, no CVC. A payment waiting for 3-D Secure keeps it in its flow
+// (Flow.KeepCard) until the details call decides it.
 type keptCard struct {
 	ShopperRef string              `json:"s"`
 	Email      string              `json:"e,omitempty"`
 	TokenID    string              `json:"t"`
 	Card       processor.SavedCard `json:"c"`
 }
-
-const internalKeepCard = "keepCard"
 
 // cardToKeep is the card payment in saves (storePaymentMethod with a
 // shopperReference, a card entered now), nil when it saves none.
@@ -109,16 +107,16 @@ func (svc *Service) cardToKeep(c Caller, in *PaymentRequest, shopperRef string, 
 
 // takeKept takes the card a payment that waited for 3-D Secure asked to
 // save, once it no longer waits: the card to save when it succeeded, nil
-// otherwise (the entry leaves Internal either way).
+// otherwise (it leaves the flow either way).
 func takeKept(p *payments.Payment) *keptCard {
-	raw, ok := p.Internal[internalKeepCard]
-	if !ok || p.Status == payments.RequiresAction {
+	raw := p.Flow.KeepCard
+	if raw == "" || p.Status == payments.RequiresAction {
 		return nil
 	}
-	delete(p.Internal, internalKeepCard)
+	p.Flow.KeepCard = ""
 	var k keptCard
 	if json.Unmarshal([]byte(raw), &k) != nil || !p.Status.Succeeded() {
-		return nil
+		return nil // written by this code, so unreadable means a bug: no card is saved
 	}
 	return &k
 }
@@ -159,7 +157,7 @@ func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Pay
 			return err
 		}
 		err = svc.commitWithSession(ctx, c, body, ops, s, hold)
-		if err == nil || w == nil || w.Customer == nil || w.Claim < 0 || attempt == claimAttempts || apierr.As(err).Code != "payment_changed" {
+		if err == nil || w == nil || w.Customer == nil || w.Claim < 0 || attempt == claimAttempts || !apierr.HasCode(err, payments.CodeChanged) {
 			return err
 		}
 		if id, gerr := svc.vault.CustomerID(ctx, c.AccountID, w.Customer.ExternalRef); gerr != nil || id == w.CustomerID {
@@ -170,7 +168,7 @@ func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Pay
 
 // vaultWrites ties p to the vault: a payment with a card token is that
 // token's customer's; a card to save is saved (its customer created when
-// needed) once p succeeded, or kept in p.Internal while p waits for the
+// needed) once p succeeded, or kept in p.Flow while p waits for the
 // shopper; a legacy stored card migrates; otherwise a new payment with a
 // shopperReference joins the shopper's customer when there is one.
 func (svc *Service) vaultWrites(ctx context.Context, c Caller, p *payments.Payment, use vaultUse) (*vault.Writes, error) {
@@ -188,8 +186,11 @@ func (svc *Service) vaultWrites(ctx context.Context, c Caller, p *payments.Payme
 		w, err = svc.vault.Save(ctx, vault.SaveCard{AccountID: p.AccountID, Livemode: p.Livemode, ShopperRef: k.ShopperRef,
 			Email: k.Email, TokenID: k.TokenID, Card: k.Card, PaymentID: p.ID}, c.Now)
 	case use.keep != nil && p.Status == payments.RequiresAction:
-		b, _ := json.Marshal(use.keep)
-		p.Internal[internalKeepCard] = string(b)
+		b, err := json.Marshal(use.keep)
+		if err != nil {
+			return nil, apierr.Wrap("checkout.keepCard", apierr.Internal, err)
+		}
+		p.Flow.KeepCard = string(b)
 	}
 	if err != nil {
 		return nil, err

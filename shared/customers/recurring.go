@@ -162,7 +162,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 	p := payments.New(payments.Payment{ID: ids.New(), AccountID: in.AccountID, Livemode: !in.TestMode, Amount: in.Amount,
 		Currency: in.Currency, PaymentMethod: out.Brand, Last4: out.Last4, MerchantReference: in.OrderReference,
 		Description: in.Description, CustomerID: t.CustomerID, CardTokenID: t.ID, RecurringType: string(in.RecurringType),
-		CaptureMode: mode, Metadata: in.Metadata, Internal: map[string]string{"returnUrl": in.ReturnURL}}, now)
+		CaptureMode: mode, Metadata: in.Metadata, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, now)
 	action, err := s.checkout.ApplyOutcome(p, out, in.RequestID, now)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/checkout"
 	"github.com/paygate/paygate/shared/direct/cse"
 	"github.com/paygate/paygate/shared/direct/cse/localkeys"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
@@ -139,8 +140,7 @@ func (e *env) events(accountID, id string) []string {
 	require.NoError(e.T, err)
 	var out []string
 	for _, it := range page.Items {
-		var ev payments.Event
-		require.NoError(e.T, json.Unmarshal(it.Data, &ev))
+		ev := paymentEvent(e.T, it)
 		if ev.Data.ID == id {
 			out = append(out, ev.Type)
 		}
@@ -159,4 +159,19 @@ func (e *env) token(typ TokenType, txn, number string, cryptogram string, amount
 	require.NoError(e.T, err)
 	require.NoError(e.T, e.Deps.Store.Write(context.Background(), ops...))
 	return t.ID
+}
+
+// paymentEvent reads a payment's event record (with its expiry, as every
+// event record has).
+func paymentEvent(t testing.TB, it store.Item) (ev struct {
+	Type string
+	Data payments.Payment
+}) {
+	t.Helper()
+	rec, err := eventlog.Decode(it)
+	require.NoError(t, err)
+	require.False(t, it.ExpiresAt.IsZero(), "every event record expires")
+	ev.Type = rec.Type
+	require.NoError(t, json.Unmarshal(rec.Data, &ev.Data))
+	return ev
 }

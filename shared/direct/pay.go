@@ -352,7 +352,7 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 	p := payments.New(payments.Payment{ID: ids.New(), AccountID: in.AccountID, Livemode: !in.TestMode, Amount: c.amount,
 		Currency: c.currency, PaymentMethod: method, Last4: out.Last4, MerchantReference: in.Request.OrderReference,
 		CaptureMode: c.mode, Metadata: in.Request.Metadata,
-		Internal: map[string]string{"returnUrl": in.Request.ReturnURL, "source": "direct"}}, now)
+		Flow: payments.Flow{ReturnURL: in.Request.ReturnURL, Source: "direct"}}, now)
 	action, err := s.checkout.ApplyOutcome(p, out, in.RequestID, now)
 	if err != nil {
 		return nil, err

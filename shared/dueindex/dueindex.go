@@ -206,7 +206,8 @@ type ref struct {
 }
 
 // parse reads an entry: <time>#<account>#<id>, or (written before the one
-// layout) <time>#<id> with the account in its data.
+// layout) <time>#<id> with the account in its data, if any (a record keyed
+// by its id alone, a checkout session's, had none: Account is then "").
 func parse(it store.Item, layout string) (Entry, bool) {
 	n := len(layout)
 	if len(it.SK) < n+2 || it.SK[n] != '#' {
@@ -222,10 +223,11 @@ func parse(it store.Item, layout string) (Entry, bool) {
 		e.Account, e.ID = acct, id
 	} else {
 		var r ref
-		if json.Unmarshal(it.Data, &r) != nil {
+		if len(it.Data) > 0 && json.Unmarshal(it.Data, &r) != nil {
 			return Entry{}, false
 		}
 		e.Account, e.ID = r.AccountID, rest
+		return e, e.ID != ""
 	}
 	return e, e.Account != "" && e.ID != ""
 }

@@ -66,11 +66,13 @@ func TestVisitReadsEarlierLayoutsAndDropsDebris(t *testing.T) {
 		// with the account in the data (what the open indexes wrote).
 		old := store.Key{Table: store.TablePayments, PK: fmt.Sprintf("testolddue#%d", shard), SK: t0.Format("2006-01-02T15:04:05.000000000Z") + "#acct_1#old_1"}
 		withData := store.Key{Table: store.TablePayments, PK: idx.PK(dueindex.Shard("old_2")), SK: t0.Format(dueindex.TimeLayout) + "#old_2"}
-		debris := store.Key{Table: store.TablePayments, PK: idx.PK(0), SK: t0.Format(dueindex.TimeLayout) + "#x"}
+		debris := store.Key{Table: store.TablePayments, PK: idx.PK(0), SK: "1999-not-a-time#x"}
+		idOnly := store.Key{Table: store.TablePayments, PK: idx.PK(1), SK: t0.Format(dueindex.TimeLayout) + "#cs_1"}
 		require.NoError(t, st.Write(ctx,
 			store.Put(store.Item{Key: old, Data: []byte("{}")}, store.Always),
 			store.Put(store.Item{Key: withData, Data: []byte(`{"account_id":"acct_2","order_id":"old_2"}`)}, store.Always),
 			store.Put(store.Item{Key: debris, Data: []byte("{}")}, store.Always),
+			store.Put(store.Item{Key: idOnly, Data: []byte("{}")}, store.Always),
 		))
 		notYet, _ := collect(t, st, time.Time{}, t0.Add(-time.Second), 100)
 		assert.Empty(t, notYet, "nothing due before t0, in either layout")
@@ -79,9 +81,10 @@ func TestVisitReadsEarlierLayoutsAndDropsDebris(t *testing.T) {
 		for _, e := range got {
 			byID[e.ID] = e
 		}
-		require.Len(t, byID, 2)
+		require.Len(t, byID, 3)
 		assert.Equal(t, old, byID["old_1"].Key, "the key as stored, to delete")
 		assert.Equal(t, "acct_2", byID["old_2"].Account)
+		assert.Equal(t, "", byID["cs_1"].Account, "a record keyed by its id alone had no account in its entry")
 		assert.True(t, byID["old_1"].Due.Equal(t0))
 		_, err := st.Get(ctx, debris)
 		assert.ErrorIs(t, err, store.ErrNotFound, "an entry naming no record is removed")

@@ -11,4 +11,10 @@ var (
 		Meaning: "The payment changed concurrently and could not be recorded; retry with the same Idempotency-Key."})
 	CodeLiveProcessingUnavailable = apierr.Register(apierr.CodeInfo{Name: "live_processing_unavailable", Kind: apierr.Forbidden,
 		Meaning: "Live card processing is not enabled for this account; use a test-mode key."})
+	CodeDisputed = apierr.Register(apierr.CodeInfo{Name: "payment_disputed", Kind: apierr.Conflict,
+		Meaning: "The payment is disputed (or the dispute was lost): the cardholder is paid back through the dispute, so it cannot be refunded."})
+	CodeAmountExceedsCapturable = apierr.Register(apierr.CodeInfo{Name: "amount_exceeds_capturable", Kind: apierr.Invalid, Param: "amount",
+		Meaning: "The capture's amount is more than the authorised amount not yet captured."})
+	CodeRefundExceedsBalance = apierr.Register(apierr.CodeInfo{Name: "refund_exceeds_balance", Kind: apierr.Invalid, Param: "amount",
+		Meaning: "The refund's amount is more than the captured amount not yet refunded."})
 )

@@ -1,10 +1,7 @@
 package payments
 
 import (
-	"hash/fnv"
-	"strconv"
-	"time"
-
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -21,19 +18,20 @@ import (
 //     transactions (payments and their refunds), for
 //     GET /v1/customers/{id}/transactions; written with a new record that
 //     has a customer, or by the save of a stored one SetCustomer linked.
-//   - PK "payexp#<shard>", SK "<expiry>#<account>#<payment id>": the
-//     authorisations that hold funds, by the time they expire
-//     (AuthorizationTTL after authorisation); put when a payment becomes
-//     authorised, deleted by the move that leaves authorised (capture,
-//     cancel, expiry). The expirer reads the due entries of every shard.
+//   - PK "payexp2#<shard>", SK "<expiry>#<account>#<payment id>" (a
+//     dueindex, ExpiryIndex): the authorisations that hold funds, by the
+//     time they expire (AuthorizationTTL after authorisation); put when a
+//     payment becomes authorised, deleted by the move that leaves
+//     authorised (capture, cancel, expiry). The expirer reads the due
+//     entries of every shard, and of "payexp#<shard>", where entries were
+//     written (expiry as 2006-01-02T15:04:05.000000000Z) before the one
+//     due-time layout.
 //
 // Entries hold no data: readers Get the record by the id in the SK.
 
-// ExpiryShards spreads the expiry index over this many partitions.
-const ExpiryShards = 8
-
-// expirySKTime sorts lexically in time order (fixed width, UTC).
-const expirySKTime = "2006-01-02T15:04:05.000000000Z"
+// ExpiryIndex holds the authorisations that hold funds, by their expiry.
+var ExpiryIndex = dueindex.Index{Table: store.TablePayments, Prefix: "payexp2#",
+	Legacy: &dueindex.Legacy{Prefix: "payexp#", TimeLayout: "2006-01-02T15:04:05.000000000Z"}}
 
 // RefPK is the order-reference index partition of an account's reference.
 func RefPK(accountID, ref string) string { return "payref#" + accountID + "#" + ref }
@@ -57,41 +55,6 @@ func (p *Payment) SetCustomer(customerID string) {
 	p.gainedCust = p.version > 0
 }
 
-// ExpiryPK is an expiry index shard's partition.
-func ExpiryPK(shard int) string { return "payexp#" + strconv.Itoa(shard) }
-
-// ExpiryShard is the shard of a payment's expiry entry.
-func ExpiryShard(id string) int {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return int(h.Sum32() % ExpiryShards)
-}
-
-// ExpirySKBound is the sort key bound of the entries due at t: every entry
-// whose SK is below it has expired by t.
-func ExpirySKBound(t time.Time) string { return t.UTC().Format(expirySKTime) + "#~" }
-
-// ExpiryKey is the expiry entry of an authorised payment.
-func ExpiryKey(p *Payment) store.Key {
-	return store.Key{Table: store.TablePayments, PK: ExpiryPK(ExpiryShard(p.ID)),
-		SK: p.ExpiresAt().UTC().Format(expirySKTime) + "#" + p.AccountID + "#" + p.ID}
-}
-
-// ParseExpirySK splits an expiry entry's SK into account and payment id.
-func ParseExpirySK(sk string) (accountID, id string, ok bool) {
-	n := len(expirySKTime)
-	if len(sk) < n+3 || sk[n] != '#' {
-		return "", "", false
-	}
-	rest := sk[n+1:]
-	for i := len(rest) - 1; i >= 0; i-- {
-		if rest[i] == '#' {
-			return rest[:i], rest[i+1:], i > 0 && i < len(rest)-1
-		}
-	}
-	return "", "", false
-}
-
 // indexOps are the index writes that go with saving p.
 func (p *Payment) indexOps() []store.Op {
 	var ops []store.Op
@@ -109,9 +72,9 @@ func (p *Payment) indexOps() []store.Op {
 	was, is := p.readStatus == Authorized, p.Status == Authorized
 	switch {
 	case is && !was:
-		ops = append(ops, store.Put(store.Item{Key: ExpiryKey(p), Data: []byte("{}")}, store.Always))
+		ops = append(ops, ExpiryIndex.Put(p.AccountID, p.ID, p.ExpiresAt()))
 	case was && !is:
-		ops = append(ops, store.Delete(ExpiryKey(p), store.Always))
+		ops = append(ops, ExpiryIndex.Delete(p.AccountID, p.ID, p.ExpiresAt()))
 	}
 	return ops
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -99,8 +99,7 @@ func (p *Payment) resplit(amount int64) error {
 	}
 	next := p.Split.Clone()
 	if err := next.Resolve(amount); err != nil {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "split_exceeds_payment", Param: "amount",
-			Message: "split request " + p.Split.ID + " divides more than this amount; change or delete it first"}
+		return apierr.NewCode(ledger.CodeSplitExceedsPayment, "split request %s divides more than this amount; change or delete it first", p.Split.ID).WithParam("amount")
 	}
 	p.Split = next
 	return nil
@@ -171,14 +170,11 @@ func (p *Payment) ledgerOps(pol ledger.Policy) (_ []store.Op, split *ledger.Spli
 	}
 	ops = append(ops, store.Put(store.Item{Key: SplitKey(p.AccountID, split.ID), Data: data}, store.Always))
 	if split.Applied() && !p.read.splitApplied {
-		ev := splitEvent{ID: ids.Prefixed("evt"), Type: EventSplitApplied, Account: p.AccountID, Created: now.Unix(),
-			Livemode: p.Livemode, Data: view}
-		b, err := json.Marshal(ev)
+		ev, err := eventlog.Append(eventlog.Event{Type: EventSplitApplied, Account: p.AccountID, Livemode: p.Livemode, At: now, Data: view})
 		if err != nil {
-			return nil, nil, apierr.Wrap("payments.ledgerOps", apierr.Internal, err)
+			return nil, nil, err
 		}
-		ops = append(ops, store.Put(store.Item{Key: EventKey(p.AccountID, ev.ID), Data: b,
-			ExpiresAt: now.Add(EventRetention)}, store.IfAbsent))
+		ops = append(ops, ev)
 	}
 	return ops, split, nil
 }
@@ -196,15 +192,4 @@ func DecodeSplit(it store.Item) (SplitRequest, string, error) {
 		return SplitRequest{}, "", apierr.Wrap("payments.DecodeSplit", apierr.Internal, err)
 	}
 	return c.View, c.PaymentID, nil
-}
-
-// splitEvent is the event record of a split request (the webhook
-// pipeline's envelope).
-type splitEvent struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Created  int64        `json:"created"`
-	Account  string       `json:"account"`
-	Livemode bool         `json:"livemode"`
-	Data     SplitRequest `json:"data"`
 }

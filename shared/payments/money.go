@@ -57,7 +57,7 @@ func (p *Payment) Capturable() int64 {
 }
 
 // checkAmount refuses an amount out of (0, left]; nil means all of left.
-func checkAmount(a *int64, left int64, code, what string) (int64, error) {
+func checkAmount(a *int64, left int64, code apierr.Code, what string) (int64, error) {
 	if a == nil {
 		return left, nil
 	}
@@ -65,8 +65,7 @@ func checkAmount(a *int64, left int64, code, what string) (int64, error) {
 		return 0, apierr.Invalidf("amount", "amount must be a positive integer in minor units")
 	}
 	if *a > left {
-		return 0, &apierr.Error{Kind: apierr.Invalid, Code: code, Param: "amount",
-			Message: "amount is more than " + what + " (" + strconv.FormatInt(left, 10) + ")"}
+		return 0, apierr.NewCode(code, "amount is more than %s (%d)", what, left)
 	}
 	return *a, nil
 }
@@ -83,10 +82,10 @@ func (p *Payment) Capture(op Op, now time.Time) error {
 		return illegal(p, Charged)
 	}
 	if p.CaptureClosed {
-		return apierr.New(apierr.Conflict, "payment_state_conflict",
+		return apierr.NewCode(CodeStateConflict,
 			"payment %s is %s and its capture is closed (%d of %d captured)", p.ID, p.Status, p.ProcessedAmount, p.Amount)
 	}
-	amount, err := checkAmount(op.Amount, p.Capturable(), "amount_exceeds_capturable", "the authorised amount not yet captured")
+	amount, err := checkAmount(op.Amount, p.Capturable(), CodeAmountExceedsCapturable, "the authorised amount not yet captured")
 	if err != nil {
 		return err
 	}
@@ -157,10 +156,10 @@ func (p *Payment) Refund(op Op, refundID string, now time.Time) (*Payment, error
 		return nil, illegal(p, Refunded)
 	}
 	if p.Dispute != nil && p.Dispute.Status != DisputeWon {
-		return nil, apierr.New(apierr.Conflict, "payment_disputed",
+		return nil, apierr.NewCode(CodeDisputed,
 			"payment %s is disputed (dispute %s is %s): the cardholder is paid back through the dispute, so it cannot be refunded", p.ID, p.Dispute.ID, p.Dispute.Status)
 	}
-	amount, err := checkAmount(op.Amount, p.Balance(), "refund_exceeds_balance", "the captured amount not yet refunded")
+	amount, err := checkAmount(op.Amount, p.Balance(), CodeRefundExceedsBalance, "the captured amount not yet refunded")
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +204,7 @@ const EventAmountUpdated = "payment.amount_updated"
 // authorised, or already captured in part), Invalid amount (not positive).
 func (p *Payment) UpdateAmount(amount int64, requestID string, now time.Time) error {
 	if p.Type != TypePayment || p.Status != Authorized || p.ProcessedAmount > 0 || p.CaptureClosed {
-		return apierr.New(apierr.Conflict, "payment_state_conflict",
+		return apierr.NewCode(CodeStateConflict,
 			"payment %s is %s and its amount can no longer be updated (only an authorisation with nothing captured can)", p.ID, p.Status)
 	}
 	if amount <= 0 || amount > money.MaxMinor {

@@ -166,9 +166,25 @@ type HistoryEntry struct {
 	RequestID string    `json:"requestId,omitempty"`
 }
 
-// Payment is the record. Internal holds flow state of the code that drives
-// the payment (checkout keeps its 3-D Secure stage there); it is stored but
-// never shown (see Public).
+// Flow is the state of the code that drives a payment through its steps
+// (checkout's 3-D Secure stages and redirects): stored with the payment,
+// never shown (see Public). Records stored when it was a map of strings
+// ("internal") read into it as they are: the names are the map's keys.
+type Flow struct {
+	Stage             string `json:"stage,omitempty"`             // the step the shopper is at (checkout's stages)
+	PaymentData       string `json:"paymentData,omitempty"`       // the token sealed for that step
+	ReturnURL         string `json:"returnUrl,omitempty"`         // where a redirect returns the shopper
+	Processor         string `json:"flow,omitempty"`              // the processor's 3-D Secure flow
+	RefusalReasonCode string `json:"refusalReasonCode,omitempty"` // kept for later answers of a refused payment
+	KeepCard          string `json:"keepCard,omitempty"`          // checkout's card to save when 3-D Secure ends, as JSON
+	Source            string `json:"source,omitempty"`            // the API that took the payment ("direct"), when not checkout
+}
+
+// Waiting reports whether the flow holds a step the shopper is at.
+func (f Flow) Waiting() bool { return f.Stage != "" }
+
+// Payment is the record. Flow holds the state of the code that drives the
+// payment; it is stored but never shown (see Public).
 type Payment struct {
 	ID                string `json:"id"`
 	AccountID         string `json:"account_id"`
@@ -208,7 +224,7 @@ type Payment struct {
 	PaymentLinkID       string            `json:"paymentLinkId,omitempty"`
 	History             []HistoryEntry    `json:"history"`
 	Metadata            map[string]string `json:"metadata"`
-	Internal            map[string]string `json:"internal,omitempty"`
+	Flow                Flow              `json:"internal,omitzero"`
 	// Split is the split request dividing the payment (shared/splits),
 	// applied by its captures and reversed by its refunds (ledger.go).
 	Split *ledger.Split `json:"split,omitempty"`
@@ -216,11 +232,11 @@ type Payment struct {
 	// in the dispute's own transactions.
 	Dispute *DisputeMark `json:"dispute,omitempty"`
 
-	version    int64      // stored version read; 0 for a new record
-	readStatus Status     // status when read (or last saved): SaveOps keeps the expiry index by it
-	gainedCust bool       // SetCustomer linked a stored record: SaveOps adds it to the customer's index
-	pending    []Event    // events queued by Transition, written by SaveOps
-	extra      []*Payment // new records written with this one (a refund's own record)
+	version    int64          // stored version read; 0 for a new record
+	readStatus Status         // status when read (or last saved): SaveOps keeps the expiry index by it
+	gainedCust bool           // SetCustomer linked a stored record: SaveOps adds it to the customer's index
+	pending    []pendingEvent // events queued by Transition, written by SaveOps
+	extra      []*Payment     // new records written with this one (a refund's own record)
 
 	read      readMoney     // money fields as read: SaveOps posts what moved since (ledger.go)
 	nextSplit *ledger.Split // the split as SaveOps stores it, adopted by Saved
@@ -286,15 +302,14 @@ func (p *Payment) moveAs(to Status, eventType string, e HistoryEntry, now time.T
 	e.From, e.Status, e.At = p.Status, to, now
 	p.Status, p.UpdatedAt = to, now
 	p.History = append(p.History, e)
-	p.pending = append(p.pending, Event{Type: eventType, Account: p.AccountID, Created: now.Unix()})
+	p.pending = append(p.pending, pendingEvent{typ: eventType, at: now})
 	return nil
 }
 
 // illegal is the 409 of a move the state machine refuses; the message names
 // the current status.
 func illegal(p *Payment, to Status) error {
-	return apierr.New(apierr.Conflict, "payment_state_conflict",
-		"payment %s is %s and cannot become %s", p.ID, p.Status, to)
+	return apierr.NewCode(CodeStateConflict, "payment %s is %s and cannot become %s", p.ID, p.Status, to)
 }
 
 // DisputeMark is what a payment keeps of its dispute: the dispute's id and
@@ -315,7 +330,7 @@ const DisputeWon = "won"
 // Public is the view shown to merchants: no internal flow state.
 func (p *Payment) Public() Payment {
 	c := *p
-	c.Internal, c.pending, c.extra = nil, nil, nil
+	c.Flow, c.pending, c.extra = Flow{}, nil, nil
 	c.Split, c.nextSplit = nil, nil // a split request is its own resource
 	return c
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/version"
@@ -80,10 +81,13 @@ func TestSaveWritesHistoryAndEventsInOneTransaction(t *testing.T) {
 	require.NoError(t, err)
 	var types []string
 	for _, it := range page.Items {
-		var ev Event
-		require.NoError(t, json.Unmarshal(it.Data, &ev))
-		types = append(types, ev.Type)
-		assert.Nil(t, ev.Data.Internal)
+		rec, err := eventlog.Decode(it)
+		require.NoError(t, err)
+		require.False(t, it.ExpiresAt.IsZero(), "every event record expires")
+		var data map[string]any
+		require.NoError(t, json.Unmarshal(rec.Data, &data))
+		types = append(types, rec.Type)
+		assert.NotContains(t, data, "internal", "the flow state is never shown")
 	}
 	assert.ElementsMatch(t, []string{"payment.requires_action", "payment.authorised"}, types)
 
@@ -161,4 +165,23 @@ func TestCustomerIndex(t *testing.T) {
 	got, err := repo.Get(ctx, "acct1", "pay2")
 	require.NoError(t, err)
 	assert.Equal(t, "cus2", got.CustomerID)
+}
+
+// TestFlowReadsTheOldInternalMap: records stored when the flow state was a
+// map of strings ("internal") read into Flow's fields.
+func TestFlowReadsTheOldInternalMap(t *testing.T) {
+	raw := `{"id":"pay1","account_id":"a","type":"payment","status":"requires_action","history":[],"metadata":{},
+		"internal":{"stage":"challenge","paymentData":"tok","returnUrl":"https://shop.example/back","flow":"frictionless",
+		"refusalReasonCode":"11","keepCard":"{\"s\":\"ref\"}","source":"direct"}}`
+	p, err := Decode(store.Item{Data: []byte(raw), Version: 1})
+	require.NoError(t, err)
+	assert.Equal(t, Flow{Stage: "challenge", PaymentData: "tok", ReturnURL: "https://shop.example/back", Processor: "frictionless",
+		RefusalReasonCode: "11", KeepCard: `{"s":"ref"}`, Source: "direct"}, p.Flow)
+	out, err := json.Marshal(p)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"internal":{"stage":"challenge"`, "stored under the same name")
+	p.Flow = Flow{}
+	out, err = json.Marshal(p)
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), `"internal"`, "an empty flow is not stored")
 }

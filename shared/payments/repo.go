@@ -7,33 +7,21 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/store"
 )
 
-// Event is an event record: the webhook pipeline's envelope. Data is the
-// payment's public view at the time of the change.
-type Event struct {
-	ID      string  `json:"id"`
-	Type    string  `json:"type"`
-	Created int64   `json:"created"`
-	Account string  `json:"account"`
-	Data    Payment `json:"data"`
+// pendingEvent is an event a change queued, written by SaveOps with the
+// payment's public view at the time of the save as its data.
+type pendingEvent struct {
+	typ string
+	at  time.Time
 }
-
-// EventRetention is how long event records stay in the events table (the
-// stream reads them at once; the copy serves listing and re-sending).
-const EventRetention = 30 * 24 * time.Hour
 
 // Key addresses a payment.
 func Key(accountID, id string) store.Key {
 	return store.Key{Table: store.TablePayments, PK: "pay#" + accountID, SK: id}
-}
-
-// EventKey addresses an event record.
-func EventKey(accountID, eventID string) store.Key {
-	return store.Key{Table: store.TableEvents, PK: "evt#" + accountID, SK: eventID}
 }
 
 // Repo reads payments and builds their writes.
@@ -109,14 +97,11 @@ func (r *Repo) SaveOps(p *Payment) ([]store.Op, error) {
 	}
 	pub := p.Public()
 	for _, ev := range p.pending {
-		ev.ID = ids.Prefixed("evt")
-		ev.Data = pub
-		b, err := json.Marshal(ev)
+		op, err := eventlog.Append(eventlog.Event{Type: ev.typ, Account: p.AccountID, Livemode: p.Livemode, At: ev.at, Data: pub})
 		if err != nil {
-			return nil, apierr.Wrap("payments.SaveOps", apierr.Internal, err)
+			return nil, err
 		}
-		exp := time.Unix(ev.Created, 0).Add(EventRetention)
-		ops = append(ops, store.Put(store.Item{Key: EventKey(p.AccountID, ev.ID), Data: b, ExpiresAt: exp}, store.IfAbsent))
+		ops = append(ops, op)
 	}
 	return append(ops, lops...), nil
 }
@@ -141,7 +126,7 @@ func (r *Repo) Save(ctx context.Context, p *Payment) error {
 			return e
 		}
 		if _, ok := store.IsConditionFailed(err); ok {
-			return apierr.New(apierr.Conflict, "payment_changed", "payment %s changed concurrently; retry", p.ID)
+			return apierr.NewCode(CodeChanged, "payment %s changed concurrently; retry", p.ID)
 		}
 		return apierr.Wrap("payments.Save", apierr.Unavailable, err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/payments"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -83,18 +83,6 @@ func parts(in []PartRequest) ([]ledger.SplitPart, error) {
 
 func partParam(i int, f string) string { return "parts[" + strconv.Itoa(i) + "]." + f }
 
-func checkMetadata(md map[string]string) error {
-	if len(md) > 50 {
-		return apierr.Invalidf("metadata", "metadata has more than 50 keys")
-	}
-	for k := range md {
-		if k == "" || utf8.RuneCountInString(k) > 40 {
-			return apierr.Invalidf("metadata", "metadata keys must be 1 to 40 characters")
-		}
-	}
-	return nil
-}
-
 // CreateInput is a split request to create.
 type CreateInput struct {
 	AccountID string
@@ -105,8 +93,6 @@ type CreateInput struct {
 // changeAttempts bounds the re-reads when the payment changes under us
 // (checkout authorising it meanwhile).
 const changeAttempts = 8
-
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
 
 // Create attaches a split request to a payment not yet captured, named by
 // transaction_id or order_reference: the payment (conditioned on the
@@ -140,46 +126,35 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*payments.SplitRe
 	if err := (&ledger.Split{Parts: ps}).Check(); err != nil {
 		return nil, err // bad parts are a 400 whatever the payment
 	}
-	if err := checkMetadata(r.Metadata); err != nil {
+	if err := metadata.Check(r.Metadata); err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
+	var out *payments.SplitRequest
+	race := store.Race{Op: "splits.Create", What: "the payment", Attempts: changeAttempts}
+	err = race.Run(ctx, func(int) error {
 		p, err := s.payment(ctx, in.AccountID, r)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if p.Split != nil {
-			return nil, apierr.New(apierr.Conflict, "split_request_exists",
-				"payment %s already has split request %s: change or delete it", p.ID, p.Split.ID)
+			return apierr.NewCode(CodeExists, "payment %s already has split request %s: change or delete it", p.ID, p.Split.ID)
 		}
 		if err := capturable(p); err != nil {
-			return nil, err
+			return err
 		}
 		now := s.clock().UTC()
 		split := &ledger.Split{ID: ids.NewAt(now), Parts: clone(ps), Metadata: r.Metadata, CreatedAt: now, UpdatedAt: now}
 		if err := split.Resolve(p.Amount); err != nil {
-			return nil, err
+			return err
 		}
 		p.Split = split
-		view, err := s.save(ctx, p, in.Idem, true)
-		if err == nil || !retryable(err) {
-			return view, err
-		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "payment_busy", "payment %s kept changing; retry", p.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+		out, err = s.save(ctx, p, in.Idem, true)
+		return err
+	})
+	return out, err
 }
 
 func clone(ps []ledger.SplitPart) []ledger.SplitPart { return (&ledger.Split{Parts: ps}).Clone().Parts }
-
-// errChanged marks a write that lost a race on the payment's version.
-var errChanged = errors.New("splits: the payment changed")
-
-func retryable(err error) bool { return errors.Is(err, errChanged) }
 
 // save writes p (its split changed) with the key's record.
 func (s *Service) save(ctx context.Context, p *payments.Payment, idem *idempotency.Call, created bool) (*payments.SplitRequest, error) {
@@ -195,10 +170,7 @@ func (s *Service) save(ctx context.Context, p *payments.Payment, idem *idempoten
 	if idempotency.FromKey(err) {
 		return nil, err
 	}
-	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 0 {
-		return nil, errChanged
-	}
-	return nil, apierr.Wrap("splits.save", apierr.Unavailable, err)
+	return nil, store.Race{Op: "splits.save"}.Settle(err)
 }
 
 // capturable refuses a payment a split cannot apply to: not a payment, or
@@ -206,17 +178,17 @@ func (s *Service) save(ctx context.Context, p *payments.Payment, idem *idempoten
 // status no capture follows.
 func capturable(p *payments.Payment) error {
 	if p.Type != payments.TypePayment {
-		return apierr.New(apierr.Conflict, "payment_state_conflict", "transaction %s is a %s, not a payment", p.ID, p.Type)
+		return apierr.NewCode(payments.CodeStateConflict, "transaction %s is a %s, not a payment", p.ID, p.Type)
 	}
 	if p.ProcessedAmount > 0 {
-		return apierr.New(apierr.Conflict, "payment_already_captured",
+		return apierr.NewCode(CodePaymentAlreadyCaptured,
 			"payment %s is %s: a split applies at capture, so it must be created before the first capture", p.ID, p.Status)
 	}
 	switch p.Status {
 	case payments.Created, payments.RequiresAction, payments.Authorized:
 		return nil
 	}
-	return apierr.New(apierr.Conflict, "payment_state_conflict", "payment %s is %s and will not be captured", p.ID, p.Status)
+	return apierr.NewCode(payments.CodeStateConflict, "payment %s is %s and will not be captured", p.ID, p.Status)
 }
 
 // payment finds the payment a create names: by id, or the one payment of
@@ -252,8 +224,7 @@ func (s *Service) payment(ctx context.Context, accountID string, r CreateRequest
 			continue
 		}
 		if found != nil {
-			return nil, &apierr.Error{Kind: apierr.Conflict, Code: "ambiguous_order_reference", Param: "order_reference",
-				Message: "more than one payment of this order reference awaits capture: name one by transaction_id"}
+			return nil, apierr.NewCode(CodeAmbiguousOrderReference, "more than one payment of this order reference awaits capture: name one by transaction_id")
 		}
 		found = p
 	}
@@ -333,7 +304,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*payments.SplitRe
 			return nil, err
 		}
 	}
-	if err := checkMetadata(in.Request.Metadata); err != nil {
+	if err := metadata.Check(in.Request.Metadata); err != nil {
 		return nil, err
 	}
 	return s.change(ctx, in.AccountID, in.ID, in.Idem, func(p *payments.Payment, now time.Time) error {
@@ -377,48 +348,35 @@ func (s *Service) Delete(ctx context.Context, accountID, id string) (*Deleted, e
 // change applies mutate to the split request id on its payment, and writes
 // the payment (conditioned on the version read) and the copy.
 func (s *Service) change(ctx context.Context, accountID, id string, idem *idempotency.Call, mutate func(*payments.Payment, time.Time) error) (*payments.SplitRequest, error) {
-	for attempt := 0; ; attempt++ {
+	var out *payments.SplitRequest
+	race := store.Race{Op: "splits.change", What: "split request " + id, Attempts: changeAttempts}
+	err := race.Run(ctx, func(int) error {
 		_, paymentID, err := s.load(ctx, accountID, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p, err := s.repo.Get(ctx, accountID, paymentID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if p.Split == nil || p.Split.ID != id {
-			return nil, apierr.NotFoundf("no such split request: %s", id)
+			return apierr.NotFoundf("no such split request: %s", id)
 		}
 		if p.Split.Applied() {
-			return nil, apierr.New(apierr.Conflict, "split_request_applied",
-				"split request %s was applied by a capture of payment %s and can no longer change", id, p.ID)
+			return apierr.NewCode(CodeApplied, "split request %s was applied by a capture of payment %s and can no longer change", id, p.ID)
 		}
 		if err := mutate(p, s.clock().UTC()); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Split == nil { // a delete
 			ops, err := s.repo.SaveOps(p)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			err = s.st.Write(ctx, ops...)
-			if err == nil {
-				return nil, nil
-			}
-			if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
-				return nil, apierr.Wrap("splits.Delete", apierr.Unavailable, err)
-			}
-		} else {
-			view, err := s.save(ctx, p, idem, false)
-			if err == nil || !retryable(err) {
-				return view, err
-			}
+			return race.Settle(s.st.Write(ctx, ops...))
 		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "payment_busy", "payment %s kept changing; retry", p.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+		out, err = s.save(ctx, p, idem, false)
+		return err
+	})
+	return out, err
 }

@@ -9,7 +9,7 @@
 //     /by-payment-link/{payment_link_id}; POST /{id}/capture, /cancel,
 //     /refund) and AuthorizationExpirerFunction (every 5 minutes; make run
 //     runs it as a periodic task).
-//   - CheckoutModificationsFunction (adyen.go): Adyen Checkout v71's
+//   - CheckoutModificationsFunction (routes_adyen.go): Adyen Checkout v71's
 //     captures, refunds, cancels, reversals, amount updates and cancel by
 //     reference under /v2, over the same service methods (Reverse,
 //     UpdateAmount and CancelByReference exist for it): a second face with

@@ -12,6 +12,8 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
@@ -132,8 +134,7 @@ func (e *env) events(id string) []string {
 		page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TableEvents, PK: "evt#" + e.Account.ID, Limit: 100, Cursor: cursor})
 		require.NoError(e.T, err)
 		for _, it := range page.Items {
-			var ev payments.Event
-			require.NoError(e.T, json.Unmarshal(it.Data, &ev))
+			ev := paymentEvent(e.T, it)
 			if ev.Data.ID == id {
 				out = append(out, ev.Type)
 			}
@@ -158,10 +159,25 @@ var nilStore = func(testing.TB) store.Store { return nil }
 func (e *env) expiryEntries() int {
 	e.T.Helper()
 	n := 0
-	for shard := 0; shard < payments.ExpiryShards; shard++ {
-		page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TablePayments, PK: payments.ExpiryPK(shard), Limit: 1000})
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TablePayments, PK: payments.ExpiryIndex.PK(shard), Limit: 1000})
 		require.NoError(e.T, err)
 		n += len(page.Items)
 	}
 	return n
+}
+
+// paymentEvent reads a payment's event record (with its expiry, as every
+// event record has).
+func paymentEvent(t testing.TB, it store.Item) (ev struct {
+	Type string
+	Data payments.Payment
+}) {
+	t.Helper()
+	rec, err := eventlog.Decode(it)
+	require.NoError(t, err)
+	require.False(t, it.ExpiresAt.IsZero(), "every event record expires")
+	ev.Type = rec.Type
+	require.NoError(t, json.Unmarshal(rec.Data, &ev.Data))
+	return ev
 }

@@ -39,7 +39,7 @@ var TransactionsGroup = registry.Group{
 }
 
 // ModificationsGroup is the CheckoutModificationsFunction: Adyen Checkout
-// v71's modifications of a payment (adyen.go), a second face of the same
+// v71's modifications of a payment (routes_adyen.go), a second face of the same
 // services as TransactionsGroup's capture, cancel and refund. The
 // Idempotency-Key is optional there, as at Adyen, and recorded in the
 // change's own transaction when sent.
@@ -76,6 +76,7 @@ var Area = registry.Area{
 	Keys: []registry.Key{
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.RefPK("", ""), "#"), What: "transactions by order reference"},
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.LinkPK("", ""), "#"), What: "transactions by payment link"},
-		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.ExpiryPK(0), "0"), What: "the authorisation expiry index shards"},
+		{Table: store.TablePayments, Prefix: payments.ExpiryIndex.Prefix, What: "the authorisation expiry index shards"},
+		{Table: store.TablePayments, Prefix: payments.ExpiryIndex.Legacy.Prefix, What: "the authorisation expiry index shards written before the one due-time layout (read, never written)"},
 	},
 }

@@ -2,16 +2,15 @@ package transactions
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/payments"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -87,7 +86,7 @@ type OpInput struct {
 	RequestID string
 	Idem      *idempotency.Call // required, unless KeyOptional
 	// KeyOptional lets a change run without an Idempotency-Key: the Adyen
-	// face (adyen.go), where Adyen's libraries send the key only when the
+	// face (routes_adyen.go), where Adyen's libraries send the key only when the
 	// merchant sets one. The Pay API routes require it.
 	KeyOptional bool
 	// Answer is the outcome recorded for the Idempotency-Key, so a retry
@@ -107,8 +106,6 @@ const MaxAmount = 1 << 53
 // rather than a "busy" 409.
 const changeAttempts = 40
 
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
-
 // change is the one place a transaction's money moves: it reads the
 // payment, lets apply change it (or refuse), and writes the payment,
 // its history, its event, any new record (a refund) and the keyed call's
@@ -123,53 +120,48 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 	if in.Amount != nil && (*in.Amount <= 0 || *in.Amount > MaxAmount) {
 		return nil, apierr.Invalidf("amount", "amount must be an integer from 1 to 2^53 in minor units of the transaction's currency")
 	}
-	for attempt := 0; ; attempt++ {
+	var out *Transaction
+	race := store.Race{Op: "transactions.change", What: "transaction " + in.ID, Attempts: changeAttempts}
+	err := race.Run(ctx, func(int) error {
 		p, err := s.repo.Get(ctx, in.AccountID, in.ID)
 		if err != nil {
-			return nil, notFound(err, in.ID)
+			return notFound(err, in.ID)
 		}
 		if in.Currency != "" && in.Currency != p.Currency {
-			return nil, &apierr.Error{Kind: apierr.Invalid, Code: "currency_mismatch", Param: "currency",
-				Message: "currency must be the transaction's (" + p.Currency + "): amounts are in its minor units"}
+			return apierr.NewCode(CodeCurrencyMismatch, "currency must be the transaction's (%s): amounts are in its minor units", p.Currency)
 		}
 		ans, err := apply(p, s.clock().UTC())
 		if err != nil {
 			// A duplicate of a call that just won (same key) replays the
 			// winner's answer rather than failing against its state.
 			if settled := in.Idem.Settled(ctx); settled != nil {
-				return nil, settled
+				return settled
 			}
-			return nil, err
+			return err
 		}
 		ops, err := s.repo.SaveOps(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		view := View(ans)
-		out := idempotency.Outcome{Kind: Kind, Value: view}
+		outcome := idempotency.Outcome{Kind: Kind, Value: view}
 		if in.Answer != nil {
-			out = in.Answer(view)
+			outcome = in.Answer(view)
 		}
-		err = idempotency.Commit(ctx, s.st, in.Idem, out, ops...)
-		if err == nil {
-			return &view, nil
-		}
-		if idempotency.FromKey(err) {
-			return nil, err
+		err = idempotency.Commit(ctx, s.st, in.Idem, outcome, ops...)
+		switch {
+		case err == nil:
+			out = &view
+			return nil
+		case idempotency.FromKey(err):
+			return err
 		}
 		if e := ledger.Insufficient(err, ops, "amount"); e != nil {
-			return nil, e // a refund the available balance cannot cover
+			return e // a refund the available balance cannot cover
 		}
-		if cf, ok := store.IsConditionFailed(err); (!ok || cf.Index != 0) && apierr.KindOf(err) != apierr.Conflict {
-			return nil, apierr.Wrap("transactions.change", apierr.Unavailable, err)
-		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "transaction_busy", "transaction %s kept changing; retry with the same Idempotency-Key", in.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+		return race.Settle(err)
+	})
+	return out, err
 }
 
 // Capture captures in.Amount (default: all that is capturable) of an
@@ -271,7 +263,7 @@ func (s *Service) CancelByReference(ctx context.Context, in OpInput, reference s
 	if newest == nil {
 		return nil, apierr.NotFoundf("no payment with reference %s", reference)
 	}
-	return nil, apierr.New(apierr.Conflict, "payment_state_conflict",
+	return nil, apierr.NewCode(payments.CodeStateConflict,
 		"no payment with reference %s is authorised: the newest, %s, is %s", reference, newest.ID, newest.Status)
 }
 
@@ -286,44 +278,36 @@ func (s *Service) Expire(ctx context.Context) (int, error) {
 	now := s.clock().UTC()
 	n := 0
 	var firstErr error
-	for shard := 0; shard < payments.ExpiryShards; shard++ {
-		q := store.Query{Table: store.TablePayments, PK: payments.ExpiryPK(shard), To: payments.ExpirySKBound(now), Limit: 100}
-		for page := 0; page < 10; page++ {
-			res, err := s.st.Query(ctx, q)
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		_, err := payments.ExpiryIndex.VisitShard(ctx, s.st, shard, time.Time{}, now, expireBudget, func(e dueindex.Entry) error {
+			ok, err := s.expireOne(ctx, e, now)
 			if err != nil {
-				return n, apierr.Wrap("transactions.Expire", apierr.Unavailable, err)
-			}
-			for _, it := range res.Items {
-				ok, err := s.expireOne(ctx, it.Key, now)
-				if err != nil {
-					s.log.Warn("authorisation expiry failed; the next run retries", "entry", it.SK, "error", err.Error())
-					if firstErr == nil && !apierr.Is(err, apierr.Conflict) {
-						firstErr = err
-					}
-				}
-				if ok {
-					n++
+				s.log.Warn("authorisation expiry failed; the next run retries", "entry", e.String(), "error", err.Error())
+				if firstErr == nil && !apierr.Is(err, apierr.Conflict) {
+					firstErr = err
 				}
 			}
-			if res.Next == "" {
-				break
+			if ok {
+				n++
 			}
-			q.Cursor = res.Next
+			return nil
+		})
+		if err != nil {
+			return n, err
 		}
 	}
 	return n, firstErr
 }
 
-func (s *Service) expireOne(ctx context.Context, entry store.Key, now time.Time) (bool, error) {
-	accountID, id, ok := payments.ParseExpirySK(entry.SK)
-	if !ok {
-		return false, s.st.Write(ctx, store.Delete(entry, store.Always))
-	}
-	p, err := s.repo.Get(ctx, accountID, id)
+// expireBudget bounds the due entries one run reads per shard.
+const expireBudget = 1000
+
+func (s *Service) expireOne(ctx context.Context, e dueindex.Entry, now time.Time) (bool, error) {
+	p, err := s.repo.Get(ctx, e.Account, e.ID)
 	if apierr.Is(err, apierr.NotFound) || (err == nil && p.Status != payments.Authorized) {
-		// Cannot happen through SaveOps (the entry leaves with the status);
-		// an entry left by hand or by a restore is dropped.
-		return false, s.st.Write(ctx, store.Delete(entry, store.Always))
+		// SaveOps moves the entry with the status: one left by hand, by a
+		// restore or in the index's earlier layout is dropped.
+		return false, s.st.Write(ctx, store.Delete(e.Key, store.Always))
 	}
 	if err != nil {
 		return false, err
@@ -338,21 +322,4 @@ func (s *Service) expireOne(ctx context.Context, entry store.Key, now time.Time)
 		return false, err
 	}
 	return true, nil
-}
-
-// RunExpirer runs Expire every interval until ctx ends (make run's periodic
-// task and the crash test's server).
-func (s *Service) RunExpirer(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if _, err := s.Expire(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			s.log.Warn("authorisation expirer run failed", "error", err.Error())
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

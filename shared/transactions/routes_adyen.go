@@ -138,8 +138,7 @@ func checkMerchantAccount(r *httpapi.Request, sent string) error {
 		return apierr.Missing("merchantAccount")
 	}
 	if r.Principal == nil || sent != r.Principal.MerchantAccount {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "merchant_account_mismatch", Param: "merchantAccount",
-			Message: "merchantAccount " + sent + " is not the merchant account of this API key"}
+		return apierr.NewCode(adyen.CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", sent)
 	}
 	return nil
 }
