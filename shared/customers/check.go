@@ -42,25 +42,6 @@ func checkLen(param, s string, max int) error {
 	return nil
 }
 
-// Metadata limits (the platform's: Stripe's).
-const (
-	maxMetadataKeys   = 50
-	maxMetadataKeyLen = 40
-	maxMetadataValue  = 500
-)
-
-func checkMetadata(md map[string]string) error {
-	if len(md) > maxMetadataKeys {
-		return apierr.Invalidf("metadata", "metadata takes at most %d keys", maxMetadataKeys)
-	}
-	for k, v := range md {
-		if k == "" || chars(k) > maxMetadataKeyLen || chars(v) > maxMetadataValue {
-			return apierr.Invalidf("metadata", "metadata keys must have 1 to %d characters and values at most %d", maxMetadataKeyLen, maxMetadataValue)
-		}
-	}
-	return nil
-}
-
 // TokenIDPrefix starts every card token id (checkout's stored payment
 // method ids: a keyed fingerprint).
 const TokenIDPrefix = "spm_"

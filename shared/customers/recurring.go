@@ -9,6 +9,7 @@ import (
 	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/metrics"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
@@ -43,8 +44,7 @@ const MaxReturnURL = 1024
 func (in *RecurringInput) check() error {
 	switch {
 	case in.CardTokenID == "" && in.CustomerID == "":
-		return &apierr.Error{Kind: apierr.Invalid, Code: "parameter_missing", Param: "card_token_id",
-			Message: "card_token_id is required (or customer_id, to charge the customer's default card token)"}
+		return apierr.NewCode(apierr.CodeParameterMissing, "card_token_id is required (or customer_id, to charge the customer's default card token)").WithParam("card_token_id")
 	case in.Amount < 1 || in.Amount > money.MaxMinor:
 		return apierr.Invalidf("amount.value", "amount.value must be an integer from 1 to %d (minor units of amount.currency)", money.MaxMinor)
 	case in.OrderReference == "":
@@ -56,8 +56,7 @@ func (in *RecurringInput) check() error {
 	case in.Capture != "" && !in.Capture.Valid():
 		return apierr.Invalidf("capture", "capture must be automatic or manual")
 	case in.RecurringType == CardOnFile && in.OffSession != nil && *in.OffSession:
-		return &apierr.Error{Kind: apierr.Invalid, Code: "off_session_not_allowed", Param: "off_session",
-			Message: "a card_on_file payment is made by the shopper, who is there (on-session); an off-session charge is a subscription or unscheduled one"}
+		return apierr.NewCode(CodeOffSessionNotAllowed, "a card_on_file payment is made by the shopper, who is there (on-session); an off-session charge is a subscription or unscheduled one").WithParam("off_session")
 	}
 	if in.CardTokenID != "" {
 		if err := checkTokenID("card_token_id", in.CardTokenID); err != nil {
@@ -81,7 +80,7 @@ func (in *RecurringInput) check() error {
 			return apierr.Invalidf("return_url", "return_url must be an absolute URL of at most %d characters", MaxReturnURL)
 		}
 	}
-	return firstErr(checkLen("description", in.Description, MaxDescription), checkMetadata(in.Metadata))
+	return firstErr(checkLen("description", in.Description, MaxDescription), metadata.Check(in.Metadata))
 }
 
 // offSession is whether the charge runs without the shopper.
@@ -101,8 +100,7 @@ func (s *Service) token(ctx context.Context, in *RecurringInput) (*vault.CardTok
 		}
 		t, err := s.vault.Default(ctx, in.AccountID, in.CustomerID, s.clock())
 		if apierr.Is(err, apierr.NotFound) {
-			return nil, &apierr.Error{Kind: apierr.Invalid, Code: "no_card_token", Param: "customer_id",
-				Message: "customer " + in.CustomerID + " has no card token that can be charged (none saved, or every card expired)"}
+			return nil, apierr.NewCode(CodeNoCardToken, "customer %s has no card token that can be charged (none saved, or every card expired)", in.CustomerID)
 		}
 		return t, err
 	}
@@ -142,7 +140,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 		return nil, err
 	}
 	if !in.TestMode {
-		return nil, apierr.New(apierr.Forbidden, "live_processing_unavailable", "live card processing is not enabled for this account")
+		return nil, apierr.NewCode(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
 	}
 	now := s.clock().UTC()
 	out, err := processor.AuthoriseStored(t.Card(), in.offSession(), now)
@@ -152,8 +150,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 		return nil, &e
 	}
 	if out.Result == processor.RedirectShopper && in.ReturnURL == "" {
-		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "parameter_missing", Param: "return_url",
-			Message: "this card needs the shopper to be redirected to its issuer: send return_url (where the shopper comes back), or charge it off_session"}
+		return nil, apierr.NewCode(apierr.CodeParameterMissing, "this card needs the shopper to be redirected to its issuer: send return_url (where the shopper comes back), or charge it off_session").WithParam("return_url")
 	}
 	mode := in.Capture
 	if mode == "" {
@@ -178,7 +175,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 			return nil, err
 		}
 		if _, ok := store.IsConditionFailed(err); ok {
-			return nil, apierr.New(apierr.Conflict, "payment_changed", "the payment could not be recorded; retry with the same Idempotency-Key")
+			return nil, apierr.NewCode(payments.CodeChanged, "the payment could not be recorded; retry with the same Idempotency-Key")
 		}
 		return nil, apierr.Wrap("customers.Recurring", apierr.Unavailable, err)
 	}

@@ -130,8 +130,9 @@ func (s *Service) deleteToken(r *httpapi.Request) (*httpapi.Response, error) {
 	return httpapi.OK(KindDeleted, d), nil
 }
 
-// Amount is an amount of a new Pay API resource: minor units and an ISO
-// 4217 code.
+// Amount is the amount a recurring charge's request sends: money.Amount's
+// fields as pointers, so a missing one is told from a zero one (the
+// answer names which is missing).
 type Amount struct {
 	Value    *int64  `json:"value"`
 	Currency *string `json:"currency" maxlen:"3"`

@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/transactions"
@@ -86,7 +87,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Customer, error)
 		return nil, idempotency.ValidateKey("")
 	}
 	if err := firstErr(checkExternalRef("external_ref", in.ExternalRef, true), checkOptionalEmail("email", in.Email),
-		checkLen("name", in.Name, MaxName), checkLen("description", in.Description, MaxDescription), checkMetadata(in.Metadata)); err != nil {
+		checkLen("name", in.Name, MaxName), checkLen("description", in.Description, MaxDescription), metadata.Check(in.Metadata)); err != nil {
 		return nil, err
 	}
 	w, err := s.vault.Create(ctx, vault.NewCustomer{AccountID: in.AccountID, Livemode: in.Livemode, ExternalRef: in.ExternalRef,
@@ -103,8 +104,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Customer, error)
 		return nil, err
 	case failed && w.Claimed(cf.Index):
 		owner, _ := s.vault.CustomerID(ctx, in.AccountID, in.ExternalRef)
-		return nil, &apierr.Error{Kind: apierr.Conflict, Code: "external_ref_in_use", Param: "external_ref",
-			Message: "external_ref " + quote(in.ExternalRef) + " belongs to customer " + owner + "; read it with GET /v1/customers/" + owner}
+		return nil, apierr.NewCode(apierr.CodeExternalRefInUse, "external_ref %s belongs to customer %s; read it with GET /v1/customers/%s", quote(in.ExternalRef), owner, owner)
 	}
 	return nil, apierr.Wrap("customers.Create", apierr.Unavailable, err)
 }

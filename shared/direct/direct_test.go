@@ -22,6 +22,7 @@ import (
 
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/direct/cse"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
@@ -341,7 +342,7 @@ func TestPaymentTokenPaysOnce(t *testing.T) {
 			bd["payment_token_id"] = id
 			return bd
 		}
-		amount := &Amount{Value: 1000, Currency: "EUR"}
+		amount := &money.Amount{Value: 1000, Currency: "EUR"}
 		id := e.token(ApplePay, "apple-txn-1", "4111111111111111", "AgAAAAAABk4DWZ4C28yUQAAAAAA=", amount)
 		r := e.pay(tokenBody(id, "order-wallet"))
 		require.Equal(t, 201, r.Status, "%s", r.Body)
@@ -435,7 +436,7 @@ func TestNoCardDataStored(t *testing.T) {
 		require.Equal(t, 201, r.Status, "%s", r.Body)
 	}
 	const cryptogram = "AgAAAAAABk4DWZ4C28yUQAAAAAA="
-	id := e.token(ApplePay, "apple-stored", "5555555555554444", cryptogram, &Amount{Value: 1000, Currency: "EUR"})
+	id := e.token(ApplePay, "apple-stored", "5555555555554444", cryptogram, &money.Amount{Value: 1000, Currency: "EUR"})
 	tb := body("", "order-stored-wallet")
 	delete(tb, "encrypted_card")
 	tb["payment_token_id"] = id

@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/direct/cse/localkeys"
 	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
@@ -150,7 +151,7 @@ func (e *env) events(accountID, id string) []string {
 
 // token stores a decoded wallet token of number for the sandbox account,
 // as the wallet decode routes do.
-func (e *env) token(typ TokenType, txn, number string, cryptogram string, amount *Amount) string {
+func (e *env) token(typ TokenType, txn, number string, cryptogram string, amount *money.Amount) string {
 	e.T.Helper()
 	ts := NewTokens(e.Deps.Store, e.keys)
 	t, ops, err := ts.Build(context.Background(), NewToken{AccountID: e.Account.ID, Type: typ, WalletTransaction: txn,

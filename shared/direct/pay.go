@@ -14,19 +14,13 @@ import (
 	"github.com/paygate/paygate/shared/direct/cse"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/metrics"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/transactions"
 )
-
-// Amount is an amount of a Pay API resource: minor units and an ISO 4217
-// code.
-type Amount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency"`
-}
 
 // Limits of the request (the OpenAPI fragment repeats them).
 const (
@@ -132,13 +126,6 @@ func nextAction(a *checkout.Action) *NextAction {
 
 func chars(s string) int { return utf8.RuneCountInString(s) }
 
-// Metadata limits (the platform's: Stripe's).
-const (
-	maxMetadataKeys   = 50
-	maxMetadataKeyLen = 40
-	maxMetadataValue  = 500
-)
-
 // checked is a request that passed every field rule.
 type checked struct {
 	amount   int64
@@ -150,8 +137,7 @@ func (in *PaymentRequest) check() (checked, error) {
 	var c checked
 	switch {
 	case in.EncryptedCard == "" && in.PaymentTokenID == "":
-		return c, &apierr.Error{Kind: apierr.Invalid, Code: "parameter_missing", Param: "encrypted_card",
-			Message: "encrypted_card is required (or payment_token_id, for a decoded Apple Pay or Google Pay token)"}
+		return c, apierr.NewCode(apierr.CodeParameterMissing, "encrypted_card is required (or payment_token_id, for a decoded Apple Pay or Google Pay token)").WithParam("encrypted_card")
 	case in.EncryptedCard != "" && in.PaymentTokenID != "":
 		return c, apierr.Invalidf("payment_token_id", "send encrypted_card or payment_token_id, not both")
 	case in.Amount == nil:
@@ -184,13 +170,8 @@ func (in *PaymentRequest) check() (checked, error) {
 	if err := in.BrowserInfo.check(); err != nil {
 		return c, err
 	}
-	if len(in.Metadata) > maxMetadataKeys {
-		return c, apierr.Invalidf("metadata", "metadata takes at most %d keys", maxMetadataKeys)
-	}
-	for k, v := range in.Metadata {
-		if k == "" || chars(k) > maxMetadataKeyLen || chars(v) > maxMetadataValue {
-			return c, apierr.Invalidf("metadata", "metadata keys must have 1 to %d characters and values at most %d", maxMetadataKeyLen, maxMetadataValue)
-		}
+	if err := metadata.Check(in.Metadata); err != nil {
+		return c, err
 	}
 	c.amount, c.currency, c.mode = *in.Amount.Value, *in.Amount.Currency, payments.CaptureMode(in.Capture)
 	if c.mode == "" {
@@ -214,8 +195,7 @@ func validTokenID(id string) bool {
 // undecryptable is the one answer to every JWE that cannot be opened: it
 // says what to do, never why the decryption failed.
 func undecryptable(param string) error {
-	return &apierr.Error{Kind: apierr.Invalid, Code: "encrypted_card_invalid", Param: param,
-		Message: "encrypted_card could not be decrypted: encrypt the card fields with an active key from GET /v1/payments/direct/keys (alg RSA-OAEP-256, enc A256CBC-HS512, version 1, its kid or none), at most 24 hours before the payment"}
+	return apierr.NewCode(CodeEncryptedCardInvalid, "encrypted_card could not be decrypted: encrypt the card fields with an active key from GET /v1/payments/direct/keys (alg RSA-OAEP-256, enc A256CBC-HS512, version 1, its kid or none), at most 24 hours before the payment").WithParam(param)
 }
 
 // source is the card a payment charges, decrypted.
@@ -246,7 +226,7 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 	switch {
 	case errors.Is(err, cse.ErrUndecryptable) && tok != nil:
 		// The token was sealed to a key that expired since: it is stale.
-		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "payment_token_expired", Param: param, Message: "the payment token expired: decode the wallet token again"}
+		return nil, apierr.NewCode(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam(param)
 	case errors.Is(err, cse.ErrUndecryptable):
 		return nil, undecryptable(param)
 	case err != nil:
@@ -266,14 +246,11 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 func (t *PaymentToken) payable(now time.Time, c checked) error {
 	switch {
 	case t.TransactionID != "":
-		return &apierr.Error{Kind: apierr.Conflict, Code: "payment_token_used", Param: "payment_token_id",
-			Message: "payment token " + t.ID + " was already used by transaction " + t.TransactionID + ": a wallet token pays once"}
+		return apierr.NewCode(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
 	case !now.Before(t.ExpiresAt):
-		return &apierr.Error{Kind: apierr.Invalid, Code: "payment_token_expired", Param: "payment_token_id",
-			Message: "the payment token expired: decode the wallet token again"}
+		return apierr.NewCode(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam("payment_token_id")
 	case t.Amount != nil && (t.Amount.Value != c.amount || t.Amount.Currency != c.currency):
-		return &apierr.Error{Kind: apierr.Invalid, Code: "amount_mismatch", Param: "amount",
-			Message: "amount must be the amount the shopper approved in the wallet"}
+		return apierr.NewCode(checkout.CodeAmountMismatch, "amount must be the amount the shopper approved in the wallet").WithParam("amount")
 	}
 	return nil
 }
@@ -331,7 +308,7 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 		return nil, s.settled(ctx, in, err)
 	}
 	if !in.TestMode {
-		return nil, apierr.New(apierr.Forbidden, "live_processing_unavailable", "live card processing is not enabled for this account")
+		return nil, apierr.NewCode(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
 	}
 	out, err := s.authorise(src)
 	if err != nil {
@@ -408,11 +385,10 @@ func (s *Service) commitFailed(ctx context.Context, in PayInput, err error, toke
 		}
 		if tokenOp >= 0 && cf.Index == tokenOp {
 			if t, gerr := s.tokens.Get(ctx, in.AccountID, in.Request.PaymentTokenID); gerr == nil && t.TransactionID != "" {
-				return &apierr.Error{Kind: apierr.Conflict, Code: "payment_token_used", Param: "payment_token_id",
-					Message: "payment token " + t.ID + " was already used by transaction " + t.TransactionID + ": a wallet token pays once"}
+				return apierr.NewCode(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
 			}
 		}
-		return apierr.New(apierr.Conflict, "payment_changed", "the payment could not be recorded; retry with the same Idempotency-Key")
+		return apierr.NewCode(payments.CodeChanged, "the payment could not be recorded; retry with the same Idempotency-Key")
 	}
 	return apierr.Wrap("direct.Pay", apierr.Unavailable, err)
 }

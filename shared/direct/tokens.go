@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/direct/cse"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -41,19 +42,19 @@ const MaxTokenID = len(TokenIDPrefix) + 32
 // cryptogram) is kept only as Sealed: a JWE to the direct-payment keys,
 // which only the direct-payments function can open, never in clear.
 type PaymentToken struct {
-	ID          string    `json:"id"`
-	AccountID   string    `json:"account_id"`
-	Livemode    bool      `json:"livemode"`
-	Type        TokenType `json:"type"`
-	Brand       string    `json:"brand"`
-	Last4       string    `json:"last4"`
-	ExpiryMonth int       `json:"expiry_month"`
-	ExpiryYear  int       `json:"expiry_year"`
-	Amount      *Amount   `json:"amount,omitempty"` // what the shopper approved (Apple Pay's tokens carry it)
-	Cryptogram  bool      `json:"cryptogram"`
-	Sealed      string    `json:"sealed"`
-	CreatedAt   time.Time `json:"created_at"`
-	ExpiresAt   time.Time `json:"expires_at"`
+	ID          string        `json:"id"`
+	AccountID   string        `json:"account_id"`
+	Livemode    bool          `json:"livemode"`
+	Type        TokenType     `json:"type"`
+	Brand       string        `json:"brand"`
+	Last4       string        `json:"last4"`
+	ExpiryMonth int           `json:"expiry_month"`
+	ExpiryYear  int           `json:"expiry_year"`
+	Amount      *money.Amount `json:"amount,omitempty"` // what the shopper approved (Apple Pay's tokens carry it)
+	Cryptogram  bool          `json:"cryptogram"`
+	Sealed      string        `json:"sealed"`
+	CreatedAt   time.Time     `json:"created_at"`
+	ExpiresAt   time.Time     `json:"expires_at"`
 	// TransactionID is the payment that used the token (empty: unused).
 	TransactionID string `json:"transaction_id,omitempty"`
 	version       int64
@@ -62,19 +63,19 @@ type PaymentToken struct {
 // TokenView is a payment token as the decode routes answer it: what the
 // merchant may see of the card, never its number or cryptogram.
 type TokenView struct {
-	PaymentTokenID    string    `json:"payment_token_id"`
-	Type              TokenType `json:"type"`
-	Brand             string    `json:"brand"`
-	Last4             string    `json:"last4"`
-	ExpiryMonth       int       `json:"expiry_month"`
-	ExpiryYear        int       `json:"expiry_year"`
-	Amount            *Amount   `json:"amount,omitempty"`
-	CryptogramPresent bool      `json:"cryptogram_present"`
-	Used              bool      `json:"used"`
-	TransactionID     string    `json:"transaction_id,omitempty"`
-	Livemode          bool      `json:"livemode"`
-	CreatedAt         time.Time `json:"created_at"`
-	ExpiresAt         time.Time `json:"expires_at"`
+	PaymentTokenID    string        `json:"payment_token_id"`
+	Type              TokenType     `json:"type"`
+	Brand             string        `json:"brand"`
+	Last4             string        `json:"last4"`
+	ExpiryMonth       int           `json:"expiry_month"`
+	ExpiryYear        int           `json:"expiry_year"`
+	Amount            *money.Amount `json:"amount,omitempty"`
+	CryptogramPresent bool          `json:"cryptogram_present"`
+	Used              bool          `json:"used"`
+	TransactionID     string        `json:"transaction_id,omitempty"`
+	Livemode          bool          `json:"livemode"`
+	CreatedAt         time.Time     `json:"created_at"`
+	ExpiresAt         time.Time     `json:"expires_at"`
 }
 
 // KindToken is the resource kind of a token view (no dated changes).
@@ -125,7 +126,7 @@ type NewToken struct {
 	Brand             string
 	ExpiryMonth       int
 	ExpiryYear        int
-	Amount            *Amount
+	Amount            *money.Amount
 	Now               time.Time
 }
 
@@ -161,7 +162,10 @@ func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, []stor
 	if err != nil {
 		return nil, nil, err
 	}
-	claim, _ := json.Marshal(map[string]string{"account_id": t.AccountID, "payment_token_id": t.ID})
+	claim, err := json.Marshal(map[string]string{"account_id": t.AccountID, "payment_token_id": t.ID})
+	if err != nil {
+		return nil, nil, apierr.Wrap("direct.Tokens.Build", apierr.Internal, err)
+	}
 	return t, []store.Op{op, store.Put(store.Item{Key: claimKey(in.Type, in.WalletTransaction), Data: claim,
 		ExpiresAt: t.ExpiresAt.Add(tokenKeep)}, store.IfAbsent)}, nil
 }
@@ -170,8 +174,7 @@ func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, []stor
 // another account decoded first: a Conflict that names neither the other
 // account nor its token.
 func ClaimedElsewhere(param string) error {
-	return &apierr.Error{Kind: apierr.Conflict, Code: "wallet_transaction_claimed", Param: param,
-		Message: "this wallet payment was already decoded by another merchant: a wallet transaction pays once; ask the shopper to pay again"}
+	return apierr.NewCode(CodeWalletTransactionClaimed, "this wallet payment was already decoded by another merchant: a wallet transaction pays once; ask the shopper to pay again").WithParam(param)
 }
 
 func (t *PaymentToken) putOp(cond store.Cond) (store.Op, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/shared/direct"
 	"github.com/paygate/paygate/shared/direct/cse"
 	"github.com/paygate/paygate/shared/idempotency"
+	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/walletpay/applepay"
 	"github.com/paygate/paygate/shared/walletpay/googlepay"
@@ -41,8 +42,8 @@ type Decoded struct {
 	Created bool
 }
 
-func invalidToken(code string, reason string) error {
-	return &apierr.Error{Kind: apierr.Invalid, Code: code, Param: "token", Message: reason}
+func invalidToken(code apierr.Code, reason string) error {
+	return apierr.NewCode(code, "%s", reason).WithParam("token")
 }
 
 // AppleDecode verifies and decrypts an Apple Pay EC_v1 token (the sandbox's
@@ -80,18 +81,18 @@ func (s *Service) AppleDecode(ctx context.Context, in DecodeInput) (*Decoded, er
 	}
 	currency, ok := applepay.CurrencyOf(d.CurrencyCode)
 	if !ok {
-		return nil, invalidToken("currency_not_supported", "the token's currency (ISO 4217 "+d.CurrencyCode+") is not one the platform takes")
+		return nil, invalidToken(money.CodeCurrencyNotSupported, "the token's currency (ISO 4217 "+d.CurrencyCode+") is not one the platform takes")
 	}
 	month, year, _ := d.ExpiryMonthYear()
 	return s.keep(ctx, in, direct.NewToken{Type: direct.ApplePay, WalletTransaction: d.TransactionID,
 		Card:   cse.Card{Number: d.ApplicationPrimaryAccountNumber, ExpiryMonth: twoDigits(month), ExpiryYear: strconv.Itoa(year), Cryptogram: d.PaymentData.OnlinePaymentCryptogram, ECI: d.PaymentData.ECIIndicator},
-		Amount: &direct.Amount{Value: d.TransactionAmount, Currency: currency}, ExpiryMonth: month, ExpiryYear: year})
+		Amount: &money.Amount{Value: d.TransactionAmount, Currency: currency}, ExpiryMonth: month, ExpiryYear: year})
 }
 
 func appleRefusal(err error) error {
 	var e *applepay.Error
 	if errors.As(err, &e) {
-		return invalidToken("applepay_token_invalid", string(e.Reason))
+		return invalidToken(CodeApplePayTokenInvalid, string(e.Reason))
 	}
 	return apierr.Wrap("walletpay.AppleDecode", apierr.Internal, err)
 }
@@ -130,10 +131,10 @@ func (s *Service) GoogleDecode(ctx context.Context, in DecodeInput) (*Decoded, e
 		return nil, googleRefusal(err)
 	}
 	if m.GatewayMerchantID != in.AccountID {
-		return nil, invalidToken("googlepay_token_invalid", "the token was issued for another merchant (its gatewayMerchantId is not this account's): use the PaymentDataRequest of POST /v1/googlepay/sessions")
+		return nil, invalidToken(CodeGooglePayTokenInvalid, "the token was issued for another merchant (its gatewayMerchantId is not this account's): use the PaymentDataRequest of POST /v1/googlepay/sessions")
 	}
 	if m.PaymentMethod != "CARD" || m.MessageID == "" {
-		return nil, invalidToken("googlepay_token_invalid", string(googlepay.BadPaymentData))
+		return nil, invalidToken(CodeGooglePayTokenInvalid, string(googlepay.BadPaymentData))
 	}
 	pm := m.PaymentMethodDetails
 	return s.keep(ctx, in, direct.NewToken{Type: direct.GooglePay, WalletTransaction: m.MessageID,
@@ -145,7 +146,7 @@ func (s *Service) GoogleDecode(ctx context.Context, in DecodeInput) (*Decoded, e
 func googleRefusal(err error) error {
 	var e *googlepay.Error
 	if errors.As(err, &e) {
-		return invalidToken("googlepay_token_invalid", string(e.Reason))
+		return invalidToken(CodeGooglePayTokenInvalid, string(e.Reason))
 	}
 	return apierr.Wrap("walletpay.GoogleDecode", apierr.Internal, err)
 }
@@ -163,7 +164,7 @@ func twoDigits(n int) string {
 func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) (*Decoded, error) {
 	brand := processor.Brand(nt.Card.Number)
 	if brand == "" || !processor.Luhn(nt.Card.Number) {
-		return nil, invalidToken("card_not_supported", "the token's card is not a visa, mc or amex card")
+		return nil, invalidToken(CodeCardNotSupported, "the token's card is not a visa, mc or amex card")
 	}
 	nt.AccountID, nt.Livemode, nt.Brand, nt.Now = in.AccountID, !in.TestMode, brand, s.clock()
 	tok, ops, err := s.tokens.Build(ctx, nt)

@@ -62,8 +62,7 @@ func (in *AppleSessionRequest) check() error {
 		return apierr.Invalidf("display_name", "display_name must have 1 to %d characters", MaxDisplayName)
 	}
 	if _, err := applepay.CheckValidationURL(in.ValidationURL); err != nil {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "validation_url_not_allowed", Param: "validation_url",
-			Message: "validation_url must be the https URL of one of Apple Pay's gateway hosts (apple-pay-gateway.apple.com, apple-pay-gateway-cert.apple.com, ...) that onvalidatemerchant gave the page; nothing was sent"}
+		return apierr.NewCode(CodeValidationURLNotAllowed, "validation_url must be the https URL of one of Apple Pay's gateway hosts (apple-pay-gateway.apple.com, apple-pay-gateway-cert.apple.com, ...) that onvalidatemerchant gave the page; nothing was sent").WithParam("validation_url")
 	}
 	return nil
 }
@@ -81,21 +80,24 @@ func (s *Service) AppleSession(ctx context.Context, c Caller, in AppleSessionReq
 	}
 	req := applepay.SessionRequest{ValidationURL: in.ValidationURL, DomainName: strings.ToLower(in.DomainName), DisplayName: in.DisplayName}
 	if c.TestMode {
-		return &AppleSession{MerchantSession: applepay.SandboxSession(sandbox.MerchantIdentifier, req, s.clock())}, nil
+		ms, err := applepay.SandboxSession(sandbox.MerchantIdentifier, req, s.clock())
+		if err != nil {
+			return nil, apierr.Wrap("walletpay.AppleSession", apierr.Internal, err)
+		}
+		return &AppleSession{MerchantSession: ms}, nil
 	}
 	live, err := s.liveConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if live.AppleIdentity == nil || live.AppleGateway == nil {
-		return nil, apierr.New(apierr.Forbidden, "live_wallets_unavailable", "Apple Pay is not configured for live mode on this platform")
+		return nil, apierr.NewCode(CodeLiveWalletsUnavailable, "Apple Pay is not configured for live mode on this platform")
 	}
 	session, err := live.AppleGateway.Session(ctx, *live.AppleIdentity, req)
 	var refused *applepay.SessionError
 	switch {
 	case errors.As(err, &refused):
-		return nil, &apierr.Error{Kind: apierr.Invalid, Code: "apple_pay_session_refused", Param: "domain_name",
-			Message: "Apple Pay refused the merchant session: " + refused.Message}
+		return nil, apierr.NewCode(CodeApplePaySessionRefused, "Apple Pay refused the merchant session: %s", refused.Message)
 	case errors.Is(err, applepay.ErrHostNotAllowed):
 		return nil, apierr.Invalidf("validation_url", "validation_url is not an Apple Pay gateway URL")
 	case err != nil:
@@ -172,7 +174,7 @@ func (s *Service) GoogleSession(ctx context.Context, c Caller, in GoogleSessionR
 			return nil, err
 		}
 		if live.GoogleMerchantID == "" || len(live.GoogleRecipientKeys) == 0 {
-			return nil, apierr.New(apierr.Forbidden, "live_wallets_unavailable", "Google Pay is not configured for live mode on this platform")
+			return nil, apierr.NewCode(CodeLiveWalletsUnavailable, "Google Pay is not configured for live mode on this platform")
 		}
 		out.Environment, out.Livemode = "PRODUCTION", true
 		out.PaymentDataRequest.MerchantInfo.MerchantID = live.GoogleMerchantID

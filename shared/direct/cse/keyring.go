@@ -97,9 +97,6 @@ func NewKeyring(st store.Store, backend Backend, clock func() time.Time) *Keyrin
 	return &Keyring{st: st, backend: backend, clock: clock}
 }
 
-// Backend is the keyring's backend.
-func (k *Keyring) Backend() Backend { return k.backend }
-
 // read loads the ring and its version (0: none stored).
 func (k *Keyring) read(ctx context.Context) (*ring, int64, error) {
 	it, err := k.st.Get(ctx, RingKey)
@@ -308,10 +305,12 @@ func (k *Keyring) add(ctx context.Context, ref string, pub *rsa.PublicKey, grace
 	if err != nil {
 		return Key{}, err
 	}
-	for attempt := 0; attempt < 5; attempt++ {
+	var added Key
+	race := store.Race{Op: "cse.Keyring.add", What: "the keyring", Attempts: 5}
+	err = race.Run(ctx, func(int) error {
 		r, version, err := k.read(ctx)
 		if err != nil {
-			return Key{}, err
+			return err
 		}
 		now := k.clock().UTC()
 		key := Key{KID: KID(der), Backend: k.backend.Name(), Ref: ref, Public: der, CreatedAt: now, pub: pub}
@@ -330,25 +329,26 @@ func (k *Keyring) add(ctx context.Context, ref string, pub *rsa.PublicKey, grace
 		}
 		data, err := json.Marshal(next)
 		if err != nil {
-			return Key{}, err
+			return err
 		}
 		cond := store.IfAbsent
 		if version > 0 {
 			cond = store.IfVersion(version)
 		}
-		err = k.st.Write(ctx, store.Put(store.Item{Key: RingKey, Data: data}, cond))
-		if _, ok := store.IsConditionFailed(err); ok {
-			continue // another rotation won; add to what it wrote
+		// Another rotation won: add to what it wrote.
+		if err := race.Settle(k.st.Write(ctx, store.Put(store.Item{Key: RingKey, Data: data}, cond))); err != nil {
+			return err
 		}
-		if err != nil {
-			return Key{}, err
-		}
-		k.mu.Lock()
-		k.cached = nil
-		k.mu.Unlock()
-		return key, nil
+		added = key
+		return nil
+	})
+	if err != nil {
+		return Key{}, err
 	}
-	return Key{}, errors.New("cse: the keyring kept changing; rotate again")
+	k.mu.Lock()
+	k.cached = nil
+	k.mu.Unlock()
+	return added, nil
 }
 
 // NewSealer is a keyring that seals and opens nothing: the wallet sessions

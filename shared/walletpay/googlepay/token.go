@@ -338,8 +338,11 @@ func Seal(in SealInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	signedKey, _ := json.Marshal(map[string]string{"keyValue": base64.StdEncoding.EncodeToString(interDER),
+	signedKey, err := json.Marshal(map[string]string{"keyValue": base64.StdEncoding.EncodeToString(interDER),
 		"keyExpiration": strconv.FormatInt(in.Now.Add(in.KeyLifetime).UnixMilli(), 10)})
+	if err != nil {
+		return "", err
+	}
 	sign := func(k *ecdsa.PrivateKey, b []byte) (string, error) {
 		sum := sha256.Sum256(b)
 		sig, err := ecdsa.SignASN1(rand.Reader, k, sum[:])
@@ -368,8 +371,11 @@ func Seal(in SealInput) (string, error) {
 	}
 	m := hmac.New(sha256.New, macKey)
 	m.Write(enc)
-	signedMessage, _ := json.Marshal(map[string]string{"encryptedMessage": base64.StdEncoding.EncodeToString(enc),
+	signedMessage, err := json.Marshal(map[string]string{"encryptedMessage": base64.StdEncoding.EncodeToString(enc),
 		"ephemeralPublicKey": base64.StdEncoding.EncodeToString(ephBytes), "tag": base64.StdEncoding.EncodeToString(m.Sum(nil))})
+	if err != nil {
+		return "", err
+	}
 	msgSig, err := sign(inter, lengthPrefixed("Google", in.RecipientID, ProtocolVersion, string(signedMessage)))
 	if err != nil {
 		return "", err

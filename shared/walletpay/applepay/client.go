@@ -198,12 +198,12 @@ func (g *Gateway) Session(ctx context.Context, identity Identity, in SessionRequ
 // SandboxSession is a test-mode merchant session: the shape of Apple's
 // (opaque to the merchant, who hands it to completeMerchantValidation), made
 // here without asking Apple, valid for five minutes.
-func SandboxSession(merchantIdentifier string, in SessionRequest, now time.Time) json.RawMessage {
+func SandboxSession(merchantIdentifier string, in SessionRequest, now time.Time) (json.RawMessage, error) {
 	rnd := make([]byte, 32)
-	_, _ = rand.Read(rnd)
+	rand.Read(rnd) // crypto/rand's Read never fails (it panics rather than return short)
 	mid := sha256.Sum256([]byte(merchantIdentifier))
 	sig := sha256.Sum256(append(rnd, []byte(in.DomainName)...))
-	s, _ := json.Marshal(map[string]any{
+	return json.Marshal(map[string]any{
 		"epochTimestamp":                 now.UnixMilli(),
 		"expiresAt":                      now.Add(5 * time.Minute).UnixMilli(),
 		"merchantSessionIdentifier":      "SSH" + strings.ToUpper(hex.EncodeToString(rnd[:16])),
@@ -217,5 +217,4 @@ func SandboxSession(merchantIdentifier string, in SessionRequest, now time.Time)
 		"pspId":                          strings.ToUpper(hex.EncodeToString(mid[:])),
 		"sandbox":                        true,
 	})
-	return s
 }
