@@ -6,12 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/version"
@@ -64,23 +64,18 @@ func accountKey(id string) store.Key {
 	return store.Key{Table: store.TableAccounts, PK: "acct#" + id, SK: "profile"}
 }
 
-// IndexShards spreads the accounts index over partitions.
-const IndexShards = 8
-
 // indexKey is the account's entry in the accounts index: acctidx#<shard> /
 // <account id>, put when the account is created, so what must visit every
 // account (the ledger's check) reads partitions, never a Scan.
 func indexKey(id string) store.Key {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return store.Key{Table: store.TableAccounts, PK: "acctidx#" + strconv.Itoa(int(h.Sum32()%IndexShards)), SK: id}
+	return store.Key{Table: store.TableAccounts, PK: "acctidx#" + strconv.Itoa(dueindex.Shard(id)), SK: id}
 }
 
 // EachID calls fn with the id of every account created since the index
 // was (the accounts index, shard by shard, paged; no Scan), stopping at
 // fn's first error. Errors: Unavailable, fn's.
 func EachID(ctx context.Context, st store.Store, fn func(id string) error) error {
-	for shard := range IndexShards {
+	for shard := range dueindex.Shards {
 		q := store.Query{Table: store.TableAccounts, PK: "acctidx#" + strconv.Itoa(shard), Limit: store.MaxQueryLimit}
 		for {
 			page, err := st.Query(ctx, q)
@@ -143,14 +138,17 @@ func (r *Repo) Create(ctx context.Context, in NewAccount) (*Account, error) {
 	if err != nil {
 		return nil, apierr.Wrap("accounts.Create", apierr.Internal, err)
 	}
-	claim, _ := json.Marshal(map[string]string{"account_id": a.ID})
+	claim, err := json.Marshal(map[string]string{"account_id": a.ID})
+	if err != nil {
+		return nil, apierr.Wrap("accounts.Create", apierr.Internal, err)
+	}
 	err = r.st.Write(ctx,
 		store.Put(store.Item{Key: accountKey(a.ID), Data: data}, store.IfAbsent),
 		store.Put(store.Item{Key: merchantAccountKey(a.MerchantAccount), Data: claim}, store.IfAbsent),
 		store.Put(store.Item{Key: indexKey(a.ID), Data: []byte("{}")}, store.IfAbsent),
 	)
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 1 {
-		return nil, apierr.New(apierr.Conflict, "merchant_account_taken", "merchant account %q is taken", a.MerchantAccount)
+		return nil, apierr.NewCode(CodeMerchantAccountTaken, "merchant account %q is taken", a.MerchantAccount)
 	}
 	if err != nil {
 		return nil, apierr.Wrap("accounts.Create", apierr.Internal, err)
@@ -192,30 +190,32 @@ func (r *Repo) get(ctx context.Context, id string) (*Account, int64, error) {
 // Update applies fn to the account under optimistic concurrency, together
 // with any extra ops (for example the key records that copy account fields).
 func (r *Repo) Update(ctx context.Context, id string, fn func(*Account) ([]store.Op, error)) (*Account, error) {
-	for attempt := 0; attempt < 5; attempt++ {
+	var out *Account
+	err := store.Race{Op: "accounts.Update", What: "account " + id, Attempts: 5}.Run(ctx, func(int) error {
 		a, v, err := r.get(ctx, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		extra, err := fn(a)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		data, err := json.Marshal(a)
 		if err != nil {
-			return nil, apierr.Wrap("accounts.Update", apierr.Internal, err)
+			return apierr.Wrap("accounts.Update", apierr.Internal, err)
 		}
 		ops := append([]store.Op{store.Put(store.Item{Key: accountKey(id), Data: data}, store.IfVersion(v))}, extra...)
 		err = r.st.Write(ctx, ops...)
 		if _, ok := store.IsConditionFailed(err); ok {
-			continue
+			return store.Lost() // the account (or a record copied with it) changed
 		}
 		if err != nil {
-			return nil, apierr.Wrap("accounts.Update", apierr.Internal, err)
+			return apierr.Wrap("accounts.Update", apierr.Internal, err)
 		}
-		return a, nil
-	}
-	return nil, apierr.New(apierr.Conflict, "concurrent_update", "the account changed concurrently; retry")
+		out = a
+		return nil
+	})
+	return out, err
 }
 
 // ValidateVersion is the check shared by every place that sets a version.
@@ -232,45 +232,50 @@ func ValidateVersion(v string) error {
 // (account_paired: either is paired to another account; or a concurrent
 // change), Internal.
 func (r *Repo) Pair(ctx context.Context, liveID, testID string) (live, test *Account, err error) {
-	for attempt := 0; attempt < 5; attempt++ {
+	err = store.Race{Op: "accounts.Pair", What: "accounts " + liveID + " and " + testID, Attempts: 5}.Run(ctx, func(int) error {
 		l, lv, err := r.get(ctx, liveID)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		t, tv, err := r.get(ctx, testID)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if l.Mode != Live || t.Mode != Test {
-			return nil, nil, apierr.New(apierr.Invalid, "mode_mismatch", "pair a live account with a test account (%s is %s, %s is %s)", l.ID, l.Mode, t.ID, t.Mode)
+			return apierr.NewCode(CodeModeMismatch, "pair a live account with a test account (%s is %s, %s is %s)", l.ID, l.Mode, t.ID, t.Mode)
 		}
 		if l.Pair == t.ID && t.Pair == l.ID {
-			return l, t, nil
+			live, test = l, t
+			return nil
 		}
 		if l.Pair != "" || t.Pair != "" {
-			return nil, nil, apierr.New(apierr.Conflict, "account_paired", "an account is paired to another account already")
+			return apierr.NewCode(CodePaired, "an account is paired to another account already")
 		}
 		l.Pair, t.Pair = t.ID, l.ID
 		ld, err := json.Marshal(l)
 		if err != nil {
-			return nil, nil, apierr.Wrap("accounts.Pair", apierr.Internal, err)
+			return apierr.Wrap("accounts.Pair", apierr.Internal, err)
 		}
 		td, err := json.Marshal(t)
 		if err != nil {
-			return nil, nil, apierr.Wrap("accounts.Pair", apierr.Internal, err)
+			return apierr.Wrap("accounts.Pair", apierr.Internal, err)
 		}
 		err = r.st.Write(ctx,
 			store.Put(store.Item{Key: accountKey(l.ID), Data: ld}, store.IfVersion(lv)),
 			store.Put(store.Item{Key: accountKey(t.ID), Data: td}, store.IfVersion(tv)))
 		if _, ok := store.IsConditionFailed(err); ok {
-			continue
+			return store.Lost()
 		}
 		if err != nil {
-			return nil, nil, apierr.Wrap("accounts.Pair", apierr.Internal, err)
+			return apierr.Wrap("accounts.Pair", apierr.Internal, err)
 		}
-		return l, t, nil
+		live, test = l, t
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil, nil, apierr.New(apierr.Conflict, "concurrent_update", "the accounts changed concurrently; retry")
+	return live, test, nil
 }
 
 // Paired reports whether a and b are each other's pair.

@@ -156,7 +156,11 @@ func (s *Keys) Create(ctx context.Context, accountID string, in NewKey) (*Key, s
 		CreatedAt:       s.clock().UTC().Truncate(time.Second),
 		ExpiresAt:       in.ExpiresAt,
 	}
-	if err := s.st.Write(ctx, s.putOps(k, store.IfAbsent)...); err != nil {
+	ops, err := s.putOps(k, store.IfAbsent)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.st.Write(ctx, ops...); err != nil {
 		return nil, "", apierr.Wrap("auth.Create", apierr.Internal, err)
 	}
 	return k, secret, nil
@@ -172,8 +176,11 @@ func validateOrigin(o string) error {
 
 // putOps writes both records of a key. The hash record expires (TTL) a day
 // after the key does so the table cleans itself; expiry is checked in code.
-func (s *Keys) putOps(k *Key, cond store.Cond) []store.Op {
-	data, _ := json.Marshal(k)
+func (s *Keys) putOps(k *Key, cond store.Cond) ([]store.Op, error) {
+	data, err := json.Marshal(k)
+	if err != nil {
+		return nil, apierr.Wrap("auth.putOps", apierr.Internal, err)
+	}
 	var exp time.Time
 	if k.ExpiresAt != nil {
 		exp = k.ExpiresAt.Add(24 * time.Hour)
@@ -181,7 +188,7 @@ func (s *Keys) putOps(k *Key, cond store.Cond) []store.Op {
 	return []store.Op{
 		store.Put(store.Item{Key: hashKey(k.Hash), Data: data, ExpiresAt: exp}, cond),
 		store.Put(store.Item{Key: listKey(k.AccountID, k.ID), Data: data}, cond),
-	}
+	}, nil
 }
 
 // List returns the account's keys, newest first, revoked ones included.
@@ -234,7 +241,10 @@ func (s *Keys) Revoke(ctx context.Context, accountID, keyID string) (*Key, error
 	}
 	now := s.clock().UTC().Truncate(time.Second)
 	k.RevokedAt = &now
-	data, _ := json.Marshal(k)
+	data, err := json.Marshal(k)
+	if err != nil {
+		return nil, apierr.Wrap("auth.Revoke", apierr.Internal, err)
+	}
 	err = s.st.Write(ctx,
 		store.Delete(hashKey(k.Hash), store.Always),
 		store.Put(store.Item{Key: listKey(k.AccountID, k.ID), Data: data}, store.IfExists),
@@ -253,7 +263,7 @@ func (s *Keys) Roll(ctx context.Context, accountID, keyID string, oldExpiresAt t
 		return nil, "", err
 	}
 	if !old.Active(s.clock()) {
-		return nil, "", apierr.New(apierr.Conflict, "key_inactive", "key %s is revoked or expired", keyID)
+		return nil, "", apierr.NewCode(CodeKeyInactive, "key %s is revoked or expired", keyID)
 	}
 	newKey, secret, err = s.Create(ctx, accountID, NewKey{Kind: old.Kind, Name: old.Name, AllowedOrigins: old.AllowedOrigins})
 	if err != nil {
@@ -261,7 +271,11 @@ func (s *Keys) Roll(ctx context.Context, accountID, keyID string, oldExpiresAt t
 	}
 	exp := oldExpiresAt.UTC()
 	old.ExpiresAt = &exp
-	if err := s.st.Write(ctx, s.putOps(old, store.IfExists)...); err != nil {
+	ops, err := s.putOps(old, store.IfExists)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.st.Write(ctx, ops...); err != nil {
 		return nil, "", apierr.Wrap("auth.Roll", apierr.Internal, err)
 	}
 	return newKey, secret, nil
@@ -288,10 +302,14 @@ func (s *Keys) SetDefaultVersion(ctx context.Context, accountID, v string) error
 				continue
 			}
 			k.DefaultVersion = v
-			ops = append(ops, s.putOps(k, store.IfExists)...)
+			kops, err := s.putOps(k, store.IfExists)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, kops...)
 		}
 		if len(ops)+1 > store.MaxTransactOps {
-			return nil, apierr.New(apierr.Conflict, "too_many_keys", "revoke unused keys first")
+			return nil, apierr.NewCode(CodeTooManyKeys, "revoke unused keys first")
 		}
 		return ops, nil
 	})
@@ -304,7 +322,7 @@ func (s *Keys) Authenticate(ctx context.Context, secret string) (*Key, error) {
 	h := Hash(secret)
 	it, err := s.st.Get(ctx, hashKey(h))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errInvalidKey
+		return nil, ErrInvalidKey
 	}
 	if err != nil {
 		return nil, apierr.Wrap("auth.Authenticate", apierr.Unavailable, err)
@@ -315,12 +333,14 @@ func (s *Keys) Authenticate(ctx context.Context, secret string) (*Key, error) {
 	}
 	// The lookup is by hash; compare again in constant time as defence in depth.
 	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 || !k.Active(s.clock()) {
-		return nil, errInvalidKey
+		return nil, ErrInvalidKey
 	}
 	return &k, nil
 }
 
-var errInvalidKey = &apierr.Error{Kind: apierr.Unauthenticated, Code: "invalid_api_key", Message: "the API key is invalid, expired or revoked"}
+// ErrInvalidKey is the answer to a key that is not an active key of any
+// account (its kind's default code, invalid_api_key).
+var ErrInvalidKey = apierr.Kindf(apierr.Unauthenticated, "the API key is invalid, expired or revoked")
 
 // Import registers a caller-chosen secret as a key of a test-mode account, so
 // scripts and sample events can use a known sandbox key (SANDBOX_API_KEY).
@@ -359,7 +379,7 @@ func (s *Keys) importKey(ctx context.Context, accountID, secret string, kind Key
 	}
 	if k, err := s.Authenticate(ctx, secret); err == nil {
 		if k.AccountID != accountID {
-			return nil, apierr.New(apierr.Conflict, "key_taken", "this key belongs to another account")
+			return nil, apierr.NewCode(CodeKeyTaken, "this key belongs to another account")
 		}
 		return k, nil
 	}
@@ -368,9 +388,13 @@ func (s *Keys) importKey(ctx context.Context, accountID, secret string, kind Key
 		Hash: Hash(secret), Name: name, AllowedOrigins: origins, MerchantAccount: a.MerchantAccount,
 		DefaultVersion: a.DefaultVersion, CreatedAt: s.clock().UTC().Truncate(time.Second),
 	}
-	if err := s.st.Write(ctx, s.putOps(k, store.IfAbsent)...); err != nil {
+	ops, err := s.putOps(k, store.IfAbsent)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.st.Write(ctx, ops...); err != nil {
 		if _, ok := store.IsConditionFailed(err); ok {
-			return nil, apierr.New(apierr.Conflict, "key_taken", "this key is already registered")
+			return nil, apierr.NewCode(CodeKeyTaken, "this key is already registered")
 		}
 		return nil, apierr.Wrap("auth.Import", apierr.Internal, err)
 	}

@@ -76,8 +76,11 @@ func (s *Service) Audited(ctx context.Context, accountID string, e AuditEntry, c
 	}
 	if target != "" && target != e.Target {
 		e.Target = target
-		data, _ := json.Marshal(e)
-		if werr := s.st.Write(ctx, store.Put(store.Item{Key: op.Item.Key, Data: data}, store.IfVersion(1))); werr != nil {
+		data, werr := json.Marshal(e)
+		if werr == nil {
+			werr = s.st.Write(ctx, store.Put(store.Item{Key: op.Item.Key, Data: data}, store.IfVersion(1)))
+		}
+		if werr != nil {
 			s.log.Error("dashboard audit entry's record id not added", "action", e.Action, "error", werr.Error())
 		}
 	}

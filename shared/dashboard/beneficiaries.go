@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -72,9 +71,8 @@ func (s *Service) createBeneficiary(c *call) (*httpapi.Response, error) {
 			req.IIN = id
 		}
 	}
-	fields, _ := json.Marshal(req)
 	name := f.Get("name")
-	b, err := withIdem(s, c, string(fields), audit{"beneficiary.create", "", name}, func(ctx context.Context, in idemIn) (*beneficiaries.Beneficiary, error) {
+	b, err := withIdem(s, c, req, audit{"beneficiary.create", "", name}, func(ctx context.Context, in idemIn) (*beneficiaries.Beneficiary, error) {
 		return s.beneficiaries.Create(ctx, beneficiaries.CreateInput{AccountID: acct.ID, Livemode: acct.Mode == accounts.Live,
 			Request: req, Idem: in})
 	}, func(b *beneficiaries.Beneficiary) string { return b.ID })
@@ -143,9 +141,8 @@ func (s *Service) updateBeneficiary(c *call) (*httpapi.Response, error) {
 	}
 	req.Name, req.IBAN, req.BIC = changed("name", cur.Name), changed("iban", cur.IBAN), changed("bic", cur.BIC)
 	req.KBe, req.Email, req.Status = changed("kbe", cur.KBe), changed("email", cur.Email), changed("status", string(cur.Status))
-	fields, _ := json.Marshal(req)
 	back := "/dashboard/beneficiaries/" + url.PathEscape(id)
-	_, err = withIdem(s, c, string(fields), audit{"beneficiary.update", id, strings.Join(changedNames(req), ", ")},
+	_, err = withIdem(s, c, req, audit{"beneficiary.update", id, strings.Join(changedNames(req), ", ")},
 		func(ctx context.Context, in idemIn) (*beneficiaries.Beneficiary, error) {
 			return s.beneficiaries.Update(ctx, beneficiaries.UpdateInput{AccountID: c.account(), ID: id, Request: req, Idem: in})
 		}, nil)
@@ -186,9 +183,8 @@ func (s *Service) transferBeneficiary(c *call) (*httpapi.Response, error) {
 			return nil, err
 		}
 		req := beneficiaries.TransferRequest{Amount: &beneficiaries.AmountRequest{Value: &value, Currency: &cur}, Description: optional(c.form, "description")}
-		fields, _ := json.Marshal(req)
 		a := audit{"beneficiary.transfer", id, formatAmount(value, cur) + " to the merchant's balance"}
-		return withIdem(s, c, string(fields), a, func(ctx context.Context, in idemIn) (*beneficiaries.Transfer, error) {
+		return withIdem(s, c, req, a, func(ctx context.Context, in idemIn) (*beneficiaries.Transfer, error) {
 			return s.beneficiaries.Transfer(ctx, beneficiaries.TransferInput{AccountID: c.account(), BeneficiaryID: id, Request: req, Idem: in})
 		}, nil)
 	}()

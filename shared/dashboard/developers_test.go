@@ -21,7 +21,6 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/webhooks"
 )
 
 // actions counts the account's audit entries by action.
@@ -141,7 +140,7 @@ func (e *env) putEvents(account string, n int, data string) []string {
 	for i := range n {
 		id := ids.Prefixed("evt")
 		rec := fmt.Sprintf(`{"id":%q,"type":%q,"created":%d,"account":%q,"livemode":false,"data":%s}`, id, types[i%2], now-int64(n-i), account, data)
-		require.NoError(e.T, e.Deps.Store.Write(context.Background(), store.Put(store.Item{Key: webhooks.EventKey(account, id), Data: []byte(rec)}, store.IfAbsent)))
+		require.NoError(e.T, e.Deps.Store.Write(context.Background(), store.Put(store.Item{Key: eventlog.Key(account, id), Data: []byte(rec)}, store.IfAbsent)))
 		out = append(out, id)
 		time.Sleep(time.Millisecond) // distinct UUIDv7 milliseconds keep the order
 	}

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -98,8 +97,7 @@ func (s *Service) disputeEvidence(c *call) (*httpapi.Response, error) {
 	id := c.r.PathValue("id")
 	back := "/dashboard/disputes/" + url.PathEscape(id)
 	desc := c.form.Get("description")
-	fields, _ := json.Marshal(map[string]string{"description": desc})
-	_, err := withIdem(s, c, string(fields), audit{"dispute.evidence", id, "description"}, func(ctx context.Context, in idemIn) (*disputes.Dispute, error) {
+	_, err := withIdem(s, c, map[string]string{"description": desc}, audit{"dispute.evidence", id, "description"}, func(ctx context.Context, in idemIn) (*disputes.Dispute, error) {
 		return s.disputes.AddEvidence(ctx, disputes.EvidenceInput{AccountID: c.account(), ID: id, Description: &desc, Idem: in})
 	}, nil)
 	if replayed(err) {

@@ -134,7 +134,7 @@ type audit struct{ action, target, detail string }
 // no entry. fn must make its change under the ctx it is given (the entry
 // rides on it). id, when a is about a record fn creates, names it for the
 // entry.
-func withIdem[T any](s *Service, c *call, fields string, a audit, fn func(ctx context.Context, in idemIn) (*T, error), id func(*T) string) (*T, error) {
+func withIdem[T any](s *Service, c *call, fields any, a audit, fn func(ctx context.Context, in idemIn) (*T, error), id func(*T) string) (*T, error) {
 	idem, err := s.idemCall(c, fields)
 	if err != nil {
 		return nil, err

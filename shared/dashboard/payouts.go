@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -89,9 +88,8 @@ func (s *Service) makePayout(c *call) (*balance.Payout, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields, _ := json.Marshal(req)
 	a := audit{"payout.create", "", formatAmount(*req.Amount.Value, *req.Amount.Currency) + " to payout card " + *req.PayoutCardID}
-	return withIdem(s, c, string(fields), a, func(ctx context.Context, in idemIn) (*balance.Payout, error) {
+	return withIdem(s, c, req, a, func(ctx context.Context, in idemIn) (*balance.Payout, error) {
 		return s.balance.CreatePayout(ctx, balance.PayoutInput{AccountID: c.account(), Request: req, Idem: in})
 	}, func(p *balance.Payout) string { return p.ID })
 }

@@ -2,7 +2,7 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"html/template"
 	"maps"
 	"net/http"
@@ -137,14 +137,14 @@ func (s *Service) signIn(r *httpapi.Request) (*httpapi.Response, error) {
 	pre, cerr := r.HTTP.Cookie(PreCSRFCookie)
 	if err != nil || cerr != nil || form.Get("csrf") == "" || form.Get("csrf") != pre.Value {
 		c := &call{r: r}
-		return s.errorPage(c, apierr.New(apierr.Forbidden, "csrf", "This form is out of date: reload the sign-in page and try again."))
+		return s.errorPage(c, apierr.NewCode(CodeCSRF, "This form is out of date: reload the sign-in page and try again."))
 	}
 	tok, _, err := s.SignIn(r.HTTP.Context(), SignInInput{Email: form.Get("email"), Password: form.Get("password"),
 		Code: form.Get("code"), Address: clientAddress(r.HTTP)})
 	switch {
-	case err == ErrLocked:
+	case errors.Is(err, ErrLocked):
 		return s.signInForm(r, http.StatusTooManyRequests, form.Get("email"), ErrLocked.Message)
-	case err == ErrSignIn:
+	case errors.Is(err, ErrSignIn):
 		return s.signInForm(r, http.StatusUnauthorized, form.Get("email"), "The email, password or code is wrong.")
 	case err != nil:
 		return s.errorPage(&call{r: r}, err)
@@ -171,7 +171,7 @@ func (s *Service) signOutWith(r *httpapi.Request, everywhere bool) (*httpapi.Res
 		return s.errorPage(c, err)
 	}
 	sess, err := s.sessionOf(r)
-	if err == ErrNoSession {
+	if errors.Is(err, ErrNoSession) {
 		return redirect("/dashboard/sign-in", nil), nil
 	}
 	if err != nil {
@@ -179,7 +179,7 @@ func (s *Service) signOutWith(r *httpapi.Request, everywhere bool) (*httpapi.Res
 	}
 	c.sess, c.form, c.v = sess, form, s.baseView(r, sess)
 	if !sess.CheckCSRF(form.Get("csrf")) {
-		return s.errorPage(c, apierr.New(apierr.Forbidden, "csrf", "This form is out of date: reload the page and try again."))
+		return s.errorPage(c, apierr.NewCode(CodeCSRF, "This form is out of date: reload the page and try again."))
 	}
 	action := "session.sign_out"
 	if everywhere {
@@ -337,9 +337,8 @@ func (s *Service) paymentChange(op string) handler {
 		if len(reason) > 200 {
 			return nil, apierr.Invalidf("reason", "the reason has at most 200 characters")
 		}
-		fields, _ := json.Marshal(map[string]any{"amount": amount, "reason": reason})
 		back := "/dashboard/payments/" + url.PathEscape(id)
-		idem, err := s.idemCall(c, string(fields))
+		idem, err := s.idemCall(c, map[string]any{"amount": amount, "reason": reason})
 		if replayed(err) {
 			return redirect(back, nil), nil
 		}
@@ -416,8 +415,7 @@ func (s *Service) createLink(c *call) (*httpapi.Response, error) {
 	if ref := strings.TrimSpace(c.form.Get("order_reference")); ref != "" {
 		in.OrderReference = &ref
 	}
-	fields, _ := json.Marshal(in)
-	idem, err := s.idemCall(c, string(fields))
+	idem, err := s.idemCall(c, in)
 	if replayed(err) {
 		return redirect("/dashboard/payment-links", nil), nil
 	}
@@ -649,8 +647,7 @@ func (s *Service) createEndpoint(c *call) (*httpapi.Response, error) {
 		}
 	}
 	in := webhooks.CreateInput{URL: strings.TrimSpace(c.form.Get("url")), EnabledEvents: evs, Description: c.form.Get("description")}
-	fields, _ := json.Marshal(in)
-	idem, err := s.idemCall(c, string(fields))
+	idem, err := s.idemCall(c, in)
 	if replayed(err) {
 		return redirect("/dashboard/developers/webhooks", nil), nil
 	}
@@ -758,7 +755,7 @@ func (s *Service) totp(c *call) (*httpapi.Response, error) {
 
 func (s *Service) auditPage(c *call) (*httpapi.Response, error) {
 	if c.sess.User.Role != Owner {
-		return nil, apierr.New(apierr.Forbidden, "role", "Only owners see the audit log.")
+		return nil, apierr.NewCode(CodeRole, "Only owners see the audit log.")
 	}
 	entries, next, err := s.AuditLog(c.ctx(), c.account(), 50, c.r.HTTP.URL.Query().Get("cursor"))
 	if err != nil {

@@ -80,12 +80,12 @@ func tokenID(tok string) string {
 
 // ErrSignIn is the one answer to a failed sign-in, whether the email is
 // unknown, the password or the code wrong: it says nothing of which.
-var ErrSignIn = apierr.New(apierr.Unauthenticated, "sign_in_failed", "the email, password or code is wrong")
+var ErrSignIn = apierr.NewCode(CodeSignInFailed, "the email, password or code is wrong")
 
 // ErrLocked is the answer while an email or address is over its limit,
 // whether or not the email exists, whatever was typed (the page answers it
 // with 429).
-var ErrLocked = apierr.New(apierr.Forbidden, "sign_in_locked", "too many failed sign-ins: wait 15 minutes and try again")
+var ErrLocked = apierr.NewCode(CodeSignInLocked, "too many failed sign-ins: wait 15 minutes and try again")
 
 // SignInInput is a sign-in form.
 type SignInInput struct {
@@ -94,8 +94,11 @@ type SignInInput struct {
 }
 
 // dummyHash is checked when the email is unknown, so an unknown email costs
-// the same time as a wrong password.
-var dummyHash, _ = hashPassword("not a password of anyone", DefaultArgon)
+// the same time as a wrong password: an argon2id hash at DefaultArgon's
+// parameters (of a password nobody has), written out rather than computed
+// when the package loads, which cost every cold start an argon2 run
+// (TestDummyHashHasTheDefaultParameters holds it to DefaultArgon).
+const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$l49AWWI++2pvtRNfS2CsZA$EWRjSY9ECpnzaK7X+cgom0841wlU6nKi9oVhV0A/cI4"
 
 // SignIn checks the credentials and opens a session: its token (for the
 // cookie) and the session. Errors: ErrSignIn, ErrLocked, Internal.
@@ -132,7 +135,10 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	tok := token()
 	sr := sessionRecord{Email: rec.Email, AccountID: rec.AccountID, CSRF: token(), Generation: rec.Generation,
 		Address: in.Address, CreatedAt: now.UTC()}
-	data, _ := json.Marshal(sr)
+	data, err := json.Marshal(sr)
+	if err != nil {
+		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
+	}
 	id := tokenID(tok)
 	exp := now.Add(SessionTTL)
 	// The sign-in's audit entry is written with the session, in one
@@ -182,7 +188,7 @@ func (s *Service) countFailure(ctx context.Context, email, addr string, window t
 
 // ErrNoSession is the answer for a missing, expired, signed-out or
 // unknown session token.
-var ErrNoSession = apierr.New(apierr.Unauthenticated, "no_session", "sign in to the dashboard")
+var ErrNoSession = apierr.NewCode(CodeNoSession, "sign in to the dashboard")
 
 // Lookup is the live session of a cookie's token: its user as stored now
 // (a changed role applies at once). Errors: ErrNoSession, Internal.
@@ -257,12 +263,15 @@ func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, a
 	if accountID != home {
 		sr.Active = accountID
 	}
-	data, _ := json.Marshal(sr)
+	data, err := json.Marshal(sr)
+	if err != nil {
+		return apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+	}
 	e := AuditEntry{Email: sess.User.Email, Role: sess.User.Role, Action: "session.switch_account", Target: accountID, Address: address}
 	return s.Audited(ctx, home, e, func(ctx context.Context) (string, error) {
 		err := s.st.Write(ctx, store.Put(store.Item{Key: it.Key, Data: data, ExpiresAt: it.ExpiresAt}, store.IfVersion(it.Version)))
 		if _, ok := store.IsConditionFailed(err); ok {
-			return "", apierr.New(apierr.Conflict, "session_changed", "the session changed meanwhile (signed out?): reload and try again")
+			return "", apierr.NewCode(apierr.CodeSessionChanged, "the session changed meanwhile (signed out?): reload and try again")
 		}
 		if err != nil {
 			return "", apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)

@@ -186,12 +186,15 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 	if err != nil {
 		return nil, apierr.Wrap("dashboard.CreateUser", apierr.Internal, err)
 	}
-	listed, _ := json.Marshal(rec.User)
+	listed, err := json.Marshal(rec.User)
+	if err != nil {
+		return nil, apierr.Wrap("dashboard.CreateUser", apierr.Internal, err)
+	}
 	err = s.st.Write(ctx,
 		store.Put(store.Item{Key: userKey(email), Data: data}, store.IfAbsent),
 		store.Put(store.Item{Key: accountUserKey(in.AccountID, email), Data: listed}, store.IfAbsent))
 	if _, ok := store.IsConditionFailed(err); ok {
-		return nil, apierr.New(apierr.Conflict, "user_exists", "a dashboard user with email %s exists", email)
+		return nil, apierr.NewCode(CodeUserExists, "a dashboard user with email %s exists", email)
 	}
 	if err != nil {
 		return nil, apierr.Wrap("dashboard.CreateUser", apierr.Internal, err)
@@ -235,27 +238,36 @@ func (s *Service) Users(ctx context.Context, accountID string) ([]User, error) {
 // updateUser applies fn to the user under optimistic concurrency and keeps
 // the account's list copy in step.
 func (s *Service) updateUser(ctx context.Context, email string, fn func(*userRecord) error) (*userRecord, error) {
-	for attempt := 0; attempt < 5; attempt++ {
+	var out *userRecord
+	race := store.Race{Op: "dashboard.updateUser", What: "dashboard user " + email, Attempts: 5}
+	err := race.Run(ctx, func(int) error {
 		rec, v, err := s.user(ctx, email)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := fn(rec); err != nil {
-			return nil, err
+			return err
 		}
-		data, _ := json.Marshal(rec)
-		listed, _ := json.Marshal(rec.User)
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return apierr.Wrap("dashboard.updateUser", apierr.Internal, err)
+		}
+		listed, err := json.Marshal(rec.User)
+		if err != nil {
+			return apierr.Wrap("dashboard.updateUser", apierr.Internal, err)
+		}
 		err = s.st.Write(ctx, store.Put(store.Item{Key: userKey(email), Data: data}, store.IfVersion(v)),
 			store.Put(store.Item{Key: accountUserKey(rec.AccountID, email), Data: listed}, store.Always))
 		if _, ok := store.IsConditionFailed(err); ok {
-			continue
+			return store.Lost()
 		}
 		if err != nil {
-			return nil, apierr.Wrap("dashboard.updateUser", apierr.Internal, err)
+			return apierr.Wrap("dashboard.updateUser", apierr.Internal, err)
 		}
-		return rec, nil
-	}
-	return nil, apierr.New(apierr.Conflict, "user_busy", "the user changed under this request; retry")
+		out = rec
+		return nil
+	})
+	return out, err
 }
 
 // TOTPIssuer names the service in authenticator apps.

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
@@ -71,17 +72,25 @@ var funcs = template.FuncMap{
 	"unix": func(s int64) string { return time.Unix(s, 0).UTC().Format("2006-01-02 15:04 UTC") },
 }
 
-// pages are the page templates, each with the layout.
-var pages = func() map[string]*template.Template {
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	out := map[string]*template.Template{}
-	names, _ := fs.Glob(templateFS, "templates/*.html")
+// layout is the pages' layout, parsed on first use.
+var layout = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+})
+
+// pages are the page templates, each with the layout, each parsed the first
+// time it is shown (not when the package loads, nor all at the first page:
+// a cold start pays for its own page alone).
+var pages = func() map[string]func() *template.Template {
+	out := map[string]func() *template.Template{}
+	names, _ := fs.Glob(templateFS, "templates/*.html") // a constant pattern: the only error is ErrBadPattern
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
 		if name == "layout" {
 			continue
 		}
-		out[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, n))
+		out[name] = sync.OnceValue(func() *template.Template {
+			return template.Must(template.Must(layout().Clone()).ParseFS(templateFS, n))
+		})
 	}
 	return out
 }()
@@ -157,12 +166,12 @@ func (v view) CSRF() string {
 func (v view) NewKey() string { return "dash_" + strings.ReplaceAll(newID(), "-", "") }
 
 func render(status int, name string, v view, extra http.Header) (*httpapi.Response, error) {
-	t, ok := pages[name]
+	page, ok := pages[name]
 	if !ok {
 		return nil, apierr.Wrap("dashboard.render", apierr.Internal, fmt.Errorf("no page %q", name))
 	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
+	if err := page().ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		return nil, apierr.Wrap("dashboard.render", apierr.Internal, err)
 	}
 	resp := httpapi.Bytes(status, "text/html; charset=utf-8", buf.Bytes())
@@ -246,7 +255,7 @@ func (s *Service) errorPage(c *call, err error) (*httpapi.Response, error) {
 		msg = "Something went wrong on our side. The request id is " + c.r.ID + "."
 	case e.Kind == apierr.NotFound:
 		title, msg = "Not found", "There is nothing here, or it belongs to another account."
-	case e.Code == "sign_in_locked":
+	case apierr.HasCode(e, CodeSignInLocked):
 		status = http.StatusTooManyRequests
 	}
 	v := c.v
@@ -324,7 +333,7 @@ func (s *Service) form(self bool, fn handler) httpapi.Handler {
 		}
 		sess, err := s.sessionOf(r)
 		if errors.Is(err, ErrNoSession) {
-			return s.errorPage(c, apierr.New(apierr.Forbidden, "no_session", "Your session has ended: sign in again."))
+			return s.errorPage(c, apierr.NewCode(CodeSessionEnded, "Your session has ended: sign in again."))
 		}
 		if err != nil {
 			return s.errorPage(c, err)
@@ -332,10 +341,10 @@ func (s *Service) form(self bool, fn handler) httpapi.Handler {
 		c.sess, c.form = sess, form
 		c.v = s.baseView(r, sess)
 		if perr != nil || !sess.CheckCSRF(form.Get("csrf")) {
-			return s.errorPage(c, apierr.New(apierr.Forbidden, "csrf", "This form is out of date or did not come from the dashboard: reload the page and try again."))
+			return s.errorPage(c, apierr.NewCode(CodeCSRF, "This form is out of date or did not come from the dashboard: reload the page and try again."))
 		}
 		if !self && !sess.User.Role.CanChange() {
-			return s.errorPage(c, apierr.New(apierr.Forbidden, "role", "Your role (%s) may not do this.", sess.User.Role))
+			return s.errorPage(c, apierr.NewCode(CodeRole, "Your role (%s) may not do this.", sess.User.Role))
 		}
 		resp, err := fn(c)
 		if err != nil {
@@ -386,7 +395,15 @@ func (s *Service) entry(u User, r *http.Request, action, target, detail string) 
 
 // idemCall is the idempotent call of a money form: its key from the form,
 // scoped to the account and the dashboard's namespace.
-func (s *Service) idemCall(c *call, fields string) (*idempotency.Call, error) {
+func (s *Service) idemCall(c *call, fields any) (*idempotency.Call, error) {
+	body, ok := fields.(string)
+	if !ok {
+		b, err := json.Marshal(fields)
+		if err != nil {
+			return nil, apierr.Wrap("dashboard.idemCall", apierr.Internal, err)
+		}
+		body = string(b)
+	}
 	key := c.form.Get("idempotency_key")
 	if key == "" {
 		return nil, apierr.Missing("idempotency_key")
@@ -395,7 +412,7 @@ func (s *Service) idemCall(c *call, fields string) (*idempotency.Call, error) {
 		return nil, err
 	}
 	req := idempotency.Request{Account: c.account(), KeyKind: "dashboard", Key: key,
-		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(fields))}
+		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(body))}
 	return s.idem.Begin(c.r.HTTP.Context(), req, jsonRenderer)
 }
 

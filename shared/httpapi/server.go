@@ -222,7 +222,7 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 // onceHeaders are the headers the platform reads that must come once: a
 // second value (or, behind API Gateway, values joined by a comma) would let a
 // proxy and the service read different requests. Authorization and x-api-key
-// are checked with the key (auth.FromHeaders), on the routes that take one.
+// are checked with the key (keyFromHeaders), on the routes that take one.
 var onceHeaders = []string{version.Header, idempotency.Header, "Content-Type", "Origin"}
 
 // checkHeaders applies the header rules on every route: the headers above
@@ -232,7 +232,7 @@ var onceHeaders = []string{version.Header, idempotency.Header, "Content-Type", "
 func checkHeaders(h http.Header) error {
 	for _, name := range onceHeaders {
 		if len(h.Values(name)) > 1 {
-			return auth.DuplicateHeader(name)
+			return duplicateHeader(name)
 		}
 	}
 	if vs, ok := h[version.Header]; ok && strings.TrimSpace(vs[0]) == "" {
@@ -243,7 +243,7 @@ func checkHeaders(h http.Header) error {
 			return apierr.Invalidf(idempotency.Header, "Idempotency-Key is empty: send a key, or leave the header out")
 		}
 		if strings.Contains(vs[0], ",") {
-			return auth.DuplicateHeader(idempotency.Header)
+			return duplicateHeader(idempotency.Header)
 		}
 		if err := idempotency.ValidateKey(vs[0]); err != nil {
 			return err
@@ -372,7 +372,7 @@ func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 	if rt.Auth == AuthNone {
 		return nil
 	}
-	secret, err := auth.FromHeaders(req.HTTP.Header)
+	secret, err := keyFromHeaders(req.HTTP.Header)
 	if err != nil {
 		return err
 	}

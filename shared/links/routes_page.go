@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/text/language"
 
@@ -35,7 +36,9 @@ const PageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-sr
 //go:embed page.html
 var pageHTML string
 
-var pageTmpl = template.Must(template.New("page").Parse(pageHTML))
+// pageTmpl is the page, parsed the first time it is shown (not at every
+// cold start of the links' functions).
+var pageTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageHTML)) })
 
 // PageGroup is the HostedPageFunction's routes (declared in PageGroup).
 func (p *Pager) PageGroup() httpapi.Group {
@@ -163,7 +166,7 @@ func pageHeaders() http.Header {
 func (p *Pager) render(r *httpapi.Request, status int, d pageData) (*httpapi.Response, error) {
 	d.Version = dropin.Version
 	var buf bytes.Buffer
-	if err := pageTmpl.Execute(&buf, d); err != nil {
+	if err := pageTmpl().Execute(&buf, d); err != nil {
 		return nil, apierr.Wrap("links.page", apierr.Internal, err)
 	}
 	return dropin.Send(r.HTTP, status, "text/html; charset=utf-8", buf.Bytes(), nil, pageHeaders()), nil

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/httpapi"
 )
 
 // Kind is the resource kind for version changes.
@@ -35,17 +34,4 @@ func FromAccount(a *accounts.Account) Details {
 		ID: a.ID, Name: a.Name, MerchantAccount: a.MerchantAccount, Livemode: a.Mode == accounts.Live,
 		Country: a.Country, Email: a.Email, DefaultVersion: a.DefaultVersion, CreatedAt: a.CreatedAt, Metadata: md,
 	}
-}
-
-// Group is the MerchantsFunction's routes (declared in MerchantsGroup).
-func Group(repo *accounts.Repo) httpapi.Group {
-	return MerchantsGroup.Bind(map[string]httpapi.Handler{
-		"GET /v1/merchants/me": func(r *httpapi.Request) (*httpapi.Response, error) {
-			a, err := repo.Get(r.HTTP.Context(), r.AccountID())
-			if err != nil {
-				return nil, err
-			}
-			return httpapi.OK(Kind, FromAccount(a)), nil
-		},
-	})
 }

@@ -131,19 +131,25 @@ func decodeState(it store.Item) (*deliveryState, error) {
 	return &d, nil
 }
 
-func (d *deliveryState) putOp(accountID string, now time.Time) store.Op {
-	data, _ := json.Marshal(d)
+func (d *deliveryState) putOp(accountID string, now time.Time) (store.Op, error) {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return store.Op{}, apierr.Wrap("webhooks.deliveryState", apierr.Internal, err)
+	}
 	cond := store.IfAbsent
 	if d.version > 0 {
 		cond = store.IfVersion(d.version)
 	}
-	return store.Put(store.Item{Key: deliveryKey(accountID, d.ID), Data: data, ExpiresAt: now.Add(DeliveryRetention)}, cond)
+	return store.Put(store.Item{Key: deliveryKey(accountID, d.ID), Data: data, ExpiresAt: now.Add(DeliveryRetention)}, cond), nil
 }
 
-func attemptOp(accountID string, a *Attempt) store.Op {
-	data, _ := json.Marshal(a)
+func attemptOp(accountID string, a *Attempt) (store.Op, error) {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return store.Op{}, apierr.Wrap("webhooks.attempt", apierr.Internal, err)
+	}
 	return store.Put(store.Item{Key: store.Key{Table: store.TableAccounts, PK: attemptPK(accountID, a.EndpointID), SK: a.ID},
-		Data: data, ExpiresAt: a.CreatedAt.Add(DeliveryRetention)}, store.IfAbsent)
+		Data: data, ExpiresAt: a.CreatedAt.Add(DeliveryRetention)}, store.IfAbsent), nil
 }
 
 // Schedule is when failed attempts are tried again: after Delays[i] for the

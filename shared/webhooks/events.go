@@ -3,12 +3,10 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/eventlog"
-	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -32,28 +30,9 @@ type Event struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// record is the stored event: the fields every writer (orders, payments)
-// puts in, whatever else it adds (livemode).
-type record struct {
-	ID      string          `json:"id"`
-	Type    string          `json:"type"`
-	Created int64           `json:"created"`
-	Account string          `json:"account"`
-	Data    json.RawMessage `json:"data"`
-}
-
-func decodeEvent(it store.Item) (Event, error) {
-	var r record
-	if err := json.Unmarshal(it.Data, &r); err != nil {
-		return Event{}, apierr.Wrap("webhooks.decodeEvent", apierr.Internal, err)
-	}
-	if r.ID == "" {
-		r.ID = it.SK
-	}
-	if len(r.Data) == 0 {
-		r.Data = json.RawMessage("{}")
-	}
-	return Event{ID: r.ID, Object: "event", Type: r.Type, Created: r.Created, Account: r.Account, Data: r.Data}, nil
+// eventOf is the API's view of a stored record.
+func eventOf(r eventlog.Record) Event {
+	return Event{ID: r.ID, Object: "event", Type: r.Type, Created: r.Created, Account: r.Account, Data: r.Data}
 }
 
 // EventFilter narrows an event list; zero fields match everything.
@@ -79,9 +58,7 @@ func objectID(data json.RawMessage) string {
 // ValidateEventType is the check of a type filter: a catalogue type.
 func ValidateEventType(t string) error {
 	if !eventlog.Known(t) {
-		e := apierr.Invalidf("type", "unknown event type %q; known types: %v", t, eventlog.Types())
-		e.Code = "event_type_unknown"
-		return e
+		return apierr.NewCode(CodeEventTypeUnknown, "unknown event type %q; known types: %v", t, eventlog.Types()).WithParam("type")
 	}
 	return nil
 }
@@ -106,12 +83,12 @@ func (s *Service) Events(ctx context.Context, accountID string, f EventFilter, l
 	if !f.To.IsZero() {
 		to = f.To.Unix()
 	}
-	q := store.Query{Table: store.TableEvents, PK: eventPK(accountID), Desc: true, Cursor: cursor}
-	return listing.Collect(ctx, s.st, q, limit, listing.DefaultBudget, func(it store.Item) (Event, bool, error) {
-		ev, err := decodeEvent(it)
+	return listing.Collect(ctx, s.st, eventlog.Newest(accountID, cursor), limit, listing.DefaultBudget, func(it store.Item) (Event, bool, error) {
+		r, err := eventlog.Decode(it)
 		if err != nil {
-			return ev, false, err
+			return Event{}, false, err
 		}
+		ev := eventOf(r)
 		ok := (f.Type == "" || ev.Type == f.Type) && (f.From.IsZero() || ev.Created >= from) && (f.To.IsZero() || ev.Created <= to) &&
 			(f.ObjectID == "" || objectID(ev.Data) == f.ObjectID)
 		return ev, ok, nil
@@ -121,31 +98,10 @@ func (s *Service) Events(ctx context.Context, accountID string, f EventFilter, l
 // Event reads one of the account's events; another account's, or a malformed
 // id, is NotFound. Errors: NotFound, Unavailable, Internal.
 func (s *Service) Event(ctx context.Context, accountID, id string) (*Event, error) {
-	it, err := s.eventItem(ctx, accountID, id)
+	r, err := eventlog.Get(ctx, s.st, accountID, id)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := decodeEvent(it)
-	if err != nil {
-		return nil, err
-	}
+	ev := eventOf(r)
 	return &ev, nil
-}
-
-func eventNotFound(id string) error { return apierr.NotFoundf("no such event: %s", id) }
-
-// eventItem reads an event record; another account's, or a malformed id, is
-// NotFound.
-func (s *Service) eventItem(ctx context.Context, accountID, id string) (store.Item, error) {
-	if !ids.ValidPrefixed("evt", id) {
-		return store.Item{}, eventNotFound(id)
-	}
-	it, err := s.st.Get(ctx, EventKey(accountID, id))
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Item{}, eventNotFound(id)
-	}
-	if err != nil {
-		return store.Item{}, apierr.Wrap("webhooks.Event", apierr.Unavailable, err)
-	}
-	return it, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue/sqstest"
@@ -131,7 +132,7 @@ func (p *pipe) endpoint(t *testing.T, url string, evs []string, extra map[string
 // package does) and hands its record to the publisher, as the stream would.
 func (p *pipe) publish(t *testing.T) string {
 	id := writeOrderEvent(t, p.Deps.Store, p.Account.ID, time.Now())
-	it, err := p.Deps.Store.Get(context.Background(), webhooks.EventKey(p.Account.ID, id))
+	it, err := p.Deps.Store.Get(context.Background(), eventlog.Key(p.Account.ID, id))
 	require.NoError(t, err)
 	_, err = p.pub.Publish(context.Background(), it)
 	require.NoError(t, err)
@@ -336,7 +337,7 @@ func TestRecordPublishedTwiceIsDeliveredOnce(t *testing.T) {
 		rc := newReceiver(t, always(204))
 		ep, _ := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
 		id := p.publish(t)
-		it, err := p.Deps.Store.Get(context.Background(), webhooks.EventKey(p.Account.ID, id))
+		it, err := p.Deps.Store.Get(context.Background(), eventlog.Key(p.Account.ID, id))
 		require.NoError(t, err)
 		_, err = p.pub.Publish(context.Background(), it)
 		require.NoError(t, err)

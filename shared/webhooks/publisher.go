@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -31,46 +31,18 @@ func NewPublisher(svc *Service, q queue.Queue, log *slog.Logger) *Publisher {
 	return &Publisher{svc: svc, q: q, log: log}
 }
 
-// published is what the publisher reads of an event record: the fields every
-// writer stores, and livemode, at the top (orders) or in data (payments).
-type published struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Account  string `json:"account"`
-	Livemode *bool  `json:"livemode"`
-	Data     struct {
-		Livemode bool `json:"livemode"`
-	} `json:"data"`
-}
-
-func (p published) live() bool {
-	if p.Livemode != nil {
-		return *p.Livemode
-	}
-	return p.Data.Livemode
-}
-
-// IsEventRecord tells the event log's records from anything else a stream of
-// the events table carries.
-func IsEventRecord(k store.Key) bool {
-	return k.Table == store.TableEvents && strings.HasPrefix(k.PK, eventPK("")) && strings.HasPrefix(k.SK, "evt_")
-}
-
 // Publish queues the deliveries of one new event record. A record that is not
 // an event, or cannot be read, is logged and skipped: retrying it would not
 // change it, and holding the stream behind it would hold every later event.
 // Errors (store or queue unavailable) mean: hand the record over again.
 func (p *Publisher) Publish(ctx context.Context, it store.Item) (int, error) {
-	if !IsEventRecord(it.Key) {
+	if !eventlog.IsRecord(it.Key) {
 		return 0, nil
 	}
-	var ev published
-	if err := json.Unmarshal(it.Data, &ev); err != nil || ev.Type == "" || ev.Account == "" {
+	ev, err := eventlog.Decode(it)
+	if err != nil || ev.Type == "" || ev.Account == "" {
 		p.log.Error("webhooks: unreadable event record skipped", "pk", it.PK, "sk", it.SK)
 		return 0, nil
-	}
-	if ev.ID == "" {
-		ev.ID = it.SK
 	}
 	subs, err := p.svc.Subscribers(ctx, ev.Account, ev.Type)
 	if err != nil {
@@ -78,7 +50,7 @@ func (p *Publisher) Publish(ctx context.Context, it store.Item) (int, error) {
 	}
 	sent := 0
 	for _, e := range subs {
-		if e.Livemode != ev.live() {
+		if e.Livemode != ev.Livemode {
 			continue // test endpoints hear test events, live ones live events
 		}
 		m := Message{Account: ev.Account, Event: ev.ID, Endpoint: e.ID, Delivery: DeliveryID(ev.ID, e.ID), Attempt: 1}

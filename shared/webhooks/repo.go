@@ -15,8 +15,8 @@ import (
 //	                                      holds, bounded by MaxEndpoints in the
 //	                                      same transaction as each create
 //
-// Events are read from the event log (events table, evt#<account>), which
-// the areas that change state write (orders, payments).
+// Events are read from the event log (shared/eventlog), which every area
+// that changes state writes.
 
 func endpointPK(accountID string) string { return "whep#" + accountID }
 
@@ -30,13 +30,6 @@ func EndpointKey(accountID, id string) store.Key {
 func countKey(accountID string) store.Key {
 	return store.Key{Table: store.TableAccounts, PK: countPK(accountID), SK: "n"}
 }
-
-// EventKey addresses an event record (the layout orders and payments write).
-func EventKey(accountID, id string) store.Key {
-	return store.Key{Table: store.TableEvents, PK: eventPK(accountID), SK: id}
-}
-
-func eventPK(accountID string) string { return "evt#" + accountID }
 
 func decodeEndpoint(it store.Item) (*Endpoint, error) {
 	var e Endpoint

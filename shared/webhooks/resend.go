@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
 	"github.com/paygate/paygate/shared/queue"
@@ -50,14 +51,10 @@ func (s *Service) Resend(ctx context.Context, accountID, eventID, endpointID str
 			return nil, err
 		}
 		if e.Disabled {
-			err := apierr.New(apierr.Invalid, "webhook_endpoint_disabled", "webhook endpoint %s is disabled; enable it first", e.ID)
-			err.Param = "endpoint_id"
-			return nil, err
+			return nil, apierr.NewCode(CodeEndpointDisabled, "webhook endpoint %s is disabled; enable it first", e.ID)
 		}
 		if e.Livemode != live {
-			err := apierr.New(apierr.Invalid, "webhook_endpoint_mode", "webhook endpoint %s is in the other mode (live or test) than the event", e.ID)
-			err.Param = "endpoint_id"
-			return nil, err
+			return nil, apierr.NewCode(CodeEndpointMode, "webhook endpoint %s is in the other mode (live or test) than the event", e.ID)
 		}
 		targets = []Endpoint{*e}
 	} else {
@@ -83,21 +80,14 @@ func (s *Service) Resend(ctx context.Context, accountID, eventID, endpointID str
 }
 
 // eventWithMode reads one of the account's events and its mode (live or
-// test, see published) in one read. Errors: as Event's.
+// test) in one read. Errors: as Event's.
 func (s *Service) eventWithMode(ctx context.Context, accountID, eventID string) (*Event, bool, error) {
-	it, err := s.eventItem(ctx, accountID, eventID)
+	r, err := eventlog.Get(ctx, s.st, accountID, eventID)
 	if err != nil {
 		return nil, false, err
 	}
-	ev, err := decodeEvent(it)
-	if err != nil {
-		return nil, false, err
-	}
-	var p published
-	if err := json.Unmarshal(it.Data, &p); err != nil {
-		return nil, false, apierr.Wrap("webhooks.eventWithMode", apierr.Internal, err)
-	}
-	return &ev, p.live(), nil
+	ev := eventOf(r)
+	return &ev, r.Livemode, nil
 }
 
 // Attempts pages the delivery attempts of one of the account's endpoints,

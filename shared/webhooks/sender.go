@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 
@@ -17,8 +16,6 @@ import (
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/version"
-	"github.com/paygate/paygate/shared/webhooks/outbound"
-	"github.com/paygate/paygate/shared/webhooks/signature"
 )
 
 // Sender makes delivery attempts: it renders the event for the endpoint's
@@ -32,7 +29,7 @@ type Sender struct {
 	q        queue.Queue
 	log      *slog.Logger
 	schedule Schedule
-	clients  map[outbound.Policy]*http.Client
+	clients  Clients
 }
 
 // SenderConfig configures a Sender. Zero values take the defaults.
@@ -41,7 +38,7 @@ type SenderConfig struct {
 	Log      *slog.Logger
 	// Clients by policy; outbound.Client(p) for each (tests may point the
 	// test policy's at a transport of their own).
-	Clients map[outbound.Policy]*http.Client
+	Clients Clients
 }
 
 // NewSender builds a sender over the service's store and clock and q.
@@ -53,14 +50,7 @@ func NewSender(svc *Service, q queue.Queue, cfg SenderConfig) *Sender {
 	if s.schedule.MaxAge == 0 {
 		s.schedule = DefaultSchedule
 	}
-	if s.clients == nil {
-		s.clients = map[outbound.Policy]*http.Client{}
-	}
-	for _, p := range []outbound.Policy{outbound.Test, outbound.Live} {
-		if s.clients[p] == nil {
-			s.clients[p] = outbound.Client(p)
-		}
-	}
+	s.clients = s.clients.withDefaults()
 	return s
 }
 
@@ -183,13 +173,24 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 			}
 		} else {
 			st.Status = DeliveryFailed
-			b, _ := json.Marshal(m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				return apierr.Wrap("webhooks.Deliver", apierr.Internal, err)
+			}
 			if _, err := s.q.Send(ctx, queue.DLQName(queue.Webhooks), b, 0); err != nil {
 				return apierr.Wrap("webhooks.Deliver", apierr.Unavailable, err)
 			}
 		}
 	}
-	err = s.svc.st.Write(ctx, st.putOp(m.Account, done), attemptOp(m.Account, a))
+	put, err := st.putOp(m.Account, done)
+	if err != nil {
+		return err
+	}
+	rec, err := attemptOp(m.Account, a)
+	if err != nil {
+		return err
+	}
+	err = s.svc.st.Write(ctx, put, rec)
 	if _, dup := store.IsConditionFailed(err); dup {
 		return nil // a duplicate of this message recorded the attempt first
 	}
@@ -212,26 +213,6 @@ func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
 		return nil, apierr.Wrap("webhooks.state", apierr.Unavailable, err)
 	}
 	return decodeState(it)
-}
-
-// post signs body for e at the moment of sending and POSTs it.
-func (s *Sender) post(ctx context.Context, e *Endpoint, ev *Event, body []byte) (int, time.Duration, error) {
-	t := s.svc.now()
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", signature.UserAgent)
-	h.Set(signature.HeaderSignature, signature.Sign(body, t, e.SigningSecrets(t)...))
-	h.Set(signature.HeaderEventID, ev.ID)
-	h.Set(signature.HeaderEventType, ev.Type)
-	p := outbound.Test
-	if e.Livemode {
-		p = outbound.Live
-	}
-	start := time.Now()
-	// The response body is read (bounded) only so the connection can be
-	// reused: it is neither stored nor logged.
-	code, _, err := outbound.Post(ctx, s.clients[p], e.URL, h, body)
-	return code, time.Since(start), err
 }
 
 // render is the payload for e: its api_version, else the account's default.

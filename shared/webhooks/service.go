@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/version"
@@ -85,9 +86,7 @@ func checkEvents(evs []string) ([]string, error) {
 				return nil, apierr.Invalidf("enabled_events", "\"*\" subscribes to every event and stands alone")
 			}
 		} else if !eventlog.Known(ev) {
-			e := apierr.Invalidf("enabled_events", "unknown event type %q; known types: %v", ev, eventlog.Types())
-			e.Code = "event_type_unknown"
-			return nil, e
+			return nil, apierr.NewCode(CodeEventTypeUnknown, "unknown event type %q; known types: %v", ev, eventlog.Types()).WithParam("enabled_events")
 		}
 		if !slices.Contains(out, ev) {
 			out = append(out, ev)
@@ -110,21 +109,9 @@ func checkDescription(d string) error {
 	return nil
 }
 
-func checkMetadata(md map[string]string) error {
-	if len(md) > 50 {
-		return apierr.Invalidf("metadata", "metadata takes at most 50 keys")
-	}
-	for k, v := range md {
-		if k == "" || utf8.RuneCountInString(k) > 40 || utf8.RuneCountInString(v) > 500 {
-			return apierr.Invalidf("metadata", "metadata keys must have 1 to 40 characters and values at most 500")
-		}
-	}
-	return nil
-}
-
 // LimitReached is the 400 for a create past MaxEndpoints.
 func LimitReached() error {
-	return apierr.New(apierr.Invalid, "webhook_endpoint_limit",
+	return apierr.NewCode(CodeEndpointLimit,
 		"an account holds at most %d webhook endpoints; delete one first", MaxEndpoints)
 }
 
@@ -143,7 +130,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*WithSe
 	if err != nil {
 		return nil, err
 	}
-	if err := firstErr(checkVersion(in.APIVersion), checkDescription(in.Description), checkMetadata(in.Metadata)); err != nil {
+	if err := firstErr(checkVersion(in.APIVersion), checkDescription(in.Description), metadata.Check(in.Metadata)); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -258,7 +245,7 @@ func (s *Service) Update(ctx context.Context, c Caller, in UpdateInput) (*View, 
 			return nil, err
 		}
 	}
-	if err := checkMetadata(in.Metadata); err != nil {
+	if err := metadata.Check(in.Metadata); err != nil {
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
@@ -309,7 +296,7 @@ func changedOr(op, id string, err error) error {
 		if cf.Current == nil {
 			return notFound(id)
 		}
-		return apierr.New(apierr.Conflict, "webhook_endpoint_changed", "webhook endpoint %s changed concurrently; retry", id)
+		return apierr.NewCode(CodeEndpointChanged, "webhook endpoint %s changed concurrently; retry", id)
 	}
 	return apierr.Wrap(op, apierr.Unavailable, err)
 }

@@ -1,0 +1,17 @@
+package webhooks
+
+import "github.com/paygate/paygate/shared/apierr"
+
+// The webhooks' codes.
+var (
+	CodeEventTypeUnknown = apierr.Register(apierr.CodeInfo{Name: "event_type_unknown", Kind: apierr.Invalid,
+		Meaning: "The event type is not in the catalogue; the message lists the known types."})
+	CodeEndpointLimit = apierr.Register(apierr.CodeInfo{Name: "webhook_endpoint_limit", Kind: apierr.Invalid,
+		Meaning: "The account holds as many webhook endpoints as it may: delete one first."})
+	CodeEndpointChanged = apierr.Register(apierr.CodeInfo{Name: "webhook_endpoint_changed", Kind: apierr.Conflict,
+		Meaning: "The webhook endpoint changed concurrently; read it and retry."})
+	CodeEndpointDisabled = apierr.Register(apierr.CodeInfo{Name: "webhook_endpoint_disabled", Kind: apierr.Invalid, Param: "endpoint_id",
+		Meaning: "The webhook endpoint is disabled: enable it before sending it an event."})
+	CodeEndpointMode = apierr.Register(apierr.CodeInfo{Name: "webhook_endpoint_mode", Kind: apierr.Invalid, Param: "endpoint_id",
+		Meaning: "The webhook endpoint is of the other mode (live or test) than the event."})
+)
