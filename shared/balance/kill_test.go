@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest/crashtest"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -90,14 +91,14 @@ func TestKill9AfterTheProcessorAnswered(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, all.OK(), all.String())
 	require.Equal(t, 1, all.Accounts)
-	es, err := ledger.EntriesOf(ctx, s, accountID, ledger.Source{Type: ledger.SourcePayout, ID: id})
+	es, err := ledgertest.EntriesOf(ctx, s, accountID, ledger.Source{Type: ledger.SourcePayout, ID: id})
 	require.NoError(t, err)
 	var types []ledger.EntryType
 	for _, e := range es {
 		types = append(types, e.Type)
 	}
 	assert.Equal(t, []ledger.EntryType{ledger.EntryPayout, ledger.EntryPayoutPaid}, types, "one payout, one paid entry")
-	paidOut, err := ledger.ExternalTotal(ctx, s, accountID, "EUR", ledger.PaidOut)
+	paidOut, err := ledgertest.ExternalTotal(ctx, s, accountID, "EUR", ledger.PaidOut)
 	require.NoError(t, err)
 	assert.Equal(t, int64(6000), paidOut, "paid out once")
 }

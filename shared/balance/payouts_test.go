@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -48,7 +49,7 @@ func TestPayoutPaidFromAvailable(t *testing.T) {
 		assert.Equal(t, int64(7500), bal.Available)
 		assert.Equal(t, int64(0), bal.Reserved)
 		assert.Equal(t, []ledger.EntryType{ledger.EntryPayout, ledger.EntryPayoutPaid}, e.entriesOf(ledger.Source{Type: ledger.SourcePayout, ID: id}))
-		paidOut, err := ledger.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
+		paidOut, err := ledgertest.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
 		require.NoError(t, err)
 		assert.Equal(t, int64(2500), paidOut, "paid_out counts what left the books")
 		e.check()
@@ -225,7 +226,7 @@ func TestPayoutConsumerCrashAfterTheProcessorAnswered(t *testing.T) {
 		assert.EqualValues(t, 2, e.proc.Calls.Load(), "asked twice")
 		assert.Equal(t, []ledger.EntryType{ledger.EntryPayout, ledger.EntryPayoutPaid}, e.entriesOf(ledger.Source{Type: ledger.SourcePayout, ID: id}),
 			"one payout, one paid entry")
-		paidOut, err := ledger.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
+		paidOut, err := ledgertest.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
 		require.NoError(t, err)
 		assert.Equal(t, int64(4000), paidOut, "paid out once")
 		assert.Equal(t, int64(1000), e.balances()["EUR"].Available)

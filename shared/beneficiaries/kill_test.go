@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest/crashtest"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -90,14 +91,14 @@ func TestKill9AfterTheBankAnswered(t *testing.T) {
 	all, err := ledger.CheckAll(ctx, s)
 	require.NoError(t, err)
 	require.True(t, all.OK(), all.String())
-	es, err := ledger.EntriesOf(ctx, s, k.AccountID, ledger.Source{Type: ledger.SourcePaymentOrder, ID: id})
+	es, err := ledgertest.EntriesOf(ctx, s, k.AccountID, ledger.Source{Type: ledger.SourcePaymentOrder, ID: id})
 	require.NoError(t, err)
 	var types []ledger.EntryType
 	for _, e := range es {
 		types = append(types, e.Type)
 	}
 	assert.ElementsMatch(t, []ledger.EntryType{ledger.EntryPaymentOrder, ledger.EntryPaymentOrderPaid}, types, "one outcome, one entry")
-	bank, err := ledger.ExternalTotal(ctx, s, k.AccountID, "KZT", ledger.Bank)
+	bank, err := ledgertest.ExternalTotal(ctx, s, k.AccountID, "KZT", ledger.Bank)
 	require.NoError(t, err)
 	assert.Equal(t, int64(-100000+60000), bank, "the invoice in, the order out once")
 }
