@@ -2,11 +2,16 @@ package balance
 
 import (
 	"encoding/json"
-	"hash/fnv"
+	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
+	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -40,7 +45,7 @@ func (from PayoutStatus) CanTransition(to PayoutStatus) bool {
 	return slices.Contains(payoutTransitions[from], to)
 }
 
-// Event types the payouts write (the webhooks catalogue lists them).
+// Event types the payouts write (eventlog.Catalogue lists them).
 const (
 	EventPayoutCreated = "payout.created"
 	EventPayoutPaid    = "payout.paid"
@@ -60,12 +65,6 @@ const (
 	ReasonUnavailable       = "payouts_unavailable"
 )
 
-// Amount is an amount of a Pay API resource: minor units and a currency.
-type Amount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency"`
-}
-
 // CardSummary is what a payout shows of its card.
 type CardSummary struct {
 	Brand string `json:"brand"`
@@ -76,7 +75,7 @@ type CardSummary struct {
 type Payout struct {
 	ID            string            `json:"id"`
 	Object        string            `json:"object"`
-	Amount        Amount            `json:"amount"`
+	Amount        money.Amount      `json:"amount"`
 	PayoutCardID  string            `json:"payout_card_id"`
 	Card          CardSummary       `json:"card"`
 	Reference     string            `json:"reference"`
@@ -107,8 +106,11 @@ type payout struct {
 //   - pout#<account> / <payout id>: a payout (UUIDv7: newest first by a
 //     descending query).
 //   - popen#<shard> / <created>#<account>#<payout id>: payouts not decided
-//     yet, put with the payout and removed by the write that decides it; the
+//     yet (openIndex, a dueindex.Index keyed by when each was made), put
+//     with the payout and removed by the write that decides it; the
 //     settlement task re-queues the old ones (a message lost after commit).
+//     Entries written before the one due-time index have the same key and
+//     the account and id in their data; the index reads both.
 //   - pcard#<account> / <card id>: payout cards.
 //   - sbxpo#<payout id> / result: the sandbox payout processor's own record
 //     of a payout it answered (a fake of a system outside the service).
@@ -124,35 +126,8 @@ func cardKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TableLedger, PK: cardPK(accountID), SK: id}
 }
 
-const openShards = 8
-
-func openPK(shard int) string { return "popen#" + strconv.Itoa(shard) }
-
-// openSKTime is a fixed-width, sortable creation time.
-const openSKTime = "20060102T150405.000000000Z"
-
-func openKey(p *payout) store.Key {
-	h := fnv.New32a()
-	h.Write([]byte(p.ID))
-	return store.Key{Table: store.TableLedger, PK: openPK(int(h.Sum32() % openShards)),
-		SK: p.CreatedAt.UTC().Format(openSKTime) + "#" + p.AccountID + "#" + p.ID}
-}
-
-// openRef is an open index entry's Data.
-type openRef struct {
-	AccountID string `json:"account_id"`
-	ID        string `json:"payout_id"`
-}
-
-func openItem(p *payout) store.Item {
-	data, _ := json.Marshal(openRef{AccountID: p.AccountID, ID: p.ID})
-	return store.Item{Key: openKey(p), Data: data}
-}
-
-func (p *payout) item() (store.Item, error) {
-	data, err := json.Marshal(p)
-	return store.Item{Key: payoutKey(p.AccountID, p.ID), Data: data}, err
-}
+// openIndex is the open payouts' index.
+var openIndex = dueindex.Index{Table: store.TableLedger, Prefix: "popen#"}
 
 func decodePayout(it store.Item) (*payout, error) {
 	var p payout
@@ -173,20 +148,57 @@ func (p *payout) View() Payout {
 	return v
 }
 
-// Event is an event record (the shape shared/webhooks reads), written in
-// the transaction of the change it reports.
-type Event struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Created  int64  `json:"created"`
-	Account  string `json:"account"`
-	Livemode bool   `json:"livemode"`
-	Data     any    `json:"data"`
+func (p *payout) move() ledger.PayoutMove {
+	return ledger.PayoutMove{AccountID: p.AccountID, Currency: p.Amount.Currency, Livemode: p.Livemode, PayoutID: p.ID, Amount: p.Amount.Value}
 }
 
-// EventRetention is how long event records stay (as the other writers).
-const EventRetention = 30 * 24 * time.Hour
+// event is the event of the payout as it is now.
+func (p *payout) event(typ string, now time.Time) eventlog.Event {
+	return eventlog.Event{Type: typ, Account: p.AccountID, Livemode: p.Livemode, At: now, Data: p.View()}
+}
 
-func eventKey(accountID, id string) store.Key {
-	return store.Key{Table: store.TableEvents, PK: "evt#" + accountID, SK: id}
+// A payout is a remittance (shared/remittance): the payout processor pays
+// it.
+
+// Ref names the payout.
+func (p *payout) Ref() (accountID, id string) { return p.AccountID, p.ID }
+
+// Made is when it was made.
+func (p *payout) Made() time.Time { return p.CreatedAt }
+
+// Open reports whether it waits for the processor's final answer.
+func (p *payout) Open() bool { return p.Status == PayoutPending }
+
+// Unanswered counts a processor call without an answer.
+func (p *payout) Unanswered() int {
+	p.Attempts++
+	return p.Attempts
+}
+
+// Stored is the payout's item and the version it was read at.
+func (p *payout) Stored() (store.Item, int64, error) {
+	data, err := json.Marshal(p)
+	return store.Item{Key: payoutKey(p.AccountID, p.ID), Data: data}, p.version, err
+}
+
+// Decision is the processor's final answer's change: paid (reserved ->
+// paid_out) or failed (reserved -> available), with its event.
+func (p *payout) Decision(res remittance.Result, now time.Time) (remittance.Change, error) {
+	next := *p
+	var b ledger.Batch
+	event := EventPayoutPaid
+	if res.Paid {
+		next.Status, next.PaidAt = PayoutPaid, &now
+		b.PaidOut(p.move(), now)
+	} else {
+		next.Status, next.FailedAt, next.FailureReason = PayoutFailed, &now, res.Reason
+		b.Release(p.move(), now)
+		event = EventPayoutFailed
+	}
+	if !p.Status.CanTransition(next.Status) { // Open said pending: a bug
+		return remittance.Change{}, apierr.Wrap("balance.decide", apierr.Internal,
+			fmt.Errorf("payout %s: %s -> %s is no transition", p.ID, p.Status, next.Status))
+	}
+	next.UpdatedAt = now
+	return remittance.Change{Record: &next, Decided: true, Event: next.event(event, now), Batch: &b}, nil
 }
