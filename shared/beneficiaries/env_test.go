@@ -2,7 +2,6 @@ package beneficiaries
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -280,5 +279,3 @@ func holdsEntry(ops []store.Op, t ledger.EntryType) bool {
 	}
 	return false
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
