@@ -2,11 +2,9 @@ package balance
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/ledger"
@@ -73,32 +71,24 @@ type CardSummary struct {
 
 // Payout is a payout as the API shows it.
 type Payout struct {
-	ID            string            `json:"id"`
-	Object        string            `json:"object"`
-	Amount        money.Amount      `json:"amount"`
-	PayoutCardID  string            `json:"payout_card_id"`
-	Card          CardSummary       `json:"card"`
-	Reference     string            `json:"reference"`
-	Status        PayoutStatus      `json:"status"`
-	FailureReason string            `json:"failure_reason,omitempty"`
-	Livemode      bool              `json:"livemode"`
-	Metadata      map[string]string `json:"metadata"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
-	PaidAt        *time.Time        `json:"paid_at,omitempty"`
-	FailedAt      *time.Time        `json:"failed_at,omitempty"`
+	ID           string       `json:"id"`
+	Object       string       `json:"object"`
+	Amount       money.Amount `json:"amount"`
+	PayoutCardID string       `json:"payout_card_id"`
+	Card         CardSummary  `json:"card"`
+	Reference    string       `json:"reference"`
+	// status, failure_reason, livemode, metadata and the times.
+	remittance.State[PayoutStatus]
 }
 
 // payout is the stored record: the view plus what the consumer needs.
 type payout struct {
 	Payout
-	AccountID string `json:"account_id"`
+	remittance.Kept // account_id, attempts: processor calls that got no answer
 	// Outcome is the sandbox outcome of the card, copied at creation so the
 	// payout does not depend on the card afterwards (a deleted card's
 	// payouts still complete).
-	Outcome  string `json:"outcome"`
-	Attempts int    `json:"attempts"` // processor calls that got no answer
-	version  int64
+	Outcome string `json:"outcome"`
 }
 
 // Key layout (table ledger, beside the books of shared/ledger):
@@ -134,7 +124,7 @@ func decodePayout(it store.Item) (*payout, error) {
 	if err := json.Unmarshal(it.Data, &p); err != nil {
 		return nil, err
 	}
-	p.version = it.Version
+	p.Read(it.Version)
 	return &p, nil
 }
 
@@ -158,47 +148,33 @@ func (p *payout) event(typ string, now time.Time) eventlog.Event {
 }
 
 // A payout is a remittance (shared/remittance): the payout processor pays
-// it.
+// it. State and Kept give it Made, Unanswered and Version.
 
 // Ref names the payout.
 func (p *payout) Ref() (accountID, id string) { return p.AccountID, p.ID }
 
-// Made is when it was made.
-func (p *payout) Made() time.Time { return p.CreatedAt }
-
 // Open reports whether it waits for the processor's final answer.
 func (p *payout) Open() bool { return p.Status == PayoutPending }
 
-// Unanswered counts a processor call without an answer.
-func (p *payout) Unanswered() int {
-	p.Attempts++
-	return p.Attempts
-}
-
-// Stored is the payout's item and the version it was read at.
-func (p *payout) Stored() (store.Item, int64, error) {
+// Item is the payout's item.
+func (p *payout) Item() (store.Item, error) {
 	data, err := json.Marshal(p)
-	return store.Item{Key: payoutKey(p.AccountID, p.ID), Data: data}, p.version, err
+	return store.Item{Key: payoutKey(p.AccountID, p.ID), Data: data}, err
 }
 
 // Decision is the processor's final answer's change: paid (reserved ->
-// paid_out) or failed (reserved -> available), with its event.
+// paid_out, payout.paid) or failed (reserved -> available, payout.failed).
 func (p *payout) Decision(res remittance.Result, now time.Time) (remittance.Change, error) {
 	next := *p
-	var b ledger.Batch
-	event := EventPayoutPaid
+	if err := next.Decide(res, PayoutPaid, PayoutFailed, now); err != nil {
+		return remittance.Change{}, err
+	}
+	c := remittance.Change{Record: &next, Decided: true, Event: next.event(EventPayoutPaid, now), Batch: &ledger.Batch{}}
 	if res.Paid {
-		next.Status, next.PaidAt = PayoutPaid, &now
-		b.PaidOut(p.move(), now)
-	} else {
-		next.Status, next.FailedAt, next.FailureReason = PayoutFailed, &now, res.Reason
-		b.Release(p.move(), now)
-		event = EventPayoutFailed
+		c.Batch.PaidOut(p.move(), now)
+		return c, nil
 	}
-	if !p.Status.CanTransition(next.Status) { // Open said pending: a bug
-		return remittance.Change{}, apierr.Wrap("balance.decide", apierr.Internal,
-			fmt.Errorf("payout %s: %s -> %s is no transition", p.ID, p.Status, next.Status))
-	}
-	next.UpdatedAt = now
-	return remittance.Change{Record: &next, Decided: true, Event: next.event(event, now), Batch: &b}, nil
+	c.Event.Type = EventPayoutFailed
+	c.Batch.Release(p.move(), now)
+	return c, nil
 }

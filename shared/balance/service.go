@@ -32,13 +32,9 @@ type Config struct {
 // Service reads the merchant's balance and entries, and makes payouts.
 type Service struct {
 	st    store.Store
-	q     queue.Queue
 	proc  Processor
 	clock func() time.Time
-	log   *slog.Logger
-	// flow is the payouts' remittance flow: their open index, queue,
-	// consumer and decision.
-	flow *remittance.Flow[*payout]
+	flow  *remittance.Flow[*payout] // the payouts' open index, queue, consumer and decision
 }
 
 // New builds the service.
@@ -52,7 +48,7 @@ func New(c Config) *Service {
 	if c.Processor == nil {
 		c.Processor = NewSandbox(c.Store, c.Clock)
 	}
-	s := &Service{st: c.Store, q: c.Queue, proc: c.Processor, clock: c.Clock, log: c.Log}
+	s := &Service{st: c.Store, proc: c.Processor, clock: c.Clock}
 	s.flow = &remittance.Flow[*payout]{Op: "balance", What: "payout", Store: c.Store, Queue: c.Queue,
 		QueueName: queue.Payouts, IDField: "payout_id", Log: c.Log, Clock: c.Clock, OpenIndex: openIndex,
 		Load: s.load, Ask: s.ask, Lookup: c.Processor.Lookup, TimeoutReason: ReasonProcessorTimeout}
@@ -321,9 +317,9 @@ func (s *Service) CreatePayout(ctx context.Context, in PayoutInput) (*Payout, er
 	}
 	now := s.clock().UTC()
 	p := &payout{Payout: Payout{ID: ids.NewAt(now), Amount: money.Amount{Value: *r.Amount.Value, Currency: *r.Amount.Currency},
-		PayoutCardID: c.ID, Card: CardSummary{Brand: c.Brand, Last4: c.Last4}, Reference: *r.Reference, Status: PayoutPending,
-		Livemode: c.Livemode, Metadata: r.Metadata, CreatedAt: now, UpdatedAt: now},
-		AccountID: in.AccountID, Outcome: c.Outcome}
+		PayoutCardID: c.ID, Card: CardSummary{Brand: c.Brand, Last4: c.Last4}, Reference: *r.Reference,
+		State: remittance.State[PayoutStatus]{Status: PayoutPending, Livemode: c.Livemode, Metadata: r.Metadata, CreatedAt: now, UpdatedAt: now}},
+		Kept: remittance.Kept{AccountID: in.AccountID}, Outcome: c.Outcome}
 	view := p.View()
 	// A debt from disputes is repaid before anything is paid out: the write
 	// holds owed to what was read (ledger.DebtFree).

@@ -70,31 +70,23 @@ type BankAccount struct {
 // PaymentOrder is a settlement payment order as the API (and its events)
 // show it.
 type PaymentOrder struct {
-	ID            string            `json:"id"`
-	Object        string            `json:"object"`
-	MerchantID    string            `json:"merchant_id"`
-	BeneficiaryID string            `json:"beneficiary_id"`
-	RequestID     string            `json:"request_id"`
-	Amount        money.Amount      `json:"amount"`
-	PurposeCode   string            `json:"purpose_code"`
-	Description   string            `json:"description"`
-	BankAccount   BankAccount       `json:"bank_account"`
-	Status        OrderStatus       `json:"status"`
-	FailureReason string            `json:"failure_reason,omitempty"`
-	Livemode      bool              `json:"livemode"`
-	Metadata      map[string]string `json:"metadata"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
-	PaidAt        *time.Time        `json:"paid_at,omitempty"`
-	FailedAt      *time.Time        `json:"failed_at,omitempty"`
+	ID            string       `json:"id"`
+	Object        string       `json:"object"`
+	MerchantID    string       `json:"merchant_id"`
+	BeneficiaryID string       `json:"beneficiary_id"`
+	RequestID     string       `json:"request_id"`
+	Amount        money.Amount `json:"amount"`
+	PurposeCode   string       `json:"purpose_code"`
+	Description   string       `json:"description"`
+	BankAccount   BankAccount  `json:"bank_account"`
+	// status, failure_reason, livemode, metadata and the times.
+	remittance.State[OrderStatus]
 }
 
 // order is the stored payment order.
 type order struct {
 	PaymentOrder
-	AccountID string `json:"account_id"`
-	Attempts  int    `json:"attempts"` // bank calls that got no answer
-	version   int64
+	remittance.Kept // account_id, attempts: bank calls that got no answer
 }
 
 func (o *order) view() PaymentOrder {
@@ -111,7 +103,7 @@ func decodeOrder(it store.Item) (*order, error) {
 	if err := json.Unmarshal(it.Data, &o); err != nil {
 		return nil, apierr.Wrap("beneficiaries.decodeOrder", apierr.Internal, err)
 	}
-	o.version = it.Version
+	o.Read(it.Version)
 	return &o, nil
 }
 
@@ -125,50 +117,37 @@ func (o *order) event(typ string, now time.Time) eventlog.Event {
 	return eventlog.Event{Type: typ, Account: o.AccountID, Livemode: o.Livemode, At: now, Data: o.view()}
 }
 
-// An order is a remittance (shared/remittance): the bank pays it.
+// An order is a remittance (shared/remittance): the bank pays it. State
+// and Kept give it Made, Unanswered and Version.
 
 // Ref names the order.
 func (o *order) Ref() (accountID, id string) { return o.AccountID, o.ID }
 
-// Made is when it was made.
-func (o *order) Made() time.Time { return o.CreatedAt }
-
 // Open reports whether it waits for the bank's final answer.
 func (o *order) Open() bool { return o.Status == OrderCreated }
 
-// Unanswered counts a bank call without an answer.
-func (o *order) Unanswered() int {
-	o.Attempts++
-	return o.Attempts
-}
-
-// Stored is the order's item and the version it was read at.
-func (o *order) Stored() (store.Item, int64, error) {
+// Item is the order's item.
+func (o *order) Item() (store.Item, error) {
 	data, err := json.Marshal(o)
-	return store.Item{Key: orderKey(o.AccountID, o.ID), Data: data}, o.version, err
+	return store.Item{Key: orderKey(o.AccountID, o.ID), Data: data}, err
 }
 
-// Decision is the bank's final answer's change: paid
-// (beneficiary_reserved -> bank) or failed (beneficiary_reserved ->
-// beneficiary), with its event.
+// Decision is the bank's final answer's change: paid (beneficiary_reserved
+// -> bank, payment_order.paid) or failed (beneficiary_reserved ->
+// beneficiary, payment_order.failed).
 func (o *order) Decision(res remittance.Result, now time.Time) (remittance.Change, error) {
 	next := *o
-	var b ledger.Batch
-	event := EventOrderPaid
+	if err := next.Decide(res, OrderPaid, OrderFailed, now); err != nil {
+		return remittance.Change{}, err
+	}
+	c := remittance.Change{Record: &next, Decided: true, Event: next.event(EventOrderPaid, now), Batch: &ledger.Batch{}}
 	if res.Paid {
-		next.Status, next.PaidAt = OrderPaid, &now
-		b.PaymentOrderPaid(o.move(), now)
-	} else {
-		next.Status, next.FailedAt, next.FailureReason = OrderFailed, &now, res.Reason
-		b.PaymentOrderFailed(o.move(), now)
-		event = EventOrderFailed
+		c.Batch.PaymentOrderPaid(o.move(), now)
+		return c, nil
 	}
-	if !o.Status.CanTransition(next.Status) { // Open said created: a bug
-		return remittance.Change{}, apierr.Wrap("beneficiaries.decide", apierr.Internal,
-			fmt.Errorf("payment order %s: %s -> %s is no transition", o.ID, o.Status, next.Status))
-	}
-	next.UpdatedAt = now
-	return remittance.Change{Record: &next, Decided: true, Event: next.event(event, now), Batch: &b}, nil
+	c.Event.Type = EventOrderFailed
+	c.Batch.PaymentOrderFailed(o.move(), now)
+	return c, nil
 }
 
 // OrderRequest is the body of POST /v1/merchants/settlement-payment-orders.
@@ -303,8 +282,8 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 	o := &order{PaymentOrder: PaymentOrder{ID: ids.NewAt(now), MerchantID: in.AccountID, BeneficiaryID: b.ID, RequestID: f.requestID,
 		Amount: f.amount, PurposeCode: f.purpose, Description: f.description,
 		BankAccount: BankAccount{Name: b.Name, IBAN: b.IBAN, BIC: b.BIC, KBe: b.KBe, IIN: b.IIN, BIN: b.BIN},
-		Status:      OrderCreated, Livemode: b.Livemode, Metadata: in.Request.Metadata, CreatedAt: now, UpdatedAt: now},
-		AccountID: in.AccountID}
+		State:       remittance.State[OrderStatus]{Status: OrderCreated, Livemode: b.Livemode, Metadata: in.Request.Metadata, CreatedAt: now, UpdatedAt: now}},
+		Kept: remittance.Kept{AccountID: in.AccountID}}
 	ref, err := json.Marshal(requestRef{OrderID: o.ID, Fingerprint: f.fingerprint()})
 	if err != nil {
 		return nil, apierr.Wrap("beneficiaries.CreateOrder", apierr.Internal, err)

@@ -33,13 +33,10 @@ type Config struct {
 // merchant, settlement payment orders and distributions.
 type Service struct {
 	st    store.Store
-	q     queue.Queue
 	bank  Bank
 	clock func() time.Time
 	log   *slog.Logger
-	// flow is the payment orders' remittance flow: their open index, queue,
-	// consumer and decision.
-	flow *remittance.Flow[*order]
+	flow  *remittance.Flow[*order] // the payment orders' open index, queue, consumer and decision
 }
 
 // New builds the service.
@@ -53,7 +50,7 @@ func New(c Config) *Service {
 	if c.Bank == nil {
 		c.Bank = NewSandboxBank(c.Store, c.Clock)
 	}
-	s := &Service{st: c.Store, q: c.Queue, bank: c.Bank, clock: c.Clock, log: c.Log}
+	s := &Service{st: c.Store, bank: c.Bank, clock: c.Clock, log: c.Log}
 	s.flow = &remittance.Flow[*order]{Op: "beneficiaries", What: "payment order", Store: c.Store, Queue: c.Queue,
 		QueueName: queue.PaymentOrders, IDField: "payment_order_id", Log: c.Log, Clock: c.Clock, OpenIndex: orderOpen,
 		Load: s.loadOrder, Ask: s.ask, Lookup: c.Bank.Lookup, TimeoutReason: ReasonBankTimeout}

@@ -24,8 +24,11 @@
 //  3. Re-queued by the settlement task while still open a while after it was
 //     made (Flow.Requeue): a message lost between the commit and the send.
 //
-// The record's own shape, statuses, events and ledger moves stay its
-// package's (Record).
+// A remittance's view ends with State (status, failure reason, mode,
+// metadata, times: the same JSON both kinds always showed) and its stored
+// record embeds Kept (account, unanswered calls, version read); its own
+// fields, typed statuses, events and ledger moves stay its package's
+// (Record).
 package remittance
 
 import (
@@ -70,22 +73,24 @@ const (
 	RetryWhileInProcess = 20 * time.Second // the payer accepted it and is still paying
 )
 
-// Record is a remittance's stored record, as read at a version.
+// Record is a remittance's stored record, as read at a version: its view
+// ends with State, and it embeds Kept.
 type Record interface {
 	// Ref names the record: its account and id.
 	Ref() (accountID, id string)
-	// Made is when it was made: the time of its open index entry.
+	// Made is when it was made: the time of its open index entry (State).
 	Made() time.Time
 	// Open reports whether it waits for the payer's final answer.
 	Open() bool
 	// Unanswered counts one more payer call without an answer on the
-	// record (in memory) and returns the count.
+	// record (in memory) and returns the count (Kept).
 	Unanswered() int
-	// Stored is the record's item as it is now and the version it was read
-	// at (0: new).
-	Stored() (store.Item, int64, error)
+	// Version is the version it was read at; 0: new (Kept).
+	Version() int64
+	// Item is the record's item as it is now.
+	Item() (store.Item, error)
 	// Decision is the change the payer's final answer makes: the record
-	// decided (paid or failed), its event and the ledger's move.
+	// decided (State.Decide), its event and the ledger's move.
 	Decision(res Result, now time.Time) (Change, error)
 }
 
@@ -127,10 +132,11 @@ type Flow[R Record] struct {
 // with its open entry's removal when the change decides it), its event
 // and its ledger entries. Errors: Internal.
 func (f *Flow[R]) Ops(c Change, now time.Time) ([]store.Op, error) {
-	it, version, err := c.Record.Stored()
+	it, err := c.Record.Item()
 	if err != nil {
 		return nil, apierr.Wrap(f.Op+".Ops", apierr.Internal, err)
 	}
+	version := c.Record.Version()
 	account, id := c.Record.Ref()
 	var ops []store.Op
 	if version == 0 {
@@ -216,11 +222,11 @@ func (f *Flow[R]) Step(ctx context.Context, accountID, id string) (again time.Du
 		return 0, f.Decide(ctx, r, res)
 	}
 	// Count the unanswered call, so a crash cannot reset the count.
-	it, version, err := r.Stored()
+	it, err := r.Item()
 	if err != nil {
 		return 0, apierr.Wrap(f.Op+".Step", apierr.Internal, err)
 	}
-	if err := f.Store.Write(ctx, store.Put(it, store.IfVersion(version))); err != nil {
+	if err := f.Store.Write(ctx, store.Put(it, store.IfVersion(r.Version()))); err != nil {
 		if _, ok := store.IsConditionFailed(err); ok {
 			return 0, nil // decided or counted by another delivery meanwhile
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -38,8 +39,8 @@ type Server struct {
 	Queue string // the consumer's queue
 	Calls string // the file of $DATA_DIR each payer call is noted in
 	Crash string // the variable that, "1", kills the process right after the payer answered
-	// Build wires the service over d. Its payer's wrapper calls
-	// outside.Answered(id) after each answer of the payer.
+	// Build wires the service over d, its payer wrapped in a Crashing
+	// with outside.
 	Build func(d *app.Deps, outside crashtest.Outside) (consume queue.Handler, groups []httpapi.Group, err error)
 }
 
@@ -65,6 +66,28 @@ func (s Server) run() error {
 		return err
 	}
 	return crashtest.Serve(d.Server(groups...))
+}
+
+// Payer is the payer a Server wraps (balance.Processor,
+// beneficiaries.Bank).
+type Payer[Req any] interface {
+	Pay(ctx context.Context, r Req) (remittance.Result, error)
+	Lookup(ctx context.Context, id string) (remittance.Result, bool, error)
+}
+
+// Crashing wraps a Server's payer: it notes each call and, in a crashing
+// run, dies right after the payer answered (Outside.Answered).
+type Crashing[Req any] struct {
+	Payer[Req]
+	Outside crashtest.Outside
+	ID      func(Req) string // the remittance a request pays
+}
+
+// Pay asks the payer, then notes the call (and dies when asked to).
+func (c Crashing[Req]) Pay(ctx context.Context, r Req) (remittance.Result, error) {
+	res, err := c.Payer.Pay(ctx, r)
+	c.Outside.Answered(c.ID(r))
+	return res, err
 }
 
 // Do calls the running server as the sandbox merchant.

@@ -10,8 +10,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/paygate/paygate/shared/apitest/crashtest"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/balance"
@@ -22,23 +20,11 @@ import (
 	"github.com/paygate/paygate/shared/wiring/paywire"
 )
 
-// crashing wraps the sandbox processor: it notes each call and, when asked
-// to, dies right after the processor answered.
-type crashing struct {
-	balance.Processor
-	outside crashtest.Outside
-}
-
-func (c crashing) Pay(ctx context.Context, r balance.PayRequest) (balance.PayResult, error) {
-	res, err := c.Processor.Pay(ctx, r)
-	c.outside.Answered(r.PayoutID)
-	return res, err
-}
-
 func main() {
 	remittancetest.Server{Queue: queue.Payouts, Calls: "processor-calls", Crash: "CRASH_AFTER_PAY",
 		Build: func(d *app.Deps, outside crashtest.Outside) (queue.Handler, []httpapi.Group, error) {
-			proc := crashing{Processor: balance.NewSandbox(d.Store, nil), outside: outside}
+			proc := remittancetest.Crashing[balance.PayRequest]{Payer: balance.NewSandbox(d.Store, nil), Outside: outside,
+				ID: func(r balance.PayRequest) string { return r.PayoutID }}
 			svc := balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Processor: proc})
 			pays, err := checkoutwire.CheckoutPayments(d)
 			if err != nil {

@@ -10,8 +10,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/paygate/paygate/shared/apitest/crashtest"
 	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/beneficiaries"
@@ -21,23 +19,11 @@ import (
 	"github.com/paygate/paygate/shared/wiring/invoicewire"
 )
 
-// crashing wraps the sandbox bank: it notes each call and, when asked to,
-// dies right after the bank answered.
-type crashing struct {
-	beneficiaries.Bank
-	outside crashtest.Outside
-}
-
-func (c crashing) Pay(ctx context.Context, r beneficiaries.BankRequest) (beneficiaries.BankResult, error) {
-	res, err := c.Bank.Pay(ctx, r)
-	c.outside.Answered(r.PaymentOrderID)
-	return res, err
-}
-
 func main() {
 	remittancetest.Server{Queue: queue.PaymentOrders, Calls: "bank-calls", Crash: "CRASH_AFTER_BANK",
 		Build: func(d *app.Deps, outside crashtest.Outside) (queue.Handler, []httpapi.Group, error) {
-			bank := crashing{Bank: beneficiaries.NewSandboxBank(d.Store, nil), outside: outside}
+			bank := remittancetest.Crashing[beneficiaries.BankRequest]{Payer: beneficiaries.NewSandboxBank(d.Store, nil), Outside: outside,
+				ID: func(r beneficiaries.BankRequest) string { return r.PaymentOrderID }}
 			svc := beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Bank: bank})
 			inv, err := invoicewire.Invoices(d)
 			if err != nil {
