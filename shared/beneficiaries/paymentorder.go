@@ -313,10 +313,15 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 // the same, else 422 request_id_reused.
 func (s *Service) sameRequest(ctx context.Context, in OrderInput, f orderFields, current *store.Item) (*OrderResult, error) {
 	var ref requestRef
+	// The refused write's current item when the store returned it, else a
+	// read of the index entry.
 	if current == nil || json.Unmarshal(current.Data, &ref) != nil || !ids.Valid(ref.OrderID) {
 		it, err := s.st.Get(ctx, requestKey(in.AccountID, f.requestID))
-		if err != nil || json.Unmarshal(it.Data, &ref) != nil {
-			return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Unavailable, fmt.Errorf("request_id index unreadable: %v", err))
+		if err != nil {
+			return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Unavailable, fmt.Errorf("request_id index unreadable: %w", err))
+		}
+		if err := json.Unmarshal(it.Data, &ref); err != nil {
+			return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Internal, err)
 		}
 	}
 	if ref.Fingerprint != f.fingerprint() {

@@ -74,10 +74,14 @@ func decodeBalance(it store.Item) (Balance, error) {
 		return Balance{}, apierr.Wrap("ledger.balance", apierr.Internal, errors.New("malformed balance key "+it.SK))
 	}
 	b := Balance{Currency: currency, Account: Account(account), Amount: it.N}
-	var body balanceBody
-	if len(it.Data) > 0 && json.Unmarshal(it.Data, &body) == nil {
-		b.UpdatedAt = body.UpdatedAt
+	if len(it.Data) == 0 {
+		return b, nil // a counter with no body: no time to show
 	}
+	var body balanceBody
+	if err := json.Unmarshal(it.Data, &body); err != nil {
+		return Balance{}, apierr.Wrap("ledger.balance", apierr.Internal, err)
+	}
+	b.UpdatedAt = body.UpdatedAt
 	return b, nil
 }
 
