@@ -94,8 +94,11 @@
 // items), then one SQS SendMessage. The consumer: GetItem (payout), the processor's
 // GetItem and UpdateItem (sandbox), one TransactWriteItems (payout, open
 // entry's removal, event, entry, its balances: reserved, and available when
-// it failed; paid_out keeps no counter: 5 or 6 items). No
-// Scan anywhere.
+// it failed; paid_out keeps no counter: 5 or 6 items). The settlement
+// task: a Query per shard of the settlement due index (and of its earlier
+// layout while entries remain), then per capture due a GetItem (the due
+// entry's data) and one TransactWriteItems; a Query per shard of the open
+// payout index, and a SendMessage per payout re-queued. No Scan anywhere.
 //
 // # Codes (codes.go)
 //
