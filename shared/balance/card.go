@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/checkout/processor"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -81,9 +82,9 @@ func (c *card) View() PayoutCard {
 	return v
 }
 
-func (c *card) item() store.Item {
-	data, _ := json.Marshal(c)
-	return store.Item{Key: cardKey(c.AccountID, c.ID), Data: data}
+func (c *card) item() (store.Item, error) {
+	data, err := json.Marshal(c)
+	return store.Item{Key: cardKey(c.AccountID, c.ID), Data: data}, err
 }
 
 func decodeCard(it store.Item) (*card, error) {
@@ -117,15 +118,11 @@ func (in *CardRequest) validate(now time.Time) (number, brand string, err error)
 		return "", "", apierr.Invalidf("number", "number must be the card number's 12 to 19 digits, without spaces")
 	}
 	if !processor.Luhn(number) {
-		e := apierr.Invalidf("number", "number is not a valid card number")
-		e.Code = "invalid_number"
-		return "", "", e
+		return "", "", apierr.NewCode(CodeCardNumberInvalid, "number is not a valid card number")
 	}
 	brand = processor.Brand(number)
 	if brand != "visa" && brand != "mc" {
-		e := apierr.Invalidf("number", "payouts go to visa and mc cards only")
-		e.Code = "card_not_supported"
-		return "", "", e
+		return "", "", apierr.NewCode(CodeCardNotSupported, "payouts go to visa and mc cards only")
 	}
 	if in.ExpiryMonth == nil {
 		return "", "", apierr.Missing("expiry_month")
@@ -143,9 +140,7 @@ func (in *CardRequest) validate(now time.Time) (number, brand string, err error)
 	}
 	// Valid through the last day of its expiry month.
 	if !now.Before(time.Date(int(y), time.Month(m)+1, 1, 0, 0, 0, 0, time.UTC)) {
-		e := apierr.Invalidf("expiry_year", "the card expired in %02d/%d", m, y)
-		e.Code = "expired_card"
-		return "", "", e
+		return "", "", apierr.NewCode(CodeCardExpired, "the card expired in %02d/%d", m, y)
 	}
 	if in.HolderName == nil {
 		return "", "", apierr.Missing("holder_name")
@@ -153,22 +148,8 @@ func (in *CardRequest) validate(now time.Time) (number, brand string, err error)
 	if n := utf8.RuneCountInString(strings.TrimSpace(*in.HolderName)); n < 1 || n > MaxHolderName {
 		return "", "", apierr.Invalidf("holder_name", "holder_name must be 1 to %d characters", MaxHolderName)
 	}
-	if err := checkMetadata(in.Metadata); err != nil {
+	if err := metadata.Check(in.Metadata); err != nil {
 		return "", "", err
 	}
 	return number, brand, nil
-}
-
-// checkMetadata holds metadata to the platform's rule: at most 50 keys of 1
-// to 40 characters (values' 500 are the decoder's).
-func checkMetadata(md map[string]string) error {
-	if len(md) > 50 {
-		return apierr.Invalidf("metadata", "metadata has more than 50 keys")
-	}
-	for k := range md {
-		if k == "" || utf8.RuneCountInString(k) > 40 {
-			return apierr.Invalidf("metadata", "metadata keys must be 1 to 40 characters")
-		}
-	}
-	return nil
 }

@@ -2,15 +2,10 @@ package balance
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/queue/consumer"
-	"github.com/paygate/paygate/shared/store"
 )
 
 // Consume is the payouts queue's consumer (SQS event source with
@@ -18,9 +13,10 @@ import (
 // processor did not answer, or whose processing failed, is reported failed
 // after its message's visibility is set to when to try again; after
 // queue.MaxReceives receives it goes to the DLQ (alarmed), and the
-// settlement task re-queues it while it is still pending.
+// settlement task re-queues it while it is still pending
+// (remittance.Flow.Consume).
 func (s *Service) Consume(ctx context.Context, batch []queue.Message) []string {
-	return consumer.Record{Queue: queue.Payouts, Q: s.q, Log: s.log, What: "payout", IDField: "payout_id", Step: s.Process}.Consume(ctx, batch)
+	return s.flow.Consume(ctx, batch)
 }
 
 // SettleInterval is how often the settlement task runs (its Schedule).
@@ -35,30 +31,15 @@ const requeueBatch = 100
 
 // Settle is the settlement task: it makes available the captured funds whose
 // settlement delay has passed (ledger.Settle), and re-queues the payouts
-// still pending RequeueAge after they were made. It returns how many
-// captures it settled and payouts it re-queued; errors are the first of
-// either (the rest still ran).
+// still pending RequeueAge after they were made (remittance.Flow.Requeue).
+// It returns how many captures it settled and payouts it re-queued; errors
+// are the first of either (the rest still ran).
 func (s *Service) Settle(ctx context.Context) (settled, requeued int, err error) {
 	now := s.clock().UTC()
 	settled, err = ledger.Settle(ctx, s.st, now)
-	for shard := 0; shard < openShards; shard++ {
-		page, qerr := s.st.Query(ctx, store.Query{Table: store.TableLedger, PK: openPK(shard),
-			To: now.Add(-RequeueAge).Format(openSKTime) + "#", Limit: requeueBatch})
-		if qerr != nil {
-			if err == nil {
-				err = apierr.Wrap("balance.Settle", apierr.Unavailable, qerr)
-			}
-			continue
-		}
-		for _, it := range page.Items {
-			var ref openRef
-			if json.Unmarshal(it.Data, &ref) != nil || !ids.Valid(ref.ID) {
-				_ = s.st.Write(ctx, store.Delete(it.Key, store.Always))
-				continue
-			}
-			s.enqueue(ctx, ref.AccountID, ref.ID)
-			requeued++
-		}
+	requeued, qerr := s.flow.Requeue(ctx, now, RequeueAge, requeueBatch)
+	if err == nil {
+		err = qerr
 	}
 	return settled, requeued, err
 }

@@ -8,7 +8,7 @@
 //     GET /v1/balance/entries, POST/GET /v1/payouts/cards,
 //     GET/DELETE /v1/payouts/cards/{id}, POST/GET /v1/payouts,
 //     GET /v1/payouts/{id}.
-//   - PayoutsSenderFunction (HandleSQS): the payouts queue's consumer. It
+//   - PayoutsSenderFunction (Consume): the payouts queue's consumer. It
 //     pays a pending payout through the payout processor and records the
 //     answer: paid (reserved -> paid_out) or failed (reserved -> available),
 //     with the payout's event, in one transaction conditioned on the
@@ -19,6 +19,13 @@
 //     between the commit and the send).
 //
 // # Payouts
+//
+// A payout is a remittance (shared/remittance: the life it shares with
+// shared/beneficiaries' settlement payment orders, written once there: the
+// open index, the queue and its consumer, the decision's optimistic write,
+// the re-queue, the crash test); its record, statuses, events and ledger
+// moves are this package's (payout.go). Events go through the event log
+// (shared/eventlog: eventlog.Append, with its expiry).
 //
 // POST /v1/payouts writes the payout (pending), its open-index entry, the
 // reservation entry (available -> reserved) with its balances, its
@@ -44,7 +51,9 @@
 // processor what became of the payout (Lookup): paid if it paid it, else
 // failed with processor_timeout and the reservation released. A message
 // that fails five times goes to the DLQ (alarmed); the payout stays
-// pending and reserved, and the settlement task re-queues it.
+// pending and reserved, and the settlement task re-queues it. A decision
+// that keeps losing its race to other deliveries answers resource_busy
+// (store.CodeBusy), and the message is tried again.
 //
 // # Sandbox payout processor and payout cards
 //
@@ -68,7 +77,8 @@
 // # Key layout (table ledger; the books' own keys are shared/ledger's)
 //
 //   - pout#<account> / <payout id>: payouts (UUIDv7: newest first).
-//   - popen#<shard> / <created>#<account>#<payout id>: pending payouts.
+//   - popen#<shard> / <created>#<account>#<payout id>: pending payouts (a
+//     dueindex.Index by creation time, compact layout).
 //   - pcard#<account> / <card id>: payout cards.
 //   - sbxpo#<payout id> / result: the sandbox processor's record.
 //
@@ -84,6 +94,18 @@
 // items), then one SQS SendMessage. The consumer: GetItem (payout), the processor's
 // GetItem and UpdateItem (sandbox), one TransactWriteItems (payout, open
 // entry's removal, event, entry, its balances: reserved, and available when
-// it failed; paid_out keeps no counter: 5 or 6 items). No
-// Scan anywhere.
+// it failed; paid_out keeps no counter: 5 or 6 items). The settlement
+// task: a Query per shard of the settlement due index (and of its earlier
+// layout while entries remain), then per capture due a GetItem (the due
+// entry's data) and one TransactWriteItems; a Query per shard of the open
+// payout index, and a SendMessage per payout re-queued. No Scan anywhere.
+//
+// # Codes (codes.go)
+//
+// live_payouts_unavailable (403: a live key saves a payout card),
+// payout_card_number_invalid, payout_card_not_supported and
+// payout_card_expired (400 naming number or expiry_year; they were
+// invalid_number, card_not_supported and expired_card, the card payments'
+// card_error codes), besides insufficient_balance, parameter_invalid and
+// parameter_missing; the metadata rule is metadata.Check's.
 package balance

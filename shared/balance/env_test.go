@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue/sqstest"
@@ -212,7 +213,7 @@ func (e *env) check() ledger.Report {
 // entriesOf lists the types of the entries tied to a source record.
 func (e *env) entriesOf(src ledger.Source) []ledger.EntryType {
 	e.T.Helper()
-	es, err := ledger.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, src)
+	es, err := ledgertest.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, src)
 	require.NoError(e.T, err)
 	var out []ledger.EntryType
 	for _, x := range es {

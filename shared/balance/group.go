@@ -1,7 +1,6 @@
 package balance
 
 import (
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/httpapi"
@@ -84,7 +83,7 @@ var Area = registry.Area{
 	Keys: func() []registry.Key {
 		keys := []registry.Key{
 			{Table: store.TableLedger, Prefix: payoutPK(""), What: "payouts"},
-			{Table: store.TableLedger, Prefix: strings.TrimSuffix(openPK(0), "0"), What: "the open payout index shards"},
+			{Table: store.TableLedger, Prefix: openIndex.Prefix, What: "the open payout index shards"},
 			{Table: store.TableLedger, Prefix: cardPK(""), What: "payout cards"},
 			{Table: store.TableLedger, Prefix: sandboxKey("").PK, What: "the sandbox payout processor's records"},
 		}

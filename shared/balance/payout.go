@@ -2,11 +2,14 @@ package balance
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"slices"
-	"strconv"
 	"time"
 
+	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -40,7 +43,7 @@ func (from PayoutStatus) CanTransition(to PayoutStatus) bool {
 	return slices.Contains(payoutTransitions[from], to)
 }
 
-// Event types the payouts write (the webhooks catalogue lists them).
+// Event types the payouts write (eventlog.Catalogue lists them).
 const (
 	EventPayoutCreated = "payout.created"
 	EventPayoutPaid    = "payout.paid"
@@ -60,12 +63,6 @@ const (
 	ReasonUnavailable       = "payouts_unavailable"
 )
 
-// Amount is an amount of a Pay API resource: minor units and a currency.
-type Amount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency"`
-}
-
 // CardSummary is what a payout shows of its card.
 type CardSummary struct {
 	Brand string `json:"brand"`
@@ -74,32 +71,24 @@ type CardSummary struct {
 
 // Payout is a payout as the API shows it.
 type Payout struct {
-	ID            string            `json:"id"`
-	Object        string            `json:"object"`
-	Amount        Amount            `json:"amount"`
-	PayoutCardID  string            `json:"payout_card_id"`
-	Card          CardSummary       `json:"card"`
-	Reference     string            `json:"reference"`
-	Status        PayoutStatus      `json:"status"`
-	FailureReason string            `json:"failure_reason,omitempty"`
-	Livemode      bool              `json:"livemode"`
-	Metadata      map[string]string `json:"metadata"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
-	PaidAt        *time.Time        `json:"paid_at,omitempty"`
-	FailedAt      *time.Time        `json:"failed_at,omitempty"`
+	ID           string       `json:"id"`
+	Object       string       `json:"object"`
+	Amount       money.Amount `json:"amount"`
+	PayoutCardID string       `json:"payout_card_id"`
+	Card         CardSummary  `json:"card"`
+	Reference    string       `json:"reference"`
+	// status, failure_reason, livemode, metadata and the times.
+	remittance.State[PayoutStatus]
 }
 
 // payout is the stored record: the view plus what the consumer needs.
 type payout struct {
 	Payout
-	AccountID string `json:"account_id"`
+	remittance.Kept // account_id, attempts: processor calls that got no answer
 	// Outcome is the sandbox outcome of the card, copied at creation so the
 	// payout does not depend on the card afterwards (a deleted card's
 	// payouts still complete).
-	Outcome  string `json:"outcome"`
-	Attempts int    `json:"attempts"` // processor calls that got no answer
-	version  int64
+	Outcome string `json:"outcome"`
 }
 
 // Key layout (table ledger, beside the books of shared/ledger):
@@ -107,8 +96,11 @@ type payout struct {
 //   - pout#<account> / <payout id>: a payout (UUIDv7: newest first by a
 //     descending query).
 //   - popen#<shard> / <created>#<account>#<payout id>: payouts not decided
-//     yet, put with the payout and removed by the write that decides it; the
+//     yet (openIndex, a dueindex.Index keyed by when each was made), put
+//     with the payout and removed by the write that decides it; the
 //     settlement task re-queues the old ones (a message lost after commit).
+//     Entries written before the one due-time index have the same key and
+//     the account and id in their data; the index reads both.
 //   - pcard#<account> / <card id>: payout cards.
 //   - sbxpo#<payout id> / result: the sandbox payout processor's own record
 //     of a payout it answered (a fake of a system outside the service).
@@ -124,42 +116,15 @@ func cardKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TableLedger, PK: cardPK(accountID), SK: id}
 }
 
-const openShards = 8
-
-func openPK(shard int) string { return "popen#" + strconv.Itoa(shard) }
-
-// openSKTime is a fixed-width, sortable creation time.
-const openSKTime = "20060102T150405.000000000Z"
-
-func openKey(p *payout) store.Key {
-	h := fnv.New32a()
-	h.Write([]byte(p.ID))
-	return store.Key{Table: store.TableLedger, PK: openPK(int(h.Sum32() % openShards)),
-		SK: p.CreatedAt.UTC().Format(openSKTime) + "#" + p.AccountID + "#" + p.ID}
-}
-
-// openRef is an open index entry's Data.
-type openRef struct {
-	AccountID string `json:"account_id"`
-	ID        string `json:"payout_id"`
-}
-
-func openItem(p *payout) store.Item {
-	data, _ := json.Marshal(openRef{AccountID: p.AccountID, ID: p.ID})
-	return store.Item{Key: openKey(p), Data: data}
-}
-
-func (p *payout) item() (store.Item, error) {
-	data, err := json.Marshal(p)
-	return store.Item{Key: payoutKey(p.AccountID, p.ID), Data: data}, err
-}
+// openIndex is the open payouts' index.
+var openIndex = dueindex.Index{Table: store.TableLedger, Prefix: "popen#"}
 
 func decodePayout(it store.Item) (*payout, error) {
 	var p payout
 	if err := json.Unmarshal(it.Data, &p); err != nil {
 		return nil, err
 	}
-	p.version = it.Version
+	p.Read(it.Version)
 	return &p, nil
 }
 
@@ -173,20 +138,43 @@ func (p *payout) View() Payout {
 	return v
 }
 
-// Event is an event record (the shape shared/webhooks reads), written in
-// the transaction of the change it reports.
-type Event struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Created  int64  `json:"created"`
-	Account  string `json:"account"`
-	Livemode bool   `json:"livemode"`
-	Data     any    `json:"data"`
+func (p *payout) move() ledger.PayoutMove {
+	return ledger.PayoutMove{AccountID: p.AccountID, Currency: p.Amount.Currency, Livemode: p.Livemode, PayoutID: p.ID, Amount: p.Amount.Value}
 }
 
-// EventRetention is how long event records stay (as the other writers).
-const EventRetention = 30 * 24 * time.Hour
+// event is the event of the payout as it is now.
+func (p *payout) event(typ string, now time.Time) eventlog.Event {
+	return eventlog.Event{Type: typ, Account: p.AccountID, Livemode: p.Livemode, At: now, Data: p.View()}
+}
 
-func eventKey(accountID, id string) store.Key {
-	return store.Key{Table: store.TableEvents, PK: "evt#" + accountID, SK: id}
+// A payout is a remittance (shared/remittance): the payout processor pays
+// it. State and Kept give it Made, Unanswered and Version.
+
+// Ref names the payout.
+func (p *payout) Ref() (accountID, id string) { return p.AccountID, p.ID }
+
+// Open reports whether it waits for the processor's final answer.
+func (p *payout) Open() bool { return p.Status == PayoutPending }
+
+// Item is the payout's item.
+func (p *payout) Item() (store.Item, error) {
+	data, err := json.Marshal(p)
+	return store.Item{Key: payoutKey(p.AccountID, p.ID), Data: data}, err
+}
+
+// Decision is the processor's final answer's change: paid (reserved ->
+// paid_out, payout.paid) or failed (reserved -> available, payout.failed).
+func (p *payout) Decision(res remittance.Result, now time.Time) (remittance.Change, error) {
+	next := *p
+	if err := next.Decide(res, PayoutPaid, PayoutFailed, now); err != nil {
+		return remittance.Change{}, err
+	}
+	c := remittance.Change{Record: &next, Decided: true, Event: next.event(EventPayoutPaid, now), Batch: &ledger.Batch{}}
+	if res.Paid {
+		c.Batch.PaidOut(p.move(), now)
+		return c, nil
+	}
+	c.Event.Type = EventPayoutFailed
+	c.Batch.Release(p.move(), now)
+	return c, nil
 }

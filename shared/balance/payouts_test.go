@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/checkout/processor"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -48,7 +49,7 @@ func TestPayoutPaidFromAvailable(t *testing.T) {
 		assert.Equal(t, int64(7500), bal.Available)
 		assert.Equal(t, int64(0), bal.Reserved)
 		assert.Equal(t, []ledger.EntryType{ledger.EntryPayout, ledger.EntryPayoutPaid}, e.entriesOf(ledger.Source{Type: ledger.SourcePayout, ID: id}))
-		paidOut, err := ledger.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
+		paidOut, err := ledgertest.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
 		require.NoError(t, err)
 		assert.Equal(t, int64(2500), paidOut, "paid_out counts what left the books")
 		e.check()
@@ -225,7 +226,7 @@ func TestPayoutConsumerCrashAfterTheProcessorAnswered(t *testing.T) {
 		assert.EqualValues(t, 2, e.proc.Calls.Load(), "asked twice")
 		assert.Equal(t, []ledger.EntryType{ledger.EntryPayout, ledger.EntryPayoutPaid}, e.entriesOf(ledger.Source{Type: ledger.SourcePayout, ID: id}),
 			"one payout, one paid entry")
-		paidOut, err := ledger.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
+		paidOut, err := ledgertest.ExternalTotal(context.Background(), e.Deps.Store, e.Account.ID, "EUR", ledger.PaidOut)
 		require.NoError(t, err)
 		assert.Equal(t, int64(4000), paidOut, "paid out once")
 		assert.Equal(t, int64(1000), e.balances()["EUR"].Available)
@@ -305,11 +306,11 @@ func TestPayoutCards(t *testing.T) {
 			param string
 			code  string
 		}{
-			{"luhn", map[string]any{"number": "4000056655665557"}, "number", "invalid_number"},
+			{"luhn", map[string]any{"number": "4000056655665557"}, "number", "payout_card_number_invalid"},
 			{"spaces", map[string]any{"number": "4000 0566 5566 5556"}, "number", ""},
-			{"amex", map[string]any{"number": "370000000000002"}, "number", "card_not_supported"},
+			{"amex", map[string]any{"number": "370000000000002"}, "number", "payout_card_not_supported"},
 			{"month 13", map[string]any{"expiry_month": 13}, "expiry_month", ""},
-			{"expired", map[string]any{"expiry_month": int(now.Month()), "expiry_year": now.Year() - 1}, "expiry_year", "expired_card"},
+			{"expired", map[string]any{"expiry_month": int(now.Month()), "expiry_year": now.Year() - 1}, "expiry_year", "payout_card_expired"},
 			{"far future", map[string]any{"expiry_year": now.Year() + 21}, "expiry_year", ""},
 			{"blank holder", map[string]any{"holder_name": "   "}, "holder_name", ""},
 			{"no number", map[string]any{"number": nil}, "number", ""},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -21,17 +22,14 @@ type PayRequest struct {
 	Outcome  string // the sandbox outcome of the card (SandboxOutcome)
 }
 
-// PayResult is the processor's final answer.
-type PayResult struct {
-	Paid   bool      `json:"paid"`
-	Reason string    `json:"reason,omitempty"` // a refusal's failure reason
-	At     time.Time `json:"at"`
-}
+// PayResult is the processor's final answer (a remittance's).
+type PayResult = remittance.Result
 
 // ErrNoAnswer is a call whose outcome is unknown (a timeout): the payout
 // may or may not have been paid, so it stays pending until the processor
-// answers or, asked for it (Lookup), says what became of it.
-var ErrNoAnswer = errors.New("payout processor: no answer")
+// answers or, asked for it (Lookup), says what became of it. It is the
+// remittance flow's (remittance.ErrNoAnswer), which the consumer tells.
+var ErrNoAnswer = remittance.ErrNoAnswer
 
 // Processor pays payouts to cards: a system outside the service (a card
 // network's push-to-card service behind an acquirer). Only the sandbox is
@@ -84,8 +82,11 @@ func (s *Sandbox) Pay(ctx context.Context, r PayRequest) (PayResult, error) {
 	case !res.Paid:
 		res.Reason = r.Outcome
 	}
-	data, _ := json.Marshal(res)
-	err := s.st.Write(ctx, store.Put(store.Item{Key: sandboxKey(r.PayoutID), Data: data}, store.IfAbsent))
+	data, err := json.Marshal(res)
+	if err != nil {
+		return PayResult{}, apierr.Wrap("balance.Sandbox.Pay", apierr.Internal, err)
+	}
+	err = s.st.Write(ctx, store.Put(store.Item{Key: sandboxKey(r.PayoutID), Data: data}, store.IfAbsent))
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Current != nil {
 		// A concurrent call answered first: its answer stands.
 		var first PayResult

@@ -2,7 +2,6 @@ package balance
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -14,9 +13,10 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/retry"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -32,10 +32,9 @@ type Config struct {
 // Service reads the merchant's balance and entries, and makes payouts.
 type Service struct {
 	st    store.Store
-	q     queue.Queue
 	proc  Processor
 	clock func() time.Time
-	log   *slog.Logger
+	flow  *remittance.Flow[*payout] // the payouts' open index, queue, consumer and decision
 }
 
 // New builds the service.
@@ -49,7 +48,11 @@ func New(c Config) *Service {
 	if c.Processor == nil {
 		c.Processor = NewSandbox(c.Store, c.Clock)
 	}
-	return &Service{st: c.Store, q: c.Queue, proc: c.Processor, clock: c.Clock, log: c.Log}
+	s := &Service{st: c.Store, proc: c.Processor, clock: c.Clock}
+	s.flow = &remittance.Flow[*payout]{Op: "balance", What: "payout", Store: c.Store, Queue: c.Queue,
+		QueueName: queue.Payouts, IDField: "payout_id", Log: c.Log, Clock: c.Clock, OpenIndex: openIndex,
+		Load: s.load, Ask: s.ask, Lookup: c.Processor.Lookup, TimeoutReason: ReasonProcessorTimeout}
+	return s
 }
 
 // CurrencyBalance is the merchant's balance in one currency.
@@ -153,7 +156,7 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*PayoutCard, 
 		return nil, err
 	}
 	if !in.TestMode {
-		return nil, apierr.New(apierr.Forbidden, "live_payouts_unavailable",
+		return nil, apierr.NewCode(CodeLivePayoutsUnavailable,
 			"no live payout processor is configured: payout cards can be saved with test keys only")
 	}
 	c := &card{PayoutCard: PayoutCard{ID: ids.NewAt(now), Brand: brand, Last4: number[len(number)-4:],
@@ -161,8 +164,12 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*PayoutCard, 
 		HolderName: strings.TrimSpace(*in.Request.HolderName), Metadata: in.Request.Metadata, CreatedAt: now},
 		AccountID: in.AccountID, Outcome: SandboxOutcome(number)}
 	view := c.View()
+	it, err := c.item()
+	if err != nil {
+		return nil, apierr.Wrap("balance.SaveCard", apierr.Internal, err)
+	}
 	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindCard, Value: view},
-		store.Put(c.item(), store.IfAbsent))
+		store.Put(it, store.IfAbsent))
 	if err != nil {
 		if idempotency.FromKey(err) {
 			return nil, err
@@ -226,7 +233,8 @@ func (s *Service) DeleteCard(ctx context.Context, accountID, id string) (*Delete
 	return &Deleted{ID: id, Object: KindCard, Deleted: true}, nil
 }
 
-// AmountInput is an amount in a request: pointers tell absent from zero.
+// AmountInput is an amount in a request: pointers tell absent from zero
+// (amount.value missing is not amount.value 0), which money.Amount cannot.
 type AmountInput struct {
 	Value    *int64  `json:"value"`
 	Currency *string `json:"currency" maxlen:"3"`
@@ -271,7 +279,7 @@ func (in *PayoutRequest) validate() error {
 	if n := utf8.RuneCountInString(*in.Reference); n < 1 || n > MaxReference {
 		return apierr.Invalidf("reference", "reference must be 1 to %d characters", MaxReference)
 	}
-	return checkMetadata(in.Metadata)
+	return metadata.Check(in.Metadata)
 }
 
 // PayoutInput is a payout to make.
@@ -308,10 +316,10 @@ func (s *Service) CreatePayout(ctx context.Context, in PayoutInput) (*Payout, er
 		return nil, err
 	}
 	now := s.clock().UTC()
-	p := &payout{Payout: Payout{ID: ids.NewAt(now), Amount: Amount{Value: *r.Amount.Value, Currency: *r.Amount.Currency},
-		PayoutCardID: c.ID, Card: CardSummary{Brand: c.Brand, Last4: c.Last4}, Reference: *r.Reference, Status: PayoutPending,
-		Livemode: c.Livemode, Metadata: r.Metadata, CreatedAt: now, UpdatedAt: now},
-		AccountID: in.AccountID, Outcome: c.Outcome}
+	p := &payout{Payout: Payout{ID: ids.NewAt(now), Amount: money.Amount{Value: *r.Amount.Value, Currency: *r.Amount.Currency},
+		PayoutCardID: c.ID, Card: CardSummary{Brand: c.Brand, Last4: c.Last4}, Reference: *r.Reference,
+		State: remittance.State[PayoutStatus]{Status: PayoutPending, Livemode: c.Livemode, Metadata: r.Metadata, CreatedAt: now, UpdatedAt: now}},
+		Kept: remittance.Kept{AccountID: in.AccountID}, Outcome: c.Outcome}
 	view := p.View()
 	// A debt from disputes is repaid before anything is paid out: the write
 	// holds owed to what was read (ledger.DebtFree).
@@ -322,7 +330,7 @@ func (s *Service) CreatePayout(ctx context.Context, in PayoutInput) (*Payout, er
 		if err := b.DebtFree(in.AccountID, p.Amount.Currency, f, "amount.value"); err != nil {
 			return nil, err
 		}
-		if ops, err = s.changeOps(p, nil, EventPayoutCreated, &b, now); err != nil {
+		if ops, err = s.flow.Ops(remittance.Change{Record: p, Event: p.event(EventPayoutCreated, now), Batch: &b}, now); err != nil {
 			return nil, err
 		}
 		return ops, idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindPayout, Value: view}, ops...)
@@ -342,59 +350,8 @@ func (s *Service) CreatePayout(ctx context.Context, in PayoutInput) (*Payout, er
 		}
 		return nil, apierr.Wrap("balance.CreatePayout", apierr.Unavailable, err)
 	}
-	s.enqueue(ctx, p.AccountID, p.ID)
+	s.flow.Enqueue(ctx, p.AccountID, p.ID)
 	return &view, nil
-}
-
-func (p *payout) move() ledger.PayoutMove {
-	return ledger.PayoutMove{AccountID: p.AccountID, Currency: p.Amount.Currency, Livemode: p.Livemode, PayoutID: p.ID, Amount: p.Amount.Value}
-}
-
-// changeOps are the writes of a payout's change: the record (new, or
-// conditioned on the version read), the open index entry (put when new,
-// removed once decided), the event, and the ledger batch.
-func (s *Service) changeOps(p *payout, was *PayoutStatus, eventType string, b *ledger.Batch, now time.Time) ([]store.Op, error) {
-	it, err := p.item()
-	if err != nil {
-		return nil, apierr.Wrap("balance.changeOps", apierr.Internal, err)
-	}
-	var ops []store.Op
-	if was == nil {
-		ops = append(ops, store.Put(it, store.IfAbsent), store.Put(openItem(p), store.IfAbsent))
-	} else {
-		ops = append(ops, store.Put(it, store.IfVersion(p.version)))
-		if *was == PayoutPending && p.Status != PayoutPending {
-			ops = append(ops, store.Delete(openKey(p), store.Always))
-		}
-	}
-	if eventType != "" {
-		ev := Event{ID: ids.Prefixed("evt"), Type: eventType, Created: now.Unix(), Account: p.AccountID, Livemode: p.Livemode, Data: p.View()}
-		data, err := json.Marshal(ev)
-		if err != nil {
-			return nil, apierr.Wrap("balance.changeOps", apierr.Internal, err)
-		}
-		ops = append(ops, store.Put(store.Item{Key: eventKey(p.AccountID, ev.ID), Data: data, ExpiresAt: now.Add(EventRetention)}, store.IfAbsent))
-	}
-	lops, err := b.Ops(now)
-	if err != nil {
-		return nil, err
-	}
-	return append(ops, lops...), nil
-}
-
-// Message is the payouts queue's message body.
-type Message struct {
-	AccountID string `json:"account_id"`
-	PayoutID  string `json:"payout_id"`
-}
-
-// enqueue hands a payout to the consumer. A failure is logged: the payout
-// is committed, and the settlement task re-queues payouts left pending.
-func (s *Service) enqueue(ctx context.Context, accountID, id string) {
-	body, _ := json.Marshal(Message{AccountID: accountID, PayoutID: id})
-	if _, err := s.q.Send(context.WithoutCancel(ctx), queue.Payouts, body, 0); err != nil {
-		s.log.Warn("payout enqueue failed; the settlement task will re-queue it", "payout_id", id, "error", err.Error())
-	}
 }
 
 func (s *Service) load(ctx context.Context, accountID, id string) (*payout, error) {
@@ -452,110 +409,23 @@ func (s *Service) Payouts(ctx context.Context, accountID string, f PayoutFilter,
 	})
 }
 
-// decideAttempts bounds the re-reads when a payout changes under the
-// consumer (another delivery of its message deciding it first).
-const decideAttempts = 8
-
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
-
-// decide records the processor's final answer: the payout becomes paid
-// (reserved -> paid_out) or failed (reserved -> available), with its event
-// and the open entry's removal, in one transaction conditioned on the
-// version read. A payout already decided is left as it is (a second
-// delivery of its message): one payout, one entry.
-func (s *Service) decide(ctx context.Context, p *payout, res PayResult) error {
-	for attempt := 0; ; attempt++ {
-		if p.Status != PayoutPending {
-			return nil
-		}
-		now := s.clock().UTC()
-		was := p.Status
-		next := *p
-		var b ledger.Batch
-		event := EventPayoutPaid
-		if res.Paid {
-			next.Status, next.PaidAt = PayoutPaid, &now
-			b.PaidOut(p.move(), now)
-		} else {
-			next.Status, next.FailedAt, next.FailureReason = PayoutFailed, &now, res.Reason
-			b.Release(p.move(), now)
-			event = EventPayoutFailed
-		}
-		if !was.CanTransition(next.Status) {
-			return apierr.New(apierr.Conflict, "payout_state_conflict", "payout %s is %s", p.ID, p.Status)
-		}
-		next.UpdatedAt = now
-		ops, err := s.changeOps(&next, &was, event, &b, now)
-		if err != nil {
-			return err
-		}
-		err = s.st.Write(ctx, ops...)
-		if err == nil {
-			return nil
-		}
-		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
-			return apierr.Wrap("balance.decide", apierr.Unavailable, err)
-		}
-		if attempt+1 == decideAttempts {
-			return apierr.New(apierr.Conflict, "payout_busy", "payout %s kept changing", p.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return err
-		}
-		if p, err = s.load(ctx, p.AccountID, p.ID); err != nil {
-			return err
-		}
-	}
-}
-
 // MaxPayAttempts is how many processor calls may go unanswered before the
 // consumer asks the processor what became of the payout (Lookup) and
 // decides it: paid if the processor paid it, else failed
 // (processor_timeout), the reservation released.
-const MaxPayAttempts = 3
+const MaxPayAttempts = remittance.MaxAttempts
 
-// Process pays one pending payout through the processor and records its
-// answer. A payout already decided is left as it is. It returns again > 0
-// when the processor did not answer and the payout should be tried again
-// after that long. Errors: NotFound (no such payout), Unavailable.
-func (s *Service) Process(ctx context.Context, accountID, id string) (again time.Duration, err error) {
-	p, err := s.load(ctx, accountID, id)
-	if err != nil || p.Status != PayoutPending {
-		return 0, err
-	}
-	res, err := s.proc.Pay(ctx, PayRequest{PayoutID: p.ID, Amount: p.Amount.Value, Currency: p.Amount.Currency,
+// ask asks the processor to pay p.
+func (s *Service) ask(ctx context.Context, p *payout) (PayResult, error) {
+	return s.proc.Pay(ctx, PayRequest{PayoutID: p.ID, Amount: p.Amount.Value, Currency: p.Amount.Currency,
 		Livemode: p.Livemode, Outcome: p.Outcome})
-	if err == nil {
-		return 0, s.decide(ctx, p, res)
-	}
-	if !errors.Is(err, ErrNoAnswer) {
-		return 0, err
-	}
-	p.Attempts++
-	if p.Attempts >= MaxPayAttempts {
-		res, found, err := s.proc.Lookup(ctx, p.ID)
-		if err != nil {
-			return retryAfterNoAnswer, nil
-		}
-		if !found {
-			res = PayResult{Reason: ReasonProcessorTimeout}
-		}
-		return 0, s.decide(ctx, p, res)
-	}
-	// Count the unanswered call, so a crash cannot reset the count.
-	it, err := p.item()
-	if err != nil {
-		return 0, apierr.Wrap("balance.Process", apierr.Internal, err)
-	}
-	if err := s.st.Write(ctx, store.Put(it, store.IfVersion(p.version))); err != nil {
-		if _, ok := store.IsConditionFailed(err); ok {
-			return 0, nil // decided or counted by another delivery meanwhile
-		}
-		return 0, apierr.Wrap("balance.Process", apierr.Unavailable, err)
-	}
-	return retryAfterNoAnswer * time.Duration(p.Attempts), nil
 }
 
-// retryAfterNoAnswer is how long a payout whose processor call got no
-// answer waits before the next call (times the calls so far).
-const retryAfterNoAnswer = 5 * time.Second
+// Process pays one pending payout through the processor and records its
+// answer (the payouts consumer's step: remittance.Flow.Step). A payout
+// already decided is left as it is. It returns again > 0 when the processor
+// did not answer and the payout should be tried again after that long.
+// Errors: NotFound (no such payout), Unavailable, store.CodeBusy.
+func (s *Service) Process(ctx context.Context, accountID, id string) (again time.Duration, err error) {
+	return s.flow.Step(ctx, accountID, id)
+}

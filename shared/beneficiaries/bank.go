@@ -9,6 +9,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/kzid"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -23,12 +24,8 @@ type BankRequest struct {
 	Livemode       bool
 }
 
-// BankResult is the bank's final answer.
-type BankResult struct {
-	Paid   bool      `json:"paid"`
-	Reason string    `json:"reason,omitempty"` // a refusal's failure reason
-	At     time.Time `json:"at"`
-}
+// BankResult is the bank's final answer (a remittance's).
+type BankResult = remittance.Result
 
 // Failure reasons of a payment order (failure_reason).
 const (
@@ -43,11 +40,13 @@ var FailureReasons = []string{ReasonAccountClosed, ReasonBeneficiaryMismatch, Re
 
 // ErrNoAnswer is a call whose outcome is unknown (a timeout): the order may
 // or may not have been paid, so it stays created until the bank answers or,
-// asked for it (Lookup), says what became of it.
-var ErrNoAnswer = errors.New("bank: no answer")
+// asked for it (Lookup), says what became of it. It is the remittance
+// flow's (remittance.ErrNoAnswer), which the consumer tells.
+var ErrNoAnswer = remittance.ErrNoAnswer
 
-// ErrInProcess is the bank's "accepted, still paying": ask again later.
-var ErrInProcess = errors.New("bank: the order is being paid")
+// ErrInProcess is the bank's "accepted, still paying": ask again later
+// (remittance.ErrInProcess).
+var ErrInProcess = remittance.ErrInProcess
 
 // Bank pays payment orders to Kazakh bank accounts: a system outside the
 // service (the interbank transfer systems behind a partner bank). Only the
@@ -177,8 +176,11 @@ func (b *SandboxBank) Pay(ctx context.Context, r BankRequest) (BankResult, error
 // answers. A write that failed (the record changed, the store down) is no
 // answer.
 func (b *SandboxBank) put(ctx context.Context, id string, rec bankRecord, cond store.Cond, ok error) error {
-	data, _ := json.Marshal(rec)
-	err := b.st.Write(ctx, store.Put(store.Item{Key: bankKey(id), Data: data}, cond))
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return apierr.Wrap("beneficiaries.SandboxBank.put", apierr.Internal, err)
+	}
+	err = b.st.Write(ctx, store.Put(store.Item{Key: bankKey(id), Data: data}, cond))
 	if _, lost := store.IsConditionFailed(err); lost && !rec.Decided {
 		return ok // another call accepted it first
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/kzid"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -235,7 +236,7 @@ func (in *UpdateRequest) apply(b *Beneficiary) error {
 			return apierr.Invalidf("status", "status must be active or disabled")
 		}
 		if !b.Status.CanTransition(to) {
-			return apierr.New(apierr.Conflict, "beneficiary_state_conflict", "a %s beneficiary cannot become %s", b.Status, to)
+			return apierr.NewCode(CodeBeneficiaryStateConflict, "a %s beneficiary cannot become %s", b.Status, to)
 		}
 		b.Status = to
 	}
@@ -263,7 +264,7 @@ func checkFields(b *Beneficiary) error {
 	if err := kzid.CheckKBe("kbe", b.KBe, b.Type == Person); err != nil {
 		return err
 	}
-	return checkMetadata(b.Metadata)
+	return metadata.Check(b.Metadata)
 }
 
 // checkEmail holds an e-mail address to a plain address (no display name,
@@ -272,18 +273,6 @@ func checkEmail(s string) error {
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || a.Name != "" || len(s) > MaxEmail {
 		return apierr.Invalidf("email", "email must be a plain address such as name@example.com")
-	}
-	return nil
-}
-
-func checkMetadata(md map[string]string) error {
-	if len(md) > 50 {
-		return apierr.Invalidf("metadata", "metadata has more than 50 keys")
-	}
-	for k := range md {
-		if k == "" || utf8.RuneCountInString(k) > 40 {
-			return apierr.Invalidf("metadata", "metadata keys must be 1 to 40 characters")
-		}
 	}
 	return nil
 }

@@ -2,13 +2,11 @@ package beneficiaries
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/queue/consumer"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -17,9 +15,10 @@ import (
 // bank has not decided, or whose processing failed, is reported failed
 // after its message's visibility is set to when to ask again; after
 // queue.MaxReceives receives it goes to the DLQ (alarmed), and the
-// settlement task re-queues it while it is still created.
+// settlement task re-queues it while it is still created
+// (remittance.Flow.Consume).
 func (s *Service) Consume(ctx context.Context, batch []queue.Message) []string {
-	return consumer.Record{Queue: queue.PaymentOrders, Q: s.q, Log: s.log, What: "payment order", IDField: "payment_order_id", Step: s.Process}.Consume(ctx, batch)
+	return s.flow.Consume(ctx, batch)
 }
 
 // RequeueAge is how long an order may stay created before the settlement
@@ -44,62 +43,41 @@ type SweepResult struct {
 
 // Sweep is this package's part of the settlement task (SettlementFunction,
 // every minute): it re-queues the payment orders still created RequeueAge
-// after they were made, and finishes the distributions still processing
-// ResumeAge after they were made (each chunk once, whatever else runs).
-// Errors are the first met; the rest still ran.
+// after they were made (remittance.Flow.Requeue), and finishes the
+// distributions still processing ResumeAge after they were made (each chunk
+// once, whatever else runs; an entry whose distribution moved on is
+// deleted). Errors are the first met; the rest still ran.
 func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	now := s.clock().UTC()
 	var res SweepResult
-	var firstErr error
-	fail := func(err error) {
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	for shard := 0; shard < openShards; shard++ {
-		refs, err := s.due(ctx, orderOpenPK(shard), now.Add(-RequeueAge))
-		if err != nil {
-			fail(err)
-		}
-		for _, r := range refs {
-			s.enqueue(ctx, r.AccountID, r.ID)
-			res.Requeued++
-		}
-		refs, err = s.due(ctx, distOpenPK(shard), now.Add(-ResumeAge))
-		if err != nil {
-			fail(err)
-		}
-		for _, r := range refs {
-			d, err := s.loadDistribution(ctx, r.AccountID, r.ID)
+	requeued, firstErr := s.flow.Requeue(ctx, now, RequeueAge, sweepBatch)
+	res.Requeued = requeued
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		_, err := distOpen.VisitShard(ctx, s.st, shard, time.Time{}, now.Add(-ResumeAge), sweepBatch, func(e dueindex.Entry) error {
+			d, err := s.loadDistribution(ctx, e.Account, e.ID)
+			if apierr.Is(err, apierr.NotFound) || err == nil && d.Status != DistProcessing {
+				// No distribution, or one that moved on: the entry is debris.
+				if err := s.st.Write(ctx, store.Delete(e.Key, store.Always)); err != nil && firstErr == nil {
+					firstErr = apierr.Wrap("beneficiaries.Sweep", apierr.Unavailable, err)
+				}
+				return nil
+			}
 			if err == nil {
 				err = s.advance(ctx, d)
 			}
 			if err != nil {
-				s.log.Warn("distribution resume failed; the next run tries again", "distribution_id", r.ID, "error", err.Error())
-				fail(err)
-				continue
+				s.log.Warn("distribution resume failed; the next run tries again", "distribution_id", e.ID, "error", err.Error())
+				if firstErr == nil {
+					firstErr = err
+				}
+				return nil
 			}
 			res.Resumed++
+			return nil
+		})
+		if err != nil && firstErr == nil {
+			firstErr = err
 		}
 	}
 	return res, firstErr
-}
-
-// due reads an open index shard's entries made before by. A malformed
-// entry is dropped.
-func (s *Service) due(ctx context.Context, pk string, by time.Time) ([]openRef, error) {
-	page, err := s.st.Query(ctx, store.Query{Table: store.TableLedger, PK: pk, To: by.Format(openSKTime) + "#", Limit: sweepBatch})
-	if err != nil {
-		return nil, apierr.Wrap("beneficiaries.Sweep", apierr.Unavailable, err)
-	}
-	var out []openRef
-	for _, it := range page.Items {
-		var ref openRef
-		if json.Unmarshal(it.Data, &ref) != nil || !ids.Valid(ref.ID) || ref.AccountID == "" {
-			_ = s.st.Write(ctx, store.Delete(it.Key, store.Always))
-			continue
-		}
-		out = append(out, ref)
-	}
-	return out, nil
 }

@@ -11,10 +11,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -60,19 +62,19 @@ const (
 
 // Line is one line of a distribution.
 type Line struct {
-	BeneficiaryID string `json:"beneficiary_id"`
-	Amount        Amount `json:"amount"`
+	BeneficiaryID string       `json:"beneficiary_id"`
+	Amount        money.Amount `json:"amount"`
 }
 
 // Distribution is a distribution as the API shows it.
 type Distribution struct {
-	ID        string     `json:"id"`
-	Object    string     `json:"object"`
-	Reference string     `json:"reference"`
-	Amount    Amount     `json:"amount"` // the lines' total
-	LineCount int        `json:"line_count"`
-	Lines     []Line     `json:"lines,omitempty"` // in a read of one distribution (and its create and event), not in lists
-	Status    DistStatus `json:"status"`
+	ID        string       `json:"id"`
+	Object    string       `json:"object"`
+	Reference string       `json:"reference"`
+	Amount    money.Amount `json:"amount"` // the lines' total
+	LineCount int          `json:"line_count"`
+	Lines     []Line       `json:"lines,omitempty"` // in a read of one distribution (and its create and event), not in lists
+	Status    DistStatus   `json:"status"`
 	// CreditedLines is how many lines are credited so far.
 	CreditedLines int               `json:"credited_lines"`
 	Livemode      bool              `json:"livemode"`
@@ -123,8 +125,10 @@ func (d *distribution) item() (store.Item, error) {
 	return store.Item{Key: distributionKey(d.AccountID, d.ID), Data: data}, err
 }
 
-func (d *distribution) openKey() store.Key {
-	return openKey(distOpenPK, d.AccountID, d.ID, d.CreatedAt)
+// completed is the distribution.completed event of the distribution as it
+// is now.
+func (d *distribution) completed(now time.Time) eventlog.Event {
+	return eventlog.Event{Type: EventDistributionCompleted, Account: d.AccountID, Livemode: d.Livemode, At: now, Data: d.view(true)}
 }
 
 func (d *distribution) move() ledger.DistributionMove {
@@ -159,47 +163,47 @@ func lineParam(i int, f string) string { return "lines[" + strconv.Itoa(i) + "].
 // validate checks the body: a reference, 1 to MaxLines lines, each naming a
 // beneficiary once with a positive amount, all in one currency, their total
 // at most money.MaxMinor.
-func (in *DistributionRequest) validate() (string, []Line, Amount, error) {
+func (in *DistributionRequest) validate() (string, []Line, money.Amount, error) {
 	if in.Reference == nil {
-		return "", nil, Amount{}, apierr.Missing("reference")
+		return "", nil, money.Amount{}, apierr.Missing("reference")
 	}
 	if n := utf8.RuneCountInString(*in.Reference); n < 1 || n > MaxReference {
-		return "", nil, Amount{}, apierr.Invalidf("reference", "reference must be 1 to %d characters", MaxReference)
+		return "", nil, money.Amount{}, apierr.Invalidf("reference", "reference must be 1 to %d characters", MaxReference)
 	}
 	if len(in.Lines) == 0 || len(in.Lines) > MaxLines {
-		return "", nil, Amount{}, apierr.Invalidf("lines", "lines must hold 1 to %d lines", MaxLines)
+		return "", nil, money.Amount{}, apierr.Invalidf("lines", "lines must hold 1 to %d lines", MaxLines)
 	}
 	lines := make([]Line, len(in.Lines))
 	seen := make(map[string]int, len(in.Lines))
-	var total Amount
+	var total money.Amount
 	for i, l := range in.Lines {
 		if l.BeneficiaryID == nil {
-			return "", nil, Amount{}, apierr.Missing(lineParam(i, "beneficiary_id"))
+			return "", nil, money.Amount{}, apierr.Missing(lineParam(i, "beneficiary_id"))
 		}
 		if _, err := ids.ParseField(lineParam(i, "beneficiary_id"), *l.BeneficiaryID); err != nil {
-			return "", nil, Amount{}, err
+			return "", nil, money.Amount{}, err
 		}
 		if j, dup := seen[*l.BeneficiaryID]; dup {
-			return "", nil, Amount{}, &apierr.Error{Kind: apierr.Invalid, Code: "duplicate_beneficiary", Param: lineParam(i, "beneficiary_id"),
-				Message: fmt.Sprintf("beneficiary %s is on lines %d and %d: give each beneficiary one line", *l.BeneficiaryID, j, i)}
+			return "", nil, money.Amount{}, apierr.NewCode(CodeDuplicateBeneficiary,
+				"beneficiary %s is on lines %d and %d: give each beneficiary one line", *l.BeneficiaryID, j, i).WithParam(lineParam(i, "beneficiary_id"))
 		}
 		seen[*l.BeneficiaryID] = i
 		amt, err := l.Amount.check(lineParam(i, "amount"))
 		if err != nil {
-			return "", nil, Amount{}, err
+			return "", nil, money.Amount{}, err
 		}
 		if i == 0 {
 			total.Currency = amt.Currency
 		} else if amt.Currency != total.Currency {
-			return "", nil, Amount{}, apierr.Invalidf(lineParam(i, "amount.currency"), "every line of a distribution is in one currency (line 0's: %s)", total.Currency)
+			return "", nil, money.Amount{}, apierr.Invalidf(lineParam(i, "amount.currency"), "every line of a distribution is in one currency (line 0's: %s)", total.Currency)
 		}
 		total.Value += amt.Value // at most 500 * MaxMinor: no overflow
 		lines[i] = Line{BeneficiaryID: *l.BeneficiaryID, Amount: amt}
 	}
 	if total.Value > money.MaxMinor {
-		return "", nil, Amount{}, apierr.Invalidf("lines", "the lines total more than %d minor units", money.MaxMinor)
+		return "", nil, money.Amount{}, apierr.Invalidf("lines", "the lines total more than %d minor units", money.MaxMinor)
 	}
-	return *in.Reference, lines, total, checkMetadata(in.Metadata)
+	return *in.Reference, lines, total, metadata.Check(in.Metadata)
 }
 
 // DistributionInput is a distribution to make.
@@ -269,13 +273,13 @@ func (s *Service) Distribute(ctx context.Context, in DistributionInput) (*Distri
 		}
 		ops = []store.Op{store.Put(it, store.IfAbsent)}
 		if single {
-			ev, err := eventOp(d.AccountID, d.Livemode, EventDistributionCompleted, d.view(true), now)
+			ev, err := eventlog.Append(d.completed(now))
 			if err != nil {
 				return nil, err
 			}
 			ops = append(ops, ev)
 		} else {
-			ops = append(ops, store.Put(openItem(d.openKey(), d.AccountID, d.ID), store.IfAbsent))
+			ops = append(ops, distOpen.Put(d.AccountID, d.ID, d.CreatedAt))
 		}
 		lops, err := b.Ops(now)
 		if err != nil {
@@ -322,8 +326,8 @@ func (s *Service) checkBeneficiaries(ctx context.Context, accountID string, line
 			return err
 		}
 		if b.Status != Active {
-			return &apierr.Error{Kind: apierr.Conflict, Code: "beneficiary_disabled", Param: lineParam(i, "beneficiary_id"),
-				Message: fmt.Sprintf("beneficiary %s is disabled: enable it or leave its line out", b.ID)}
+			return apierr.NewCode(CodeBeneficiaryDisabled, "beneficiary %s is disabled: enable it or leave its line out", b.ID).
+				WithParam(lineParam(i, "beneficiary_id"))
 		}
 	}
 	return nil
@@ -334,59 +338,66 @@ func (s *Service) checkBeneficiaries(ctx context.Context, accountID string, line
 // chunk k is written once whoever runs it): the chunk's entry (distributing
 // -> its beneficiaries) and balances, and with the last the open entry's
 // removal, the completed status and distribution.completed. A write lost to
-// another runner re-reads and goes on from the chunks it finds done.
+// another runner re-reads and goes on from the chunks it finds done (a
+// store.Race over the whole distribution: resource_busy after it lost
+// store.RaceAttempts times).
 func (s *Service) advance(ctx context.Context, d *distribution) error {
-	races := 0
-	for d.Status == DistProcessing {
-		k := d.ChunksDone
-		if k >= chunks(d.LineCount) { // cannot happen: the last chunk completes it
-			return apierr.Wrap("beneficiaries.advance", apierr.Internal, fmt.Errorf("distribution %s: %d chunks done, still processing", d.ID, k))
+	race := store.Race{Op: "beneficiaries.advance", What: "distribution " + d.ID}
+	return race.Run(ctx, func(n int) error {
+		if n > 0 {
+			var err error
+			if d, err = s.loadDistribution(ctx, d.AccountID, d.ID); err != nil {
+				return err
+			}
 		}
-		now := s.clock().UTC()
-		next := *d
-		next.ChunksDone, next.UpdatedAt = k+1, now
-		last := k+1 == chunks(d.LineCount)
-		if last {
-			next.Status, next.CompletedAt = DistCompleted, &now
-		}
-		var b ledger.Batch
-		b.DistributeChunk(d.move(), credits(d.chunk(k)), now)
-		it, err := next.item()
-		if err != nil {
-			return apierr.Wrap("beneficiaries.advance", apierr.Internal, err)
-		}
-		ops := []store.Op{store.Put(it, store.IfVersion(d.version))}
-		if last {
-			ev, err := eventOp(d.AccountID, d.Livemode, EventDistributionCompleted, next.view(true), now)
+		for d.Status == DistProcessing {
+			next, ops, err := s.nextChunk(d)
 			if err != nil {
 				return err
 			}
-			ops = append(ops, store.Delete(d.openKey(), store.Always), ev)
+			if err := race.Settle(s.st.Write(ctx, ops...)); err != nil {
+				return err
+			}
+			d = next
 		}
-		lops, err := b.Ops(now)
-		if err != nil {
-			return err
-		}
-		err = s.st.Write(ctx, append(ops, lops...)...)
-		if err == nil {
-			next.version = d.version + 1
-			d = &next
-			continue
-		}
-		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
-			return apierr.Wrap("beneficiaries.advance", apierr.Unavailable, err)
-		}
-		if races++; races == changeAttempts {
-			return apierr.New(apierr.Conflict, "distribution_busy", "distribution %s kept changing", d.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, races); err != nil {
-			return err
-		}
-		if d, err = s.loadDistribution(ctx, d.AccountID, d.ID); err != nil {
-			return err
-		}
+		return nil
+	})
+}
+
+// nextChunk is the write of a processing distribution's next chunk, and the
+// distribution as it writes it. Errors: Internal.
+func (s *Service) nextChunk(d *distribution) (*distribution, []store.Op, error) {
+	k := d.ChunksDone
+	if k >= chunks(d.LineCount) { // cannot happen: the last chunk completes it
+		return nil, nil, apierr.Wrap("beneficiaries.advance", apierr.Internal, fmt.Errorf("distribution %s: %d chunks done, still processing", d.ID, k))
 	}
-	return nil
+	now := s.clock().UTC()
+	next := *d
+	next.ChunksDone, next.UpdatedAt = k+1, now
+	last := k+1 == chunks(d.LineCount)
+	if last {
+		next.Status, next.CompletedAt = DistCompleted, &now
+	}
+	var b ledger.Batch
+	b.DistributeChunk(d.move(), credits(d.chunk(k)), now)
+	it, err := next.item()
+	if err != nil {
+		return nil, nil, apierr.Wrap("beneficiaries.advance", apierr.Internal, err)
+	}
+	ops := []store.Op{store.Put(it, store.IfVersion(d.version))}
+	if last {
+		ev, err := eventlog.Append(next.completed(now))
+		if err != nil {
+			return nil, nil, err
+		}
+		ops = append(ops, distOpen.Delete(d.AccountID, d.ID, d.CreatedAt), ev)
+	}
+	lops, err := b.Ops(now)
+	if err != nil {
+		return nil, nil, err
+	}
+	next.version = d.version + 1
+	return &next, append(ops, lops...), nil
 }
 
 func (s *Service) loadDistribution(ctx context.Context, accountID, id string) (*distribution, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -352,7 +353,7 @@ func TestNoDistributionWhileOwed(t *testing.T) {
 		require.Equal(t, 400, r.Status, string(r.Body))
 		assert.Equal(t, "insufficient_balance", r.Err(t)["code"])
 		assert.Contains(t, string(r.Body), "owes 30.00 KZT")
-		bal, err := ledger.BalanceOf(context.Background(), e.Deps.Store, acct, "KZT", ledger.Available)
+		bal, err := ledgertest.BalanceOf(context.Background(), e.Deps.Store, acct, "KZT", ledger.Available)
 		require.NoError(t, err)
 		assert.EqualValues(t, 10000, bal, "nothing left available")
 

@@ -13,7 +13,7 @@
 //     spec's beneficiaries and distributions: the same records, the same
 //     grants, and a distribution reads the beneficiaries it credits (one
 //     function fewer on the stack: README, Stack size).
-//   - PaymentOrdersSenderFunction (HandleSQS): the payment-orders queue's
+//   - PaymentOrdersSenderFunction (Consume): the payment-orders queue's
 //     consumer; it sends each created order to the bank and records the
 //     answer.
 //   - SettlementFunction (shared/balance's, wired by balancewire) runs Sweep
@@ -59,6 +59,12 @@
 // check agrees).
 //
 // # Payment orders: two keys and a crash-safe consumer
+//
+// A payment order is a remittance (shared/remittance: the life it shares
+// with shared/balance's payouts, written once there: the open index, the
+// queue and its consumer, the decision's optimistic write, the re-queue,
+// the crash test); its record, statuses, events and ledger moves are this
+// package's (paymentorder.go).
 //
 // An order is deduplicated by Idempotency-Key, as every money-moving POST,
 // and by request_id in the body, as the provider does: the request_id's
@@ -118,8 +124,10 @@
 // # Key layout (table ledger)
 //
 // See keys.go: ben#, spo#, sporeq#, spoopen#<shard>, sbxbank#, dist#,
-// distopen#<shard>; the balances are shared/ledger's (mbal#<account> and
-// mbal#<account>#<beneficiary id>).
+// distopen#<shard> (the two open indexes are dueindex.Index, compact
+// layout, keyed by creation time); the balances are shared/ledger's
+// (mbal#<account> and mbal#<account>#<beneficiary id>). Events go through
+// the event log (shared/eventlog: eventlog.Append, with its expiry).
 //
 // # DynamoDB calls (TestCallsPerDistributionAndPaymentOrder; make bench)
 //
@@ -137,4 +145,14 @@
 // write), and ceil(n / 85) TransactWriteItems: 2 GetItems, 1 BatchGetItem,
 // 1 Query and 2 writes for 100 lines; 2, 5, 1 and 6 for 500. GET /v1/distributions/balance: one Query. No Scan
 // anywhere.
+//
+// # Codes (codes.go)
+//
+// beneficiary_state_conflict and beneficiary_disabled (409),
+// duplicate_beneficiary (400 naming the line), live_settlement_unavailable
+// (403), request_id_reused (422 naming request_id), besides
+// insufficient_balance, parameter_invalid and parameter_missing. A change
+// (an update, a decision, a chunk) that keeps losing its race to
+// concurrent writers answers resource_busy (store.CodeBusy, 409); the
+// metadata rule is metadata.Check's.
 package beneficiaries

@@ -2,7 +2,6 @@ package beneficiaries
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/kzid"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/sqsqueue/sqstest"
 	"github.com/paygate/paygate/shared/store"
@@ -191,9 +191,9 @@ func (e *env) drain() int {
 // bal reads a balance of the account's books.
 func (e *env) bal(account, currency string, a ledger.Account) int64 {
 	e.T.Helper()
-	total := ledger.BalanceOf
+	total := ledgertest.BalanceOf
 	if a.External() {
-		total = ledger.ExternalTotal
+		total = ledgertest.ExternalTotal
 	}
 	n, err := total(context.Background(), e.Deps.Store, account, currency, a)
 	require.NoError(e.T, err)
@@ -213,7 +213,7 @@ func (e *env) check(account string) ledger.Report {
 // entriesOf lists the types of the entries tied to a source record.
 func (e *env) entriesOf(src ledger.Source) []ledger.EntryType {
 	e.T.Helper()
-	es, err := ledger.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, src)
+	es, err := ledgertest.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, src)
 	require.NoError(e.T, err)
 	var out []ledger.EntryType
 	for _, x := range es {
@@ -279,5 +279,3 @@ func holdsEntry(ops []store.Op, t ledger.EntryType) bool {
 	}
 	return false
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

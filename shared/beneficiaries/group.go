@@ -1,7 +1,6 @@
 package beneficiaries
 
 import (
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/httpapi"
@@ -71,9 +70,9 @@ var Area = registry.Area{
 		{Table: store.TableLedger, Prefix: beneficiaryPK(""), What: "beneficiaries"},
 		{Table: store.TableLedger, Prefix: orderPK(""), What: "settlement payment orders"},
 		{Table: store.TableLedger, Prefix: requestPK(""), What: "payment orders by request_id"},
-		{Table: store.TableLedger, Prefix: strings.TrimSuffix(orderOpenPK(0), "0"), What: "the open payment order index shards"},
+		{Table: store.TableLedger, Prefix: orderOpen.Prefix, What: "the open payment order index shards"},
 		{Table: store.TableLedger, Prefix: bankKey("").PK, What: "the sandbox bank's records"},
 		{Table: store.TableLedger, Prefix: distributionPK(""), What: "distributions"},
-		{Table: store.TableLedger, Prefix: strings.TrimSuffix(distOpenPK(0), "0"), What: "the open distribution index shards"},
+		{Table: store.TableLedger, Prefix: distOpen.Prefix, What: "the open distribution index shards"},
 	},
 }

@@ -11,12 +11,15 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/idempotency"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/kzid"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
-	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/metadata"
+	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -40,7 +43,8 @@ func (from OrderStatus) CanTransition(to OrderStatus) bool {
 	return slices.Contains(orderTransitions[from], to)
 }
 
-// Event types of payment orders (the webhooks catalogue lists them).
+// Event types of payment orders and distributions (eventlog.Catalogue
+// lists them).
 const (
 	EventOrderCreated = "payment_order.created"
 	EventOrderPaid    = "payment_order.paid"
@@ -66,31 +70,23 @@ type BankAccount struct {
 // PaymentOrder is a settlement payment order as the API (and its events)
 // show it.
 type PaymentOrder struct {
-	ID            string            `json:"id"`
-	Object        string            `json:"object"`
-	MerchantID    string            `json:"merchant_id"`
-	BeneficiaryID string            `json:"beneficiary_id"`
-	RequestID     string            `json:"request_id"`
-	Amount        Amount            `json:"amount"`
-	PurposeCode   string            `json:"purpose_code"`
-	Description   string            `json:"description"`
-	BankAccount   BankAccount       `json:"bank_account"`
-	Status        OrderStatus       `json:"status"`
-	FailureReason string            `json:"failure_reason,omitempty"`
-	Livemode      bool              `json:"livemode"`
-	Metadata      map[string]string `json:"metadata"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
-	PaidAt        *time.Time        `json:"paid_at,omitempty"`
-	FailedAt      *time.Time        `json:"failed_at,omitempty"`
+	ID            string       `json:"id"`
+	Object        string       `json:"object"`
+	MerchantID    string       `json:"merchant_id"`
+	BeneficiaryID string       `json:"beneficiary_id"`
+	RequestID     string       `json:"request_id"`
+	Amount        money.Amount `json:"amount"`
+	PurposeCode   string       `json:"purpose_code"`
+	Description   string       `json:"description"`
+	BankAccount   BankAccount  `json:"bank_account"`
+	// status, failure_reason, livemode, metadata and the times.
+	remittance.State[OrderStatus]
 }
 
 // order is the stored payment order.
 type order struct {
 	PaymentOrder
-	AccountID string `json:"account_id"`
-	Attempts  int    `json:"attempts"` // bank calls that got no answer
-	version   int64
+	remittance.Kept // account_id, attempts: bank calls that got no answer
 }
 
 func (o *order) view() PaymentOrder {
@@ -102,17 +98,12 @@ func (o *order) view() PaymentOrder {
 	return v
 }
 
-func (o *order) item() (store.Item, error) {
-	data, err := json.Marshal(o)
-	return store.Item{Key: orderKey(o.AccountID, o.ID), Data: data}, err
-}
-
 func decodeOrder(it store.Item) (*order, error) {
 	var o order
 	if err := json.Unmarshal(it.Data, &o); err != nil {
 		return nil, apierr.Wrap("beneficiaries.decodeOrder", apierr.Internal, err)
 	}
-	o.version = it.Version
+	o.Read(it.Version)
 	return &o, nil
 }
 
@@ -121,7 +112,43 @@ func (o *order) move() ledger.BeneficiaryMove {
 		BeneficiaryID: o.BeneficiaryID, Source: ledger.Source{Type: ledger.SourcePaymentOrder, ID: o.ID}, Amount: o.Amount.Value}
 }
 
-func (o *order) openKey() store.Key { return openKey(orderOpenPK, o.AccountID, o.ID, o.CreatedAt) }
+// event is the event of the order as it is now.
+func (o *order) event(typ string, now time.Time) eventlog.Event {
+	return eventlog.Event{Type: typ, Account: o.AccountID, Livemode: o.Livemode, At: now, Data: o.view()}
+}
+
+// An order is a remittance (shared/remittance): the bank pays it. State
+// and Kept give it Made, Unanswered and Version.
+
+// Ref names the order.
+func (o *order) Ref() (accountID, id string) { return o.AccountID, o.ID }
+
+// Open reports whether it waits for the bank's final answer.
+func (o *order) Open() bool { return o.Status == OrderCreated }
+
+// Item is the order's item.
+func (o *order) Item() (store.Item, error) {
+	data, err := json.Marshal(o)
+	return store.Item{Key: orderKey(o.AccountID, o.ID), Data: data}, err
+}
+
+// Decision is the bank's final answer's change: paid (beneficiary_reserved
+// -> bank, payment_order.paid) or failed (beneficiary_reserved ->
+// beneficiary, payment_order.failed).
+func (o *order) Decision(res remittance.Result, now time.Time) (remittance.Change, error) {
+	next := *o
+	if err := next.Decide(res, OrderPaid, OrderFailed, now); err != nil {
+		return remittance.Change{}, err
+	}
+	c := remittance.Change{Record: &next, Decided: true, Event: next.event(EventOrderPaid, now), Batch: &ledger.Batch{}}
+	if res.Paid {
+		c.Batch.PaymentOrderPaid(o.move(), now)
+		return c, nil
+	}
+	c.Event.Type = EventOrderFailed
+	c.Batch.PaymentOrderFailed(o.move(), now)
+	return c, nil
+}
 
 // OrderRequest is the body of POST /v1/merchants/settlement-payment-orders.
 type OrderRequest struct {
@@ -139,7 +166,7 @@ const MaxRequestID = 64
 // orderFields is a valid order request.
 type orderFields struct {
 	beneficiaryID, purpose, description, requestID string
-	amount                                         Amount
+	amount                                         money.Amount
 }
 
 // fingerprint is what makes two orders of one request_id the same order:
@@ -183,7 +210,7 @@ func (in *OrderRequest) validate() (orderFields, error) {
 			return f, apierr.Invalidf("request_id", "request_id must be printable ASCII without spaces (a UUID is a good one)")
 		}
 	}
-	if err := checkMetadata(in.Metadata); err != nil {
+	if err := metadata.Check(in.Metadata); err != nil {
 		return f, err
 	}
 	return orderFields{beneficiaryID: *in.BeneficiaryID, purpose: *in.PurposeCode, description: desc, requestID: rid, amount: amt}, nil
@@ -235,7 +262,7 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 		return nil, err
 	}
 	if in.Livemode {
-		return nil, apierr.New(apierr.Forbidden, "live_settlement_unavailable",
+		return nil, apierr.NewCode(CodeLiveSettlementUnavailable,
 			"no live bank is configured: settlement payment orders can be made with test keys only")
 	}
 	b, err := s.load(ctx, in.AccountID, f.beneficiaryID)
@@ -248,20 +275,23 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 		return nil, err
 	}
 	if b.Status != Active {
-		return nil, &apierr.Error{Kind: apierr.Conflict, Code: "beneficiary_disabled", Param: "beneficiary_id",
-			Message: fmt.Sprintf("beneficiary %s is disabled: enable it before paying it", b.ID)}
+		return nil, apierr.NewCode(CodeBeneficiaryDisabled, "beneficiary %s is disabled: enable it before paying it", b.ID).
+			WithParam("beneficiary_id")
 	}
 	now := s.clock().UTC()
 	o := &order{PaymentOrder: PaymentOrder{ID: ids.NewAt(now), MerchantID: in.AccountID, BeneficiaryID: b.ID, RequestID: f.requestID,
 		Amount: f.amount, PurposeCode: f.purpose, Description: f.description,
 		BankAccount: BankAccount{Name: b.Name, IBAN: b.IBAN, BIC: b.BIC, KBe: b.KBe, IIN: b.IIN, BIN: b.BIN},
-		Status:      OrderCreated, Livemode: b.Livemode, Metadata: in.Request.Metadata, CreatedAt: now, UpdatedAt: now},
-		AccountID: in.AccountID}
-	ref, _ := json.Marshal(requestRef{OrderID: o.ID, Fingerprint: f.fingerprint()})
+		State:       remittance.State[OrderStatus]{Status: OrderCreated, Livemode: b.Livemode, Metadata: in.Request.Metadata, CreatedAt: now, UpdatedAt: now}},
+		Kept: remittance.Kept{AccountID: in.AccountID}}
+	ref, err := json.Marshal(requestRef{OrderID: o.ID, Fingerprint: f.fingerprint()})
+	if err != nil {
+		return nil, apierr.Wrap("beneficiaries.CreateOrder", apierr.Internal, err)
+	}
 	ops := []store.Op{store.Put(store.Item{Key: requestKey(in.AccountID, f.requestID), Data: ref}, store.IfAbsent)}
 	var batch ledger.Batch
 	batch.ReserveForPaymentOrder(o.move(), now)
-	more, err := s.orderOps(o, nil, EventOrderCreated, &batch, now)
+	more, err := s.flow.Ops(remittance.Change{Record: o, Event: o.event(EventOrderCreated, now), Batch: &batch}, now)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +304,7 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 	if err != nil {
 		return nil, moneyErr("beneficiaries.CreateOrder", err, ops, "amount.value")
 	}
-	s.enqueue(ctx, o.AccountID, o.ID)
+	s.flow.Enqueue(ctx, o.AccountID, o.ID)
 	return &OrderResult{Order: view, Created: true}, nil
 }
 
@@ -283,15 +313,20 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 // the same, else 422 request_id_reused.
 func (s *Service) sameRequest(ctx context.Context, in OrderInput, f orderFields, current *store.Item) (*OrderResult, error) {
 	var ref requestRef
+	// The refused write's current item when the store returned it, else a
+	// read of the index entry.
 	if current == nil || json.Unmarshal(current.Data, &ref) != nil || !ids.Valid(ref.OrderID) {
 		it, err := s.st.Get(ctx, requestKey(in.AccountID, f.requestID))
-		if err != nil || json.Unmarshal(it.Data, &ref) != nil {
-			return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Unavailable, fmt.Errorf("request_id index unreadable: %v", err))
+		if err != nil {
+			return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Unavailable, fmt.Errorf("request_id index unreadable: %w", err))
+		}
+		if err := json.Unmarshal(it.Data, &ref); err != nil {
+			return nil, apierr.Wrap("beneficiaries.sameRequest", apierr.Internal, err)
 		}
 	}
 	if ref.Fingerprint != f.fingerprint() {
-		return nil, &apierr.Error{Kind: apierr.IdempotencyMismatch, Code: "request_id_reused", Param: "request_id",
-			Message: fmt.Sprintf("request_id %s already made payment order %s with another beneficiary, amount, purpose code or description", f.requestID, ref.OrderID)}
+		return nil, apierr.NewCode(CodeRequestIDReused,
+			"request_id %s already made payment order %s with another beneficiary, amount, purpose code or description", f.requestID, ref.OrderID)
 	}
 	o, err := s.loadOrder(ctx, in.AccountID, ref.OrderID)
 	if err != nil {
@@ -307,48 +342,12 @@ func (s *Service) sameRequest(ctx context.Context, in OrderInput, f orderFields,
 	return &OrderResult{Order: view}, nil
 }
 
-// orderOps are the writes of an order's change: the record (new, or
-// conditioned on the version read), the open index entry (put when new,
-// removed once decided), the event, and the ledger batch.
-func (s *Service) orderOps(o *order, was *OrderStatus, eventType string, b *ledger.Batch, now time.Time) ([]store.Op, error) {
-	it, err := o.item()
-	if err != nil {
-		return nil, apierr.Wrap("beneficiaries.orderOps", apierr.Internal, err)
-	}
-	var ops []store.Op
-	if was == nil {
-		ops = append(ops, store.Put(it, store.IfAbsent), store.Put(openItem(o.openKey(), o.AccountID, o.ID), store.IfAbsent))
-	} else {
-		ops = append(ops, store.Put(it, store.IfVersion(o.version)))
-		if *was == OrderCreated && o.Status != OrderCreated {
-			ops = append(ops, store.Delete(o.openKey(), store.Always))
-		}
-	}
-	ev, err := eventOp(o.AccountID, o.Livemode, eventType, o.view(), now)
-	if err != nil {
-		return nil, err
-	}
-	ops = append(ops, ev)
-	lops, err := b.Ops(now)
-	if err != nil {
-		return nil, err
-	}
-	return append(ops, lops...), nil
-}
-
-// Message is the payment orders queue's message body.
+// Message is the payment orders queue's message body, as
+// remittance.Flow.Enqueue writes it (IDField payment_order_id) and the
+// consumer reads it.
 type Message struct {
 	AccountID      string `json:"account_id"`
 	PaymentOrderID string `json:"payment_order_id"`
-}
-
-// enqueue hands an order to the consumer. A failure is logged: the order is
-// committed, and the settlement task re-queues orders left created.
-func (s *Service) enqueue(ctx context.Context, accountID, id string) {
-	body, _ := json.Marshal(Message{AccountID: accountID, PaymentOrderID: id})
-	if _, err := s.q.Send(context.WithoutCancel(ctx), queue.PaymentOrders, body, 0); err != nil {
-		s.log.Warn("payment order enqueue failed; the settlement task will re-queue it", "payment_order_id", id, "error", err.Error())
-	}
 }
 
 func (s *Service) loadOrder(ctx context.Context, accountID, id string) (*order, error) {
@@ -396,108 +395,23 @@ func (s *Service) Orders(ctx context.Context, accountID string, f OrderFilter, p
 	})
 }
 
-// decide records the bank's final answer: the order becomes paid
-// (beneficiary_reserved -> bank) or failed (beneficiary_reserved ->
-// beneficiary), with its event and the open entry's removal, in one
-// transaction conditioned on the version read. An order already decided is
-// left as it is (a second delivery of its message): one outcome, one entry.
-func (s *Service) decide(ctx context.Context, o *order, res BankResult) error {
-	for attempt := 0; ; attempt++ {
-		if o.Status != OrderCreated {
-			return nil
-		}
-		now := s.clock().UTC()
-		was := o.Status
-		next := *o
-		var b ledger.Batch
-		event := EventOrderPaid
-		if res.Paid {
-			next.Status, next.PaidAt = OrderPaid, &now
-			b.PaymentOrderPaid(o.move(), now)
-		} else {
-			next.Status, next.FailedAt, next.FailureReason = OrderFailed, &now, res.Reason
-			b.PaymentOrderFailed(o.move(), now)
-			event = EventOrderFailed
-		}
-		if !was.CanTransition(next.Status) {
-			return apierr.New(apierr.Conflict, "payment_order_state_conflict", "payment order %s is %s", o.ID, o.Status)
-		}
-		next.UpdatedAt = now
-		ops, err := s.orderOps(&next, &was, event, &b, now)
-		if err != nil {
-			return err
-		}
-		err = s.st.Write(ctx, ops...)
-		if err == nil {
-			return nil
-		}
-		if cf, ok := store.IsConditionFailed(err); !ok || cf.Index != 0 {
-			return apierr.Wrap("beneficiaries.decide", apierr.Unavailable, err)
-		}
-		if attempt+1 == changeAttempts {
-			return apierr.New(apierr.Conflict, "payment_order_busy", "payment order %s kept changing", o.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return err
-		}
-		if o, err = s.loadOrder(ctx, o.AccountID, o.ID); err != nil {
-			return err
-		}
-	}
-}
-
 // MaxBankAttempts is how many bank calls may go unanswered before the
 // consumer asks the bank what became of the order (Lookup) and decides it:
 // paid if the bank paid it, else failed (bank_timeout), the reservation
 // released.
-const MaxBankAttempts = 3
+const MaxBankAttempts = remittance.MaxAttempts
 
-// Retry delays of the consumer.
-const (
-	retryAfterNoAnswer  = 5 * time.Second  // times the unanswered calls so far
-	retryWhileInProcess = 20 * time.Second // the bank accepted the order and is still paying it
-)
-
-// Process sends one created order to the bank and records its answer. An
-// order already decided is left as it is. It returns again > 0 when the
-// bank has not decided yet and the order should be asked about again after
-// that long. Errors: NotFound (no such order), Unavailable.
-func (s *Service) Process(ctx context.Context, accountID, id string) (again time.Duration, err error) {
-	o, err := s.loadOrder(ctx, accountID, id)
-	if err != nil || o.Status != OrderCreated {
-		return 0, err
-	}
-	res, err := s.bank.Pay(ctx, BankRequest{PaymentOrderID: o.ID, Amount: o.Amount.Value, Currency: o.Amount.Currency,
+// ask sends o to the bank.
+func (s *Service) ask(ctx context.Context, o *order) (BankResult, error) {
+	return s.bank.Pay(ctx, BankRequest{PaymentOrderID: o.ID, Amount: o.Amount.Value, Currency: o.Amount.Currency,
 		IBAN: o.BankAccount.IBAN, BIC: o.BankAccount.BIC, Livemode: o.Livemode})
-	switch {
-	case err == nil:
-		return 0, s.decide(ctx, o, res)
-	case errors.Is(err, ErrInProcess):
-		return retryWhileInProcess, nil
-	case !errors.Is(err, ErrNoAnswer):
-		return 0, err
-	}
-	o.Attempts++
-	if o.Attempts >= MaxBankAttempts {
-		res, found, err := s.bank.Lookup(ctx, o.ID)
-		if err != nil {
-			return retryAfterNoAnswer, nil
-		}
-		if !found {
-			res = BankResult{Reason: ReasonBankTimeout}
-		}
-		return 0, s.decide(ctx, o, res)
-	}
-	// Count the unanswered call, so a crash cannot reset the count.
-	it, err := o.item()
-	if err != nil {
-		return 0, apierr.Wrap("beneficiaries.Process", apierr.Internal, err)
-	}
-	if err := s.st.Write(ctx, store.Put(it, store.IfVersion(o.version))); err != nil {
-		if _, ok := store.IsConditionFailed(err); ok {
-			return 0, nil // decided or counted by another delivery meanwhile
-		}
-		return 0, apierr.Wrap("beneficiaries.Process", apierr.Unavailable, err)
-	}
-	return retryAfterNoAnswer * time.Duration(o.Attempts), nil
+}
+
+// Process sends one created order to the bank and records its answer (the
+// payment orders consumer's step: remittance.Flow.Step). An order already
+// decided is left as it is. It returns again > 0 when the bank has not
+// decided yet and the order should be asked about again after that long.
+// Errors: NotFound (no such order), Unavailable, store.CodeBusy.
+func (s *Service) Process(ctx context.Context, accountID, id string) (again time.Duration, err error) {
+	return s.flow.Step(ctx, accountID, id)
 }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apitest"
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/consumer"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -106,13 +108,16 @@ func count(xs []string, x string) int {
 // as the webhook publisher reads it).
 func eventTypes(t *testing.T, e *env) []string {
 	t.Helper()
-	page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TableEvents, PK: "evt#" + e.Account.ID, Limit: 1000})
+	q := eventlog.Newest(e.Account.ID, "")
+	q.Limit = 1000
+	page, err := e.Deps.Store.Query(context.Background(), q)
 	require.NoError(t, err)
 	var out []string
 	for _, it := range page.Items {
-		var ev Event
-		require.NoError(t, jsonUnmarshal(it.Data, &ev))
-		out = append(out, ev.Type)
+		r, err := eventlog.Decode(it)
+		require.NoError(t, err)
+		assert.False(t, it.ExpiresAt.IsZero(), "every event record expires")
+		out = append(out, r.Type)
 	}
 	return out
 }
@@ -133,7 +138,7 @@ func TestSlowAndSilentBank(t *testing.T) {
 		id := r.Map(t)["id"].(string)
 		assert.Equal(t, 1, e.drain())
 		assert.Equal(t, "created", e.getOrder(id)["status"], "the bank is paying it")
-		e.Clock.Advance(retryWhileInProcess + 2*time.Second)
+		e.Clock.Advance(remittance.RetryWhileInProcess + 2*time.Second)
 		assert.Equal(t, 1, e.drain())
 		assert.Equal(t, "created", e.getOrder(id)["status"], "still paying")
 		e.Clock.Advance(SlowFor)
@@ -148,7 +153,7 @@ func TestSlowAndSilentBank(t *testing.T) {
 		id = r.Map(t)["id"].(string)
 		for i := 0; i < MaxBankAttempts && e.getOrder(id)["status"] == "created"; i++ {
 			assert.Equal(t, 1, e.drain(), "attempt %d", i+1)
-			e.Clock.Advance(retryAfterNoAnswer*time.Duration(i+1) + 2*time.Second)
+			e.Clock.Advance(remittance.RetryAfterNoAnswer*time.Duration(i+1) + 2*time.Second)
 		}
 		o := e.getOrder(id)
 		assert.Equal(t, "failed", o["status"])

@@ -2,7 +2,6 @@ package beneficiaries
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -14,9 +13,10 @@ import (
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
 	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/metadata"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/retry"
+	"github.com/paygate/paygate/shared/remittance"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -33,10 +33,10 @@ type Config struct {
 // merchant, settlement payment orders and distributions.
 type Service struct {
 	st    store.Store
-	q     queue.Queue
 	bank  Bank
 	clock func() time.Time
 	log   *slog.Logger
+	flow  *remittance.Flow[*order] // the payment orders' open index, queue, consumer and decision
 }
 
 // New builds the service.
@@ -50,7 +50,11 @@ func New(c Config) *Service {
 	if c.Bank == nil {
 		c.Bank = NewSandboxBank(c.Store, c.Clock)
 	}
-	return &Service{st: c.Store, q: c.Queue, bank: c.Bank, clock: c.Clock, log: c.Log}
+	s := &Service{st: c.Store, bank: c.Bank, clock: c.Clock, log: c.Log}
+	s.flow = &remittance.Flow[*order]{Op: "beneficiaries", What: "payment order", Store: c.Store, Queue: c.Queue,
+		QueueName: queue.PaymentOrders, IDField: "payment_order_id", Log: c.Log, Clock: c.Clock, OpenIndex: orderOpen,
+		Load: s.loadOrder, Ask: s.ask, Lookup: c.Bank.Lookup, TimeoutReason: ReasonBankTimeout}
+	return s
 }
 
 // CreateInput is a beneficiary to register.
@@ -179,82 +183,68 @@ type UpdateInput struct {
 	Idem      *idempotency.Call
 }
 
-// changeAttempts bounds re-reads when a record changes under a write.
-const changeAttempts = 8
-
-var raceBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
-
 // Update changes a beneficiary's name, bank details, KBe, e-mail, status or
-// metadata (the type and IIN or BIN stay), conditioned on the version read.
-// Errors: Invalid (naming the field), NotFound, Conflict (a change that
-// kept racing), Unavailable; idempotency's.
+// metadata (the type and IIN or BIN stay), conditioned on the version read
+// (a store.Race: a lost race reads again). Errors: Invalid (naming the
+// field), NotFound, Conflict (beneficiary_state_conflict; resource_busy: a
+// change that kept racing), Unavailable; idempotency's.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*Beneficiary, error) {
-	for attempt := 0; ; attempt++ {
+	race := store.Race{Op: "beneficiaries.Update", What: "beneficiary " + in.ID}
+	var view Beneficiary
+	err := race.Run(ctx, func(int) error {
 		b, err := s.load(ctx, in.AccountID, in.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		next := *b
 		next.Metadata = b.Metadata
 		if err := in.Request.apply(&next.Beneficiary); err != nil {
-			return nil, err
+			return err
 		}
 		next.UpdatedAt = s.clock().UTC()
 		it, err := next.item()
 		if err != nil {
-			return nil, apierr.Wrap("beneficiaries.Update", apierr.Internal, err)
+			return apierr.Wrap("beneficiaries.Update", apierr.Internal, err)
 		}
-		view := next.view()
+		view = next.view()
 		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: KindBeneficiary, Value: view},
 			store.Put(it, store.IfVersion(b.version)))
-		if err == nil {
-			return &view, nil
-		}
 		if idempotency.FromKey(err) {
-			return nil, err
+			return err
 		}
-		if _, ok := store.IsConditionFailed(err); !ok {
-			return nil, apierr.Wrap("beneficiaries.Update", apierr.Unavailable, err)
-		}
-		if attempt+1 == changeAttempts {
-			return nil, apierr.New(apierr.Conflict, "beneficiary_busy", "beneficiary %s kept changing; retry", in.ID)
-		}
-		if err := raceBackoff.Sleep(ctx, attempt); err != nil {
-			return nil, err
-		}
+		return race.Settle(err)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return &view, nil
 }
 
-// AmountRequest is an amount in a request: pointers tell absent from zero.
+// AmountRequest is an amount in a request: pointers tell absent from zero
+// (amount.value missing is not amount.value 0), which money.Amount cannot.
 type AmountRequest struct {
 	Value    *int64  `json:"value"`
 	Currency *string `json:"currency" maxlen:"3"`
 }
 
-// Amount is an amount of a Pay API resource: minor units and a currency.
-type Amount struct {
-	Value    int64  `json:"value"`
-	Currency string `json:"currency"`
-}
-
 // check validates an amount named param (amount, lines[3].amount).
-func (a *AmountRequest) check(param string) (Amount, error) {
+func (a *AmountRequest) check(param string) (money.Amount, error) {
 	if a == nil {
-		return Amount{}, apierr.Missing(param)
+		return money.Amount{}, apierr.Missing(param)
 	}
 	if a.Value == nil {
-		return Amount{}, apierr.Missing(param + ".value")
+		return money.Amount{}, apierr.Missing(param + ".value")
 	}
 	if v := *a.Value; v < 1 || v > money.MaxMinor {
-		return Amount{}, apierr.Invalidf(param+".value", "%s.value must be an integer from 1 to %d minor units", param, money.MaxMinor)
+		return money.Amount{}, apierr.Invalidf(param+".value", "%s.value must be an integer from 1 to %d minor units", param, money.MaxMinor)
 	}
 	if a.Currency == nil {
-		return Amount{}, apierr.Missing(param + ".currency")
+		return money.Amount{}, apierr.Missing(param + ".currency")
 	}
 	if _, err := money.ParseCurrencyField(param+".currency", *a.Currency); err != nil {
-		return Amount{}, err
+		return money.Amount{}, err
 	}
-	return Amount{Value: *a.Value, Currency: *a.Currency}, nil
+	return money.Amount{Value: *a.Value, Currency: *a.Currency}, nil
 }
 
 // MaxDescription is the longest description of a transfer or payment order
@@ -287,7 +277,7 @@ type Transfer struct {
 	ID            string            `json:"id"`
 	Object        string            `json:"object"`
 	BeneficiaryID string            `json:"beneficiary_id"`
-	Amount        Amount            `json:"amount"`
+	Amount        money.Amount      `json:"amount"`
 	Description   string            `json:"description,omitempty"`
 	EntryID       string            `json:"balance_entry_id"`
 	Livemode      bool              `json:"livemode"`
@@ -323,7 +313,7 @@ func (s *Service) Transfer(ctx context.Context, in TransferInput) (*Transfer, er
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMetadata(r.Metadata); err != nil {
+	if err := metadata.Check(r.Metadata); err != nil {
 		return nil, err
 	}
 	b, err := s.load(ctx, in.AccountID, in.BeneficiaryID)
@@ -365,16 +355,6 @@ func moneyErr(op string, err error, ops []store.Op, param string) error {
 		return apierr.Invalidf(param, "this would take a balance past its maximum")
 	}
 	return apierr.Wrap(op, apierr.Unavailable, err)
-}
-
-// eventOp is the put of an event record of the account.
-func eventOp(accountID string, livemode bool, typ string, data any, now time.Time) (store.Op, error) {
-	ev := Event{ID: ids.Prefixed("evt"), Type: typ, Created: now.Unix(), Account: accountID, Livemode: livemode, Data: data}
-	raw, err := json.Marshal(ev)
-	if err != nil {
-		return store.Op{}, apierr.Wrap("beneficiaries.event", apierr.Internal, err)
-	}
-	return store.Put(store.Item{Key: eventKey(accountID, ev.ID), Data: raw, ExpiresAt: now.Add(EventRetention)}, store.IfAbsent), nil
 }
 
 // validStatus reports whether s is one of the list filter's values.

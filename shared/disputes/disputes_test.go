@@ -13,6 +13,7 @@ import (
 	"github.com/paygate/paygate/shared/apitest"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 )
 
 // TestOpenAndAccept: the sandbox opens a dispute on a captured payment: it
@@ -63,7 +64,7 @@ func TestOpenAndAccept(t *testing.T) {
 		require.Equal(t, 409, r.Status, "a lost dispute paid the cardholder back: no refund on top")
 		e.checkBooks(e.Account.ID)
 
-		es, err := ledger.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceDispute, ID: id})
+		es, err := ledgertest.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceDispute, ID: id})
 		require.NoError(t, err)
 		require.Len(t, es, 2)
 		byType := map[ledger.EntryType][]ledger.Posting{}

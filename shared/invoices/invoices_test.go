@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
@@ -76,9 +77,9 @@ func (e *env) invoice(body map[string]any) map[string]any {
 
 func (e *env) bal(currency string, a ledger.Account) int64 {
 	e.T.Helper()
-	total := ledger.BalanceOf
+	total := ledgertest.BalanceOf
 	if a.External() {
-		total = ledger.ExternalTotal
+		total = ledgertest.ExternalTotal
 	}
 	n, err := total(context.Background(), e.Deps.Store, e.Account.ID, currency, a)
 	require.NoError(e.T, err)
@@ -158,7 +159,7 @@ func TestInvoicePaidCreditsTheLedger(t *testing.T) {
 		assert.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
 		assert.EqualValues(t, 150000, e.bal("KZT", ledger.Available), "settled at once in the sandbox, once")
 		assert.EqualValues(t, -150000, e.bal("KZT", ledger.Bank))
-		es, err := ledger.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceInvoice, ID: id})
+		es, err := ledgertest.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceInvoice, ID: id})
 		require.NoError(t, err)
 		require.Len(t, es, 1, "the payment, settled at once: one entry")
 		assert.Equal(t, []ledger.Posting{{Account: ledger.Bank, Amount: -150000}, {Account: ledger.Available, Amount: 150000}}, es[0].Postings)

@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -135,7 +136,7 @@ func TestInvoicePaymentSettlesLikeACapture(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		assert.EqualValues(t, 199000, balance(t, st, acct, "KZT", ledger.Available))
-		es, err := ledger.EntriesOf(ctx, st, acct, ledger.Source{Type: ledger.SourceInvoice, ID: inv})
+		es, err := ledgertest.EntriesOf(ctx, st, acct, ledger.Source{Type: ledger.SourceInvoice, ID: inv})
 		require.NoError(t, err)
 		require.Len(t, es, 2)
 		assert.Equal(t, []ledger.EntryType{ledger.EntryInvoicePayment, ledger.EntrySettlement}, []ledger.EntryType{es[0].Type, es[1].Type})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -195,7 +196,7 @@ func CheckAll(ctx context.Context, st store.Store) (Report, error) {
 	if err := accounts.EachID(ctx, st, visit); err != nil {
 		return r, err
 	}
-	for shard := 0; shard < AccountShards; shard++ {
+	for shard := 0; shard < dueindex.Shards; shard++ {
 		q := store.Query{Table: store.TableLedger, PK: accountPK(shard), Limit: store.MaxQueryLimit}
 		for {
 			page, err := st.Query(ctx, q)

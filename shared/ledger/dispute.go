@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -45,8 +45,10 @@ import (
 // lost the race reads again (a release's last attempt repays nothing and
 // credits available whole; the debt is then the sweeper's).
 
-// OwedShards spreads the debtors index.
-const OwedShards = 8
+// OwedShards is how many partitions the debtors index spreads over: the
+// count every sharded index has (dueindex.Shards), by the same hash
+// (dueindex.Shard). Not a due-time index: an entry is a debt, not a time.
+const OwedShards = dueindex.Shards
 
 func owedPK(shard int) string { return "mowed#" + strconv.Itoa(shard) }
 
@@ -60,7 +62,7 @@ type debtor struct {
 // mowed#<shard> / <account>#<currency>, put by every hold that owes, removed
 // by the repayment that brings owed back to zero.
 func owedKey(accountID, currency string) store.Key {
-	return store.Key{Table: store.TableLedger, PK: owedPK(shardOf(accountID, OwedShards)), SK: accountID + "#" + currency}
+	return store.Key{Table: store.TableLedger, PK: owedPK(dueindex.Shard(accountID)), SK: accountID + "#" + currency}
 }
 
 // Funds is what a dispute's money is decided against: the available and
@@ -127,7 +129,12 @@ func (b *Batch) DisputeHold(m DisputeMove, f Funds, now time.Time) (covered int6
 	owed := total - covered
 	b.Add(m.entry(EntryDisputeHold, now, Posting{Available, -covered}, Posting{Owed, -owed}, Posting{Disputed, total}))
 	if owed > 0 {
-		data, _ := json.Marshal(debtor{Livemode: m.Livemode})
+		// A struct of one bool always encodes; checked all the same, and
+		// answered by Ops.
+		data, err := json.Marshal(debtor{Livemode: m.Livemode})
+		if err != nil {
+			b.fail("ledger.DisputeHold", err)
+		}
 		b.extra = append(b.extra, store.Put(store.Item{Key: owedKey(m.AccountID, m.Currency), Data: data}, store.Always))
 	}
 	return covered
@@ -179,36 +186,26 @@ func (b *Batch) DebtFree(accountID, currency string, f Funds, param string) erro
 	return nil
 }
 
-// debtAttempts bounds WhileDebtFree's reads: each retry follows a dispute
-// hold committed between a read and a write, which is rare.
-const debtAttempts = 8
-
-var debtBackoff = retry.Backoff{Base: 2 * time.Millisecond, Max: 64 * time.Millisecond, Jitter: retry.Full, Floor: time.Millisecond}
-
 // WhileDebtFree runs commit with the funds of one currency as read now, and
 // again with a fresh read while its write is refused by DebtFree's check
-// (owed changed in between). commit builds its batch with b.DebtFree(f) and
-// writes it, returning its ops and the write's error; any error but a debt
-// change is commit's to answer, and is returned as it is. Errors:
-// Unavailable (the read), Conflict (balance_busy: owed kept changing),
-// commit's.
+// (owed changed in between: a store.Race over the funds). commit builds its
+// batch with b.DebtFree(f) and writes it, returning its ops and the write's
+// error; any error but a debt change is commit's to answer, and is
+// returned as it is. Errors: Unavailable (the read), store.CodeBusy (owed
+// kept changing), commit's.
 func WhileDebtFree(ctx context.Context, st store.Store, accountID, currency string, commit func(f Funds) ([]store.Op, error)) error {
-	for attempt := 0; ; attempt++ {
+	race := store.Race{Op: "ledger.WhileDebtFree", What: "the " + currency + " balances"}
+	return race.Run(ctx, func(int) error {
 		f, err := ReadFunds(ctx, st, accountID, currency)
 		if err != nil {
 			return err
 		}
 		ops, err := commit(f)
-		if !IsDebtChange(err, ops) {
-			return err
+		if IsDebtChange(err, ops) {
+			return store.Lost()
 		}
-		if attempt+1 == debtAttempts {
-			return apierr.New(apierr.Conflict, "balance_busy", "the %s balances kept changing; try again", currency)
-		}
-		if err := debtBackoff.Sleep(ctx, attempt); err != nil {
-			return err
-		}
-	}
+		return err
+	})
 }
 
 // IsDebtChange reports whether err is a write refused by DebtFree's check:
@@ -245,7 +242,7 @@ const RecoverBatch = 1000
 func Recover(ctx context.Context, st store.Store, now time.Time) (int, error) {
 	n := 0
 	var firstErr error
-	for shard := 0; shard < OwedShards; shard++ {
+	for shard := 0; shard < dueindex.Shards; shard++ {
 		q := store.Query{Table: store.TableLedger, PK: owedPK(shard), Limit: 100}
 		for seen := 0; seen < RecoverBatch; {
 			page, err := st.Query(ctx, q)
@@ -278,7 +275,9 @@ func recoverOne(ctx context.Context, st store.Store, entry store.Item, now time.
 	}
 	accountID, currency := entry.SK[:i], entry.SK[i+1:]
 	var d debtor
-	_ = json.Unmarshal(entry.Data, &d)
+	if err := json.Unmarshal(entry.Data, &d); err != nil {
+		return false, apierr.Wrap("ledger.Recover", apierr.Internal, err)
+	}
 	f, err := ReadFunds(ctx, st, accountID, currency)
 	if err != nil {
 		return false, err

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -68,7 +69,7 @@ func TestDisputeHoldAndReleaseOrLoss(t *testing.T) {
 		r := check(t, st, acct)
 		assert.True(t, r.OK(), r.String())
 
-		es, err := ledger.EntriesOf(ctx, st, acct, ledger.Source{Type: ledger.SourceDispute, ID: lost.DisputeID})
+		es, err := ledgertest.EntriesOf(ctx, st, acct, ledger.Source{Type: ledger.SourceDispute, ID: lost.DisputeID})
 		require.NoError(t, err)
 		require.Len(t, es, 2)
 		assert.Equal(t, ledger.EntryDisputeHold, es[0].Type)

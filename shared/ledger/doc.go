@@ -23,7 +23,7 @@
 //     out) and bank (bank invoices in, payment orders out), which are posted
 //     to but keep no counter (Account.External: nothing decides on their
 //     all-time totals, and the counter was a second balance item in every
-//     money transaction; ExternalTotal and the check derive them). Two
+//     money transaction; the check derives them: Report.External). Two
 //     aggregates, beneficiaries and beneficiaries_reserved, are counters kept
 //     with every beneficiary posting (never posted themselves) so what all
 //     beneficiaries hold is one read; the check derives them too. The
@@ -51,10 +51,14 @@
 // passes through pending, which its split entry takes the partners' shares
 // from, and its settlement entry is written with it), so a refund may
 // follow at once.
-// With a delay, a due entry (mdue#<shard>) is written instead, and Settle,
-// run every minute by the SettlementFunction (shared/balance), writes the
-// settlement with the due entry's removal (conditioned on its existence:
-// two runs settle a capture once). Policy.FeeBps (PROCESSING_FEE_BPS, 0 in
+// With a delay, an entry of the settlement due-time index (a
+// dueindex.Index, mdue2#<shard>) is written instead, holding the
+// settlement's data, and Settle, run every minute by the SettlementFunction
+// (shared/balance), visits the due ones, reads each (one GetItem) and
+// writes the settlement with the due entry's removal (conditioned on its
+// existence: two runs settle a capture once). Entries written before the
+// one due-time index (mdue#<shard>, another time layout) are read and
+// settled alike until none is left. Policy.FeeBps (PROCESSING_FEE_BPS, 0 in
 // the sandbox) is the fee of each capture, rounded down, posted to fees.
 // Fees are not returned by refunds (as at Stripe): the merchant's available
 // balance bears them.
@@ -96,11 +100,19 @@
 //     own partition, read whole by GET /v1/balance, stays small).
 //   - ment#<account> / <entry id, UUIDv7>: an entry; the created range is a
 //     key range.
-//   - mdue#<shard> / <available_on>#<account>#<capture entry id>: funds due.
+//   - mdue2#<shard> / <available_on, 20060102T150405.000000000Z>#<account>#<capture entry id>:
+//     funds due (dueindex); the item holds the settlement's data.
+//   - mdue#<shard> / <available_on, 2006-01-02T15:04:05.000000000Z>#<account>#<capture entry id>:
+//     funds due, as written before the one due-time index: read by Settle
+//     (the index's Legacy), no longer written.
+//   - mowed#<shard> / <account>#<currency>: the debtors index (an account
+//     that owes in a currency, for Recover).
 //   - mlacct#<shard> / <account>: the accounts that had books before the
 //     accounts index (shared/accounts EachID) existed. CheckAll reads that
 //     index and these (no Scan); they are no longer written: a mark put with
 //     every posting cost two write units of every money transaction.
+//
+// Every sharded partition spreads over dueindex.Shards by dueindex.Shard.
 //
 // # Items and calls
 //
@@ -117,6 +129,14 @@
 // The calls are the same with or without a split: GetItem of the API key,
 // of the Idempotency-Key and of the payment, then one TransactWriteItems
 // (shared/splits TestCallsPerCaptureWithAndWithoutSplit; make bench).
+//
+// # Codes
+//
+// CodeSplitExceedsPayment (split_exceeds_payment, codes.go: a split whose
+// parts take more than the payment). Insufficient words a refused write
+// as insufficient_balance (the kind's code), as does DebtFree for an open
+// debt; WhileDebtFree answers store.CodeBusy (resource_busy) when owed kept
+// changing through every attempt.
 //
 // # The check
 //

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,38 +215,37 @@ var EntryTypes = []EntryType{EntryCapture, EntrySettlement, EntryRefund, EntrySp
 	EntryPaymentOrderPaid, EntryPaymentOrderFailed, EntryInvoicePayment}
 
 // Valid reports whether t is a known entry type.
-func (t EntryType) Valid() bool {
-	for _, k := range EntryTypes {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
+func (t EntryType) Valid() bool { return slices.Contains(EntryTypes, t) }
 
-// Source kinds: the record an entry is tied to.
+// SourceType is the kind of record an entry is tied to.
+type SourceType string
+
+// Source types.
 const (
-	SourceTransaction       = "transaction"        // a card payment (payments.Payment of type payment)
-	SourceRefund            = "refund"             // a card refund (its own transaction record)
-	SourceWalletTransaction = "wallet_transaction" // a wallet transaction (capture and refunds)
-	SourcePayout            = "payout"
-	SourceSplitRequest      = "split_request"
-	SourceDispute           = "dispute"
-	SourceNegativeBalance   = "negative_balance" // a debt recovery: the owed balance of the currency in ID
-	SourceDistribution      = "distribution"
-	SourceTransfer          = "beneficiary_transfer"
-	SourcePaymentOrder      = "payment_order"
-	SourceInvoice           = "invoice"
+	SourceTransaction       SourceType = "transaction"        // a card payment (payments.Payment of type payment)
+	SourceRefund            SourceType = "refund"             // a card refund (its own transaction record)
+	SourceWalletTransaction SourceType = "wallet_transaction" // a wallet transaction (capture and refunds)
+	SourcePayout            SourceType = "payout"
+	SourceSplitRequest      SourceType = "split_request"
+	SourceDispute           SourceType = "dispute"
+	SourceNegativeBalance   SourceType = "negative_balance" // a debt recovery: the owed balance of the currency in ID
+	SourceDistribution      SourceType = "distribution"
+	SourceTransfer          SourceType = "beneficiary_transfer"
+	SourcePaymentOrder      SourceType = "payment_order"
+	SourceInvoice           SourceType = "invoice"
 )
 
-// SourceTypes lists every source kind (the OpenAPI enum).
-var SourceTypes = []string{SourceTransaction, SourceRefund, SourceWalletTransaction, SourcePayout, SourceSplitRequest,
+// SourceTypes lists every source type (the OpenAPI enum).
+var SourceTypes = []SourceType{SourceTransaction, SourceRefund, SourceWalletTransaction, SourcePayout, SourceSplitRequest,
 	SourceDispute, SourceNegativeBalance, SourceDistribution, SourceTransfer, SourcePaymentOrder, SourceInvoice}
+
+// Valid reports whether t is a known source type.
+func (t SourceType) Valid() bool { return slices.Contains(SourceTypes, t) }
 
 // Source is the record that caused an entry.
 type Source struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
+	Type SourceType `json:"type"`
+	ID   string     `json:"id"`
 }
 
 // Posting is one account's side of an entry: Amount (minor units) is added
@@ -298,6 +298,8 @@ func (e *Entry) Validate() error {
 	switch {
 	case !e.Type.Valid():
 		return bad("unknown type %q", e.Type)
+	case !e.Source.Type.Valid():
+		return bad("unknown source type %q", e.Source.Type)
 	case e.ID == "" || e.AccountID == "" || len(e.Currency) != 3:
 		return bad("needs an id, an account and a currency")
 	case len(e.Postings) < 2:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,8 +15,10 @@ import (
 
 	accountsrepo "github.com/paygate/paygate/shared/accounts"
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
@@ -42,9 +46,9 @@ func write(t *testing.T, st store.Store, b *ledger.Batch, now time.Time) error {
 
 func balance(t *testing.T, st store.Store, account, currency string, a ledger.Account) int64 {
 	t.Helper()
-	total := ledger.BalanceOf
+	total := ledgertest.BalanceOf
 	if a.External() {
-		total = ledger.ExternalTotal
+		total = ledgertest.ExternalTotal
 	}
 	n, err := total(ctx, st, account, currency, a)
 	require.NoError(t, err)
@@ -61,7 +65,7 @@ func check(t *testing.T, st store.Store, account string) ledger.Report {
 func tx(id string) ledger.Source { return ledger.Source{Type: ledger.SourceTransaction, ID: id} }
 
 func TestEntryRules(t *testing.T) {
-	e := ledger.Entry{ID: ids.New(), AccountID: "a", Type: ledger.EntryCapture, Currency: "EUR",
+	e := ledger.Entry{ID: ids.New(), AccountID: "a", Type: ledger.EntryCapture, Currency: "EUR", Source: tx("p1"),
 		Postings: []ledger.Posting{{Account: ledger.Processor, Amount: -100}, {Account: ledger.Pending, Amount: 100}}}
 	require.NoError(t, e.Validate())
 	for name, mutate := range map[string]func(*ledger.Entry){
@@ -72,6 +76,7 @@ func TestEntryRules(t *testing.T) {
 		"unknown account": func(e *ledger.Entry) { e.Postings[1].Account = "savings" },
 		"bad partner":     func(e *ledger.Entry) { e.Postings[1].Account = ledger.Partner("a b") },
 		"unknown type":    func(e *ledger.Entry) { e.Type = "gift" },
+		"unknown source":  func(e *ledger.Entry) { e.Source.Type = "gift" },
 	} {
 		c := e
 		c.Postings = append([]ledger.Posting(nil), e.Postings...)
@@ -182,6 +187,51 @@ func TestSettlementDelayHoldsFundsInPending(t *testing.T) {
 	})
 }
 
+// TestSettleReadsBothLayoutsOfTheDueIndex: a capture's due entry is put in
+// the one due-time index's layout (mdue2#, compact time, its settlement's
+// data kept); an entry written before it (mdue#, the dashed time layout) is
+// settled all the same, and once; on both stores.
+func TestSettleReadsBothLayoutsOfTheDueIndex(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		acct, now := ids.New(), time.Now().UTC()
+		pol := ledger.Policy{SettlementDelay: time.Hour}
+		var b ledger.Batch
+		b.Capture(pol, ledger.Capture{AccountID: acct, Currency: "EUR", Source: tx("new"), Amount: 700}, now)
+		b.Capture(pol, ledger.Capture{AccountID: acct, Currency: "EUR", Source: tx("old"), Amount: 300}, now)
+		ops, err := b.Ops(now)
+		require.NoError(t, err)
+		var dues []store.Op
+		for _, op := range ops {
+			if strings.HasPrefix(op.Item.PK, "mdue") {
+				dues = append(dues, op)
+			}
+		}
+		require.Len(t, dues, 2)
+		parent := b.Entries[1].ID
+		want := now.Add(time.Hour).Format(dueindex.TimeLayout) + "#" + acct + "#" + parent
+		assert.Equal(t, store.Key{Table: store.TableLedger, PK: "mdue2#" + strconv.Itoa(dueindex.Shard(parent)), SK: want}, dues[1].Item.Key)
+		// The second as written before the one layout.
+		dues[1].Item.Key = store.Key{Table: store.TableLedger, PK: "mdue#" + strconv.Itoa(dueindex.Shard(parent)),
+			SK: now.Add(time.Hour).Format("2006-01-02T15:04:05.000000000Z") + "#" + acct + "#" + parent}
+		require.NoError(t, st.Write(ctx, ops...))
+		assert.EqualValues(t, 1000, balance(t, st, acct, "EUR", ledger.Pending))
+
+		n, err := ledger.Settle(ctx, st, now.Add(59*time.Minute))
+		require.NoError(t, err)
+		assert.Zero(t, n, "not due yet")
+		n, err = ledger.Settle(ctx, st, now.Add(time.Hour))
+		require.NoError(t, err)
+		assert.Equal(t, 2, n, "both layouts settled")
+		n, err = ledger.Settle(ctx, st, now.Add(2*time.Hour))
+		require.NoError(t, err)
+		assert.Zero(t, n, "each once")
+		assert.EqualValues(t, 0, balance(t, st, acct, "EUR", ledger.Pending))
+		assert.EqualValues(t, 1000, balance(t, st, acct, "EUR", ledger.Available))
+		r := check(t, st, acct)
+		assert.True(t, r.OK(), r.String())
+	})
+}
+
 // TestCheckFindsPlantedDifferences: the check must be able to fail: a
 // counter changed behind the entries' back, an entry written without its
 // balances, and an unbalanced entry are each reported; on both stores.
@@ -254,16 +304,16 @@ func TestExternalAccountsKeepNoCounter(t *testing.T) {
 
 		_, err = st.Get(ctx, ledger.BalanceKey(acct, "EUR", ledger.Processor))
 		assert.ErrorIs(t, err, store.ErrNotFound, "no processor counter")
-		total, err := ledger.ExternalTotal(ctx, st, acct, "EUR", ledger.Processor)
+		total, err := ledgertest.ExternalTotal(ctx, st, acct, "EUR", ledger.Processor)
 		require.NoError(t, err)
 		assert.EqualValues(t, -5000+1200, total)
-		none, err := ledger.ExternalTotal(ctx, st, acct, "USD", ledger.Processor)
+		none, err := ledgertest.ExternalTotal(ctx, st, acct, "USD", ledger.Processor)
 		require.NoError(t, err)
 		assert.Zero(t, none)
-		_, err = ledger.BalanceOf(ctx, st, acct, "EUR", ledger.Processor)
+		_, err = ledgertest.BalanceOf(ctx, st, acct, "EUR", ledger.Processor)
 		require.Error(t, err)
 		assert.Equal(t, apierr.Internal, apierr.KindOf(err), "an external account has no counter to read")
-		_, err = ledger.ExternalTotal(ctx, st, acct, "EUR", ledger.Available)
+		_, err = ledgertest.ExternalTotal(ctx, st, acct, "EUR", ledger.Available)
 		require.Error(t, err)
 		assert.Equal(t, apierr.Internal, apierr.KindOf(err), "available is read from its counter")
 

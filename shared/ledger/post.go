@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/bits"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/money"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -27,40 +27,41 @@ import (
 //     beneficiary's two balances (beneficiary:<id>, beneficiary_reserved:<id>)
 //     per currency, in a partition of their own.
 //   - ment#<account> / <entry id>: an entry (UUIDv7 ids: time order).
-//   - mdue#<shard> / <available_on>#<account>#<capture entry id>: captured
-//     funds waiting for the settlement delay; the settlement task reads the
-//     due ones and moves them in one transaction with the entry's removal.
+//   - mdue2#<shard> / <available_on>#<account>#<capture entry id>: captured
+//     funds waiting for the settlement delay (settlementDue, a
+//     dueindex.Index); the settlement task reads the due ones and moves
+//     them in one transaction with the entry's removal. Unlike other
+//     due-time indexes, an entry keeps the settlement's data (the due
+//     struct): the capture's transaction writes nothing else for it.
+//   - mdue#<shard> / <available_on, 2006-01-02T15:04:05.000000000Z>#<account>#<capture entry id>:
+//     the same, as written before the one due-time index; read by Settle
+//     (the index's Legacy) until none is left, no longer written.
 //   - mlacct#<shard> / <account>: the accounts that had books before the
 //     accounts index (shared/accounts) existed; read by CheckAll, no longer
 //     written (a put with every posting cost two write units of each money
 //     transaction).
+//   - mowed#<shard> / <account>#<currency>: the debtors index (dispute.go).
+//
+// Every sharded partition spreads over dueindex.Shards by dueindex.Shard.
 
 func balancePK(accountID string) string { return "mbal#" + accountID }
 func entryPK(accountID string) string   { return "ment#" + accountID }
 
-// DueShards and AccountShards spread the two cross-account indexes.
-const (
-	DueShards     = 8
-	AccountShards = 8
-)
-
-func duePK(shard int) string     { return "mdue#" + strconv.Itoa(shard) }
 func accountPK(shard int) string { return "mlacct#" + strconv.Itoa(shard) }
+
+// settlementDue is the due-time index of captured funds.
+var settlementDue = dueindex.Index{Table: store.TableLedger, Prefix: "mdue2#",
+	Legacy: &dueindex.Legacy{Prefix: "mdue#", TimeLayout: "2006-01-02T15:04:05.000000000Z"}}
 
 // Prefixes are the partition prefixes the books own on the ledger table,
 // with what lives there (the area declaration registers them).
 var Prefixes = [][2]string{
 	{"mbal#", "merchant ledger balances"},
 	{"ment#", "merchant ledger entries"},
-	{"mdue#", "captured funds waiting for settlement, by time"},
+	{settlementDue.Prefix, "captured funds waiting for settlement, by time"},
+	{settlementDue.Legacy.Prefix, "captured funds waiting for settlement, by time, as written before the one due-time index (read only)"},
 	{"mlacct#", "the accounts that had merchant books before the accounts index (read only)"},
 	{"mowed#", "the balances owed (negative), for their recovery"},
-}
-
-func shardOf(s string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return int(h.Sum32() % uint32(n))
 }
 
 // BalanceKey addresses one balance of the merchant's books: a
@@ -83,9 +84,6 @@ func EntryKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TableLedger, PK: entryPK(accountID), SK: id}
 }
 
-// dueSKTime sorts lexically in time order (fixed width, UTC).
-const dueSKTime = "2006-01-02T15:04:05.000000000Z"
-
 // balanceBody is a balance item's Data: what the counter is, so the item
 // reads alone; the amount is N.
 type balanceBody struct {
@@ -105,10 +103,7 @@ type due struct {
 	AvailableOn time.Time `json:"available_on"`
 }
 
-func (d due) key() store.Key {
-	return store.Key{Table: store.TableLedger, PK: duePK(shardOf(d.Parent, DueShards)),
-		SK: d.AvailableOn.UTC().Format(dueSKTime) + "#" + d.AccountID + "#" + d.Parent}
-}
+func (d due) key() store.Key { return settlementDue.Key(d.AccountID, d.Parent, d.AvailableOn) }
 
 // Batch gathers the entries of one business change, to be written in that
 // change's transaction: Ops turns them into the entries' puts, one add per
@@ -122,6 +117,9 @@ type Batch struct {
 	// extra the index writes that go with them (the debtors index).
 	guards map[balRef]store.Cond
 	extra  []store.Op
+	// err is the first failure of a method that has no error to return;
+	// Ops answers it.
+	err error
 }
 
 // balRef names one balance of the books.
@@ -144,20 +142,32 @@ func (b *Batch) Empty() bool { return b == nil || len(b.Entries) == 0 }
 // Add appends entries.
 func (b *Batch) Add(e ...Entry) { b.Entries = append(b.Entries, e...) }
 
+// fail keeps the first failure of a method with no error to return.
+func (b *Batch) fail(op string, err error) {
+	if b.err == nil {
+		b.err = apierr.Wrap(op, apierr.Internal, err)
+	}
+}
+
 // Ops are the batch's writes, in a fixed order: the entries (put-if-absent),
 // the balances but the external ones, which keep no counter (store.Add,
 // conditioned not to go below zero for every account but owed, bounded by
 // money.MaxBalance, and for a guarded balance on its guard; with each
 // beneficiary account its family's aggregate, by the same amount), the
 // settlements due and the debtors index's writes. Errors: Internal when an
-// entry breaks the rules of the books.
+// entry breaks the rules of the books, or a method building the batch
+// failed.
 func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 	if b.Empty() {
 		return nil, nil
 	}
+	if b.err != nil {
+		return nil, b.err
+	}
 	deltas := map[balRef]int64{}
 	var order []balRef
 	var ops []store.Op
+	var err error
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		if err := e.Validate(); err != nil {
@@ -195,12 +205,17 @@ func (b *Batch) Ops(now time.Time) ([]store.Op, error) {
 			cond = store.Always
 		}
 		op := store.Add(BalanceKey(k.account, k.currency, k.a), d, !k.a.MayBeNegative(), cond)
-		op.Item.Data, _ = json.Marshal(balanceBody{Currency: k.currency, Account: k.a, UpdatedAt: now.UTC()})
+		if op.Item.Data, err = json.Marshal(balanceBody{Currency: k.currency, Account: k.a, UpdatedAt: now.UTC()}); err != nil {
+			return nil, apierr.Wrap("ledger.Ops", apierr.Internal, err)
+		}
 		op.Max = money.MaxBalance
 		ops = append(ops, op)
 	}
 	for _, d := range b.dues {
-		data, _ := json.Marshal(d)
+		data, err := json.Marshal(d)
+		if err != nil {
+			return nil, apierr.Wrap("ledger.Ops", apierr.Internal, err)
+		}
 		ops = append(ops, store.Put(store.Item{Key: d.key(), Data: data}, store.IfAbsent))
 	}
 	return append(ops, b.extra...), nil

@@ -68,58 +68,20 @@ func balances(ctx context.Context, st store.Store, pk string) ([]Balance, error)
 	return out, nil
 }
 
-// BalanceOf reads one balance (0 when none was ever posted). An external
-// account keeps no counter: asking for one is a programming error
-// (Internal); ExternalTotal derives it.
-func BalanceOf(ctx context.Context, st store.Store, accountID, currency string, a Account) (int64, error) {
-	if a.External() {
-		return 0, &apierr.Error{Kind: apierr.Internal, Op: "ledger.BalanceOf",
-			Err: errors.New("the external account " + string(a) + " keeps no counter: ExternalTotal sums its postings")}
-	}
-	it, err := st.Get(ctx, BalanceKey(accountID, currency, a))
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, apierr.Wrap("ledger.BalanceOf", apierr.Unavailable, err)
-	}
-	return it.N, nil
-}
-
-// ExternalTotal is what the account's entries posted to the external
-// account a in currency sum to: negative for what came in through it
-// (processor, bank), positive for what went out (paid_out). It reads every
-// entry of the account's books (paged), so it is for checks, reports and
-// tests, never a request's path.
-func ExternalTotal(ctx context.Context, st store.Store, accountID, currency string, a Account) (int64, error) {
-	if !a.External() {
-		return 0, &apierr.Error{Kind: apierr.Internal, Op: "ledger.ExternalTotal",
-			Err: errors.New(string(a) + " is not an external account: BalanceOf reads its counter")}
-	}
-	var n int64
-	err := eachEntry(ctx, st, accountID, func(e Entry) error {
-		if e.Currency == currency {
-			for _, p := range e.Postings {
-				if p.Account == a {
-					n += p.Amount
-				}
-			}
-		}
-		return nil
-	})
-	return n, err
-}
-
 func decodeBalance(it store.Item) (Balance, error) {
 	currency, account, ok := strings.Cut(it.SK, "#")
 	if !ok {
 		return Balance{}, apierr.Wrap("ledger.balance", apierr.Internal, errors.New("malformed balance key "+it.SK))
 	}
 	b := Balance{Currency: currency, Account: Account(account), Amount: it.N}
-	var body balanceBody
-	if len(it.Data) > 0 && json.Unmarshal(it.Data, &body) == nil {
-		b.UpdatedAt = body.UpdatedAt
+	if len(it.Data) == 0 {
+		return b, nil // a counter with no body: no time to show
 	}
+	var body balanceBody
+	if err := json.Unmarshal(it.Data, &body); err != nil {
+		return Balance{}, apierr.Wrap("ledger.balance", apierr.Internal, err)
+	}
+	b.UpdatedAt = body.UpdatedAt
 	return b, nil
 }
 
@@ -163,20 +125,6 @@ func Entries(ctx context.Context, st store.Store, accountID string, f EntryFilte
 			(f.From.IsZero() || !e.CreatedAt.Before(f.From)) && (f.To.IsZero() || !e.CreatedAt.After(f.To))
 		return e, ok, nil
 	})
-}
-
-// EntriesOf lists every entry tied to one source record, oldest first, by
-// reading the account's entries (for tests and the admin CLI: it reads the
-// whole partition).
-func EntriesOf(ctx context.Context, st store.Store, accountID string, src Source) ([]Entry, error) {
-	var out []Entry
-	err := eachEntry(ctx, st, accountID, func(e Entry) error {
-		if e.Source == src {
-			out = append(out, e)
-		}
-		return nil
-	})
-	return out, err
 }
 
 // eachEntry calls f on every entry of the account, oldest first.

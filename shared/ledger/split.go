@@ -108,8 +108,8 @@ func (s *Split) Resolve(amount int64) error {
 		sum += p.Share
 	}
 	if sum > amount {
-		return &apierr.Error{Kind: apierr.Invalid, Code: "split_exceeds_payment", Param: "parts",
-			Message: fmt.Sprintf("the parts sum to %d, more than the payment's amount (%d); the rest, if any, is the merchant's", sum, amount)}
+		return apierr.NewCode(CodeSplitExceedsPayment, "the parts sum to %d, more than the payment's amount (%d); the rest, if any, is the merchant's", sum, amount).
+			WithParam("parts")
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 	"github.com/paygate/paygate/shared/payments"
 	"github.com/paygate/paygate/shared/splits"
 	"github.com/paygate/paygate/shared/store"
@@ -96,7 +97,7 @@ func errOf(t testing.TB, r *apitest.Resp) (code, param string) {
 
 func (e *env) balance(a ledger.Account) int64 {
 	e.T.Helper()
-	n, err := ledger.BalanceOf(context.Background(), e.Deps.Store, e.Account.ID, "EUR", a)
+	n, err := ledgertest.BalanceOf(context.Background(), e.Deps.Store, e.Account.ID, "EUR", a)
 	require.NoError(e.T, err)
 	return n
 }
@@ -141,7 +142,7 @@ func TestSplitAppliedAtCaptureAndReversedOnRefunds(t *testing.T) {
 		assert.EqualValues(t, 1134, e.balance(ledger.Partner("courier")))
 		assert.EqualValues(t, 100, e.balance(ledger.Fees))
 		assert.EqualValues(t, 10001-3300-1234, e.balance(ledger.Available))
-		es, err := ledger.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceSplitRequest, ID: sid})
+		es, err := ledgertest.EntriesOf(context.Background(), e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceSplitRequest, ID: sid})
 		require.NoError(t, err)
 		require.Len(t, es, 1, "applied as one entry")
 		assert.Equal(t, ledger.EntrySplit, es[0].Type)

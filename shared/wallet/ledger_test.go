@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/shared/ids"
 	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/ledger/ledgertest"
 )
 
 // TestCapturesAndRefundsPostToTheLedger: a wallet capture posts to the
@@ -22,14 +23,14 @@ func TestCapturesAndRefundsPostToTheLedger(t *testing.T) {
 		e := newEnv(t, b)
 		ctx := context.Background()
 		avail := func() int64 {
-			n, err := ledger.BalanceOf(ctx, e.Deps.Store, e.Account.ID, "KZT", ledger.Available)
+			n, err := ledgertest.BalanceOf(ctx, e.Deps.Store, e.Account.ID, "KZT", ledger.Available)
 			require.NoError(t, err)
 			return n
 		}
 		id := e.succeeded(150000)
 		require.Equal(t, 200, e.post("/v1/wallet/"+id+"/capture", map[string]any{"amount": 100000}).Status)
 		assert.Equal(t, int64(100000), avail())
-		es, err := ledger.EntriesOf(ctx, e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceWalletTransaction, ID: id})
+		es, err := ledgertest.EntriesOf(ctx, e.Deps.Store, e.Account.ID, ledger.Source{Type: ledger.SourceWalletTransaction, ID: id})
 		require.NoError(t, err)
 		require.Len(t, es, 1, "settled at once: one entry")
 		assert.Equal(t, ledger.EntryCapture, es[0].Type)
