@@ -103,9 +103,8 @@
 // # Codes (codes.go)
 //
 // live_payouts_unavailable (403: a live key saves a payout card),
-// payout_card_number_invalid, payout_card_not_supported and
-// payout_card_expired (400 naming number or expiry_year; they were
-// invalid_number, card_not_supported and expired_card, the card payments'
-// card_error codes), besides insufficient_balance, parameter_invalid and
+// invalid_number, card_not_supported and expired_card (400 card_error naming
+// number or expiry_year: the card checks' codes, checkout/processor's),
+// besides insufficient_balance, parameter_invalid and
 // parameter_missing; the metadata rule is metadata.Check's.
 package balance

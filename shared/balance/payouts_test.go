@@ -306,11 +306,11 @@ func TestPayoutCards(t *testing.T) {
 			param string
 			code  string
 		}{
-			{"luhn", map[string]any{"number": "4000056655665557"}, "number", "payout_card_number_invalid"},
+			{"luhn", map[string]any{"number": "4000056655665557"}, "number", "invalid_number"},
 			{"spaces", map[string]any{"number": "4000 0566 5566 5556"}, "number", ""},
-			{"amex", map[string]any{"number": "370000000000002"}, "number", "payout_card_not_supported"},
+			{"amex", map[string]any{"number": "370000000000002"}, "number", "card_not_supported"},
 			{"month 13", map[string]any{"expiry_month": 13}, "expiry_month", ""},
-			{"expired", map[string]any{"expiry_month": int(now.Month()), "expiry_year": now.Year() - 1}, "expiry_year", "payout_card_expired"},
+			{"expired", map[string]any{"expiry_month": int(now.Month()), "expiry_year": now.Year() - 1}, "expiry_year", "expired_card"},
 			{"far future", map[string]any{"expiry_year": now.Year() + 21}, "expiry_year", ""},
 			{"blank holder", map[string]any{"holder_name": "   "}, "holder_name", ""},
 			{"no number", map[string]any{"number": nil}, "number", ""},

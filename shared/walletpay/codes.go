@@ -8,8 +8,6 @@ var (
 		Meaning: "The Apple Pay token failed a check (signature, signing time, merchant, decryption); the message says which."})
 	CodeGooglePayTokenInvalid = apierr.Register(apierr.CodeInfo{Name: "googlepay_token_invalid", Kind: apierr.Invalid, Param: "token",
 		Meaning: "The Google Pay token failed a check (signatures, expiry, merchant, decryption); the message says which."})
-	CodeCardNotSupported = apierr.Register(apierr.CodeInfo{Name: "card_not_supported", Kind: apierr.Invalid, Param: "token",
-		Meaning: "The token's card is not of a brand the platform takes (visa, mc, amex)."})
 	CodeLiveWalletsUnavailable = apierr.Register(apierr.CodeInfo{Name: "live_wallets_unavailable", Kind: apierr.Forbidden,
 		Meaning: "Apple Pay and Google Pay are not configured for live mode on this platform; use a test-mode key."})
 	CodeValidationURLNotAllowed = apierr.Register(apierr.CodeInfo{Name: "validation_url_not_allowed", Kind: apierr.Invalid, Param: "validation_url",

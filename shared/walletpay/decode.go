@@ -164,7 +164,7 @@ func twoDigits(n int) string {
 func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) (*Decoded, error) {
 	brand := processor.Brand(nt.Card.Number)
 	if brand == "" || !processor.Luhn(nt.Card.Number) {
-		return nil, invalidToken(CodeCardNotSupported, "the token's card is not a visa, mc or amex card")
+		return nil, invalidToken(processor.CodeCardNotSupported, "the token's card is not a visa, mc or amex card")
 	}
 	nt.AccountID, nt.Livemode, nt.Brand, nt.Now = in.AccountID, !in.TestMode, brand, s.clock()
 	tok, ops, err := s.tokens.Build(ctx, nt)

@@ -167,10 +167,8 @@ var holderOutcomes = map[string]profile{
 
 // cardError is a 400 card_error naming a logical card field (number,
 // expiryMonth, expiryYear, cvc); callers map it to the request's field name.
-func cardError(field, code, format string, args ...any) *apierr.Error {
-	e := apierr.New(apierr.CardDeclined, code, format, args...)
-	e.Param = field
-	return e
+func cardError(field string, code apierr.Code, format string, args ...any) *apierr.Error {
+	return apierr.NewCode(code, format, args...).WithParam(field)
 }
 
 // Brand returns the scheme brand of a number ("" when unsupported).
@@ -215,11 +213,11 @@ func Luhn(number string) bool {
 func Validate(c Card, now time.Time) (string, error) {
 	num := strings.ReplaceAll(c.Number, " ", "")
 	if !Luhn(num) {
-		return "", cardError("number", "invalid_number", "the card number is not a valid card number")
+		return "", cardError("number", CodeInvalidNumber, "the card number is not a valid card number")
 	}
 	brand := Brand(num)
 	if brand == "" {
-		return "", cardError("number", "card_not_supported", "only visa, mc and amex cards are supported")
+		return "", cardError("number", CodeCardNotSupported, "only visa, mc and amex cards are supported")
 	}
 	if err := CheckExpiry(c.ExpiryMonth, c.ExpiryYear, now); err != nil {
 		return "", err
@@ -229,7 +227,7 @@ func Validate(c Card, now time.Time) (string, error) {
 		want = 4
 	}
 	if len(c.CVC) != want || strings.Trim(c.CVC, "0123456789") != "" {
-		return "", cardError("cvc", "invalid_cvc", "the security code must have %d digits for %s", want, brand)
+		return "", cardError("cvc", CodeInvalidCVC, "the security code must have %d digits for %s", want, brand)
 	}
 	return brand, nil
 }
@@ -240,21 +238,21 @@ func Validate(c Card, now time.Time) (string, error) {
 func CheckExpiry(monthText, yearText string, now time.Time) error {
 	month, err := strconv.Atoi(monthText)
 	if err != nil || month < 1 || month > 12 || len(monthText) > 2 {
-		return cardError("expiryMonth", "invalid_expiry_month", "the expiry month must be 1 to 12")
+		return cardError("expiryMonth", CodeInvalidExpiryMonth, "the expiry month must be 1 to 12")
 	}
 	year, err := strconv.Atoi(yearText)
 	if err != nil || !(len(yearText) == 4 || len(yearText) == 2) {
-		return cardError("expiryYear", "invalid_expiry_year", "the expiry year must have 4 digits")
+		return cardError("expiryYear", CodeInvalidExpiryYear, "the expiry year must have 4 digits")
 	}
 	if year < 100 {
 		year += 2000
 	}
 	now = now.UTC()
 	if !now.Before(time.Date(year, time.Month(month)+1, 1, 0, 0, 0, 0, time.UTC)) {
-		return cardError("expiryYear", "expired_card", "the card expired in %02d/%d", month, year)
+		return cardError("expiryYear", CodeExpiredCard, "the card expired in %02d/%d", month, year)
 	}
 	if year > now.Year()+20 {
-		return cardError("expiryYear", "invalid_expiry_year", "the expiry year is too far in the future")
+		return cardError("expiryYear", CodeInvalidExpiryYear, "the expiry year is too far in the future")
 	}
 	return nil
 }
