@@ -49,7 +49,7 @@ func TestColdStartRows(t *testing.T) {
 		assert.Contains(t, rows[i].name, want)
 		t.Logf("%s | %s | %s | %s", rows[i].name, rows[i].value, rows[i].target, rows[i].ok)
 	}
-	assert.Equal(t, "<= 1.2x", rows[3].target)
+	assert.Equal(t, "<= 1.5x hello + SDK", rows[3].target)
 	assert.Contains(t, rows[3].value, "x hello + SDK")
 	assert.Contains(t, []string{"ok", "MISSED"}, rows[3].ok)
 	_, err = coldStarts(ctx, root, fns, function{}, 1)

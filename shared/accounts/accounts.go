@@ -148,7 +148,7 @@ func (r *Repo) Create(ctx context.Context, in NewAccount) (*Account, error) {
 		store.Put(store.Item{Key: indexKey(a.ID), Data: []byte("{}")}, store.IfAbsent),
 	)
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 1 {
-		return nil, apierr.NewCode(CodeMerchantAccountTaken, "merchant account %q is taken", a.MerchantAccount)
+		return nil, apierr.New(CodeMerchantAccountTaken, "merchant account %q is taken", a.MerchantAccount)
 	}
 	if err != nil {
 		return nil, apierr.Wrap("accounts.Create", apierr.Internal, err)
@@ -242,14 +242,14 @@ func (r *Repo) Pair(ctx context.Context, liveID, testID string) (live, test *Acc
 			return err
 		}
 		if l.Mode != Live || t.Mode != Test {
-			return apierr.NewCode(CodeModeMismatch, "pair a live account with a test account (%s is %s, %s is %s)", l.ID, l.Mode, t.ID, t.Mode)
+			return apierr.New(CodeModeMismatch, "pair a live account with a test account (%s is %s, %s is %s)", l.ID, l.Mode, t.ID, t.Mode)
 		}
 		if l.Pair == t.ID && t.Pair == l.ID {
 			live, test = l, t
 			return nil
 		}
 		if l.Pair != "" || t.Pair != "" {
-			return apierr.NewCode(CodePaired, "an account is paired to another account already")
+			return apierr.New(CodePaired, "an account is paired to another account already")
 		}
 		l.Pair, t.Pair = t.ID, l.ID
 		ld, err := json.Marshal(l)

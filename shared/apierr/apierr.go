@@ -101,7 +101,7 @@ func (k Kind) Type() string { return errType[k] }
 // Error is the service's error value.
 type Error struct {
 	Kind    Kind
-	Code    string // machine-readable, snake_case; defaults per kind
+	Code    Code   // a registered code (codes.go); the zero Code takes its kind's default
 	Message string // safe to show to the caller
 	Param   string // the offending field (JSON path), when there is one
 	Op      string // where it happened, for logs only
@@ -127,8 +127,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // CodeOrDefault returns the explicit code or the kind's default one.
 func (e *Error) CodeOrDefault() string {
-	if e.Code != "" {
-		return e.Code
+	if !e.Code.IsZero() {
+		return e.Code.Name()
 	}
 	return defaultCode[e.Kind].Name()
 }
@@ -154,15 +154,10 @@ func (e *Error) Because(op string, err error) *Error {
 	return e
 }
 
-// New builds an error of a kind with a caller-safe message.
-func New(kind Kind, code, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// NewCode builds an error of a registered code, with its kind and the
+// New builds an error of a registered code, with its kind and the
 // parameter the code names, and a caller-safe message.
-func NewCode(code Code, format string, args ...any) *Error {
-	return &Error{Kind: code.Kind(), Code: code.Name(), Param: code.Info().Param, Message: fmt.Sprintf(format, args...)}
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Kind: code.Kind(), Code: code, Param: code.Info().Param, Message: fmt.Sprintf(format, args...)}
 }
 
 // Kindf builds an error of a kind with the kind's default code (a 405, a
@@ -179,12 +174,12 @@ func HasCode(err error, c Code) bool {
 
 // Invalidf is a 400 naming the offending field.
 func Invalidf(param, format string, args ...any) *Error {
-	return &Error{Kind: Invalid, Code: CodeParameterInvalid.Name(), Param: param, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: Invalid, Code: CodeParameterInvalid, Param: param, Message: fmt.Sprintf(format, args...)}
 }
 
 // Missing is a 400 for a required field that is absent.
 func Missing(param string) *Error {
-	return &Error{Kind: Invalid, Code: CodeParameterMissing.Name(), Param: param, Message: fmt.Sprintf("%s is required", param)}
+	return &Error{Kind: Invalid, Code: CodeParameterMissing, Param: param, Message: fmt.Sprintf("%s is required", param)}
 }
 
 // NotFoundf is a 404; use it for foreign records too, so existence never leaks.

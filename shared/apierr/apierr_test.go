@@ -28,9 +28,10 @@ func TestWrapKeepsTheInnerKind(t *testing.T) {
 	assert.Equal(t, "amount", w.Param)
 	assert.Equal(t, Invalid, KindOf(w))
 	// An explicit server kind reclassifies a server error, never a client one.
-	tooBig := As(Wrap("checkout.commit", Unavailable, fmt.Errorf("store: %w", &Error{Kind: Invalid, Code: "item_too_large"})))
+	tooLarge := Register(CodeInfo{Name: "apierr_test_item_too_large", Kind: Invalid, Meaning: "a test code"})
+	tooBig := As(Wrap("checkout.commit", Unavailable, fmt.Errorf("store: %w", New(tooLarge, "too large"))))
 	assert.Equal(t, Invalid, tooBig.Kind)
-	assert.Equal(t, "item_too_large", tooBig.Code)
+	assert.Equal(t, "apierr_test_item_too_large", tooBig.Code.Name())
 	down := As(Wrap("checkout.commit", Unavailable, &Error{Kind: Internal, Op: "dynamostore.Write"}))
 	assert.Equal(t, Unavailable, down.Kind)
 	plain := As(Wrap("x", Unavailable, errors.New("timeout")))
@@ -53,7 +54,7 @@ func TestKindString(t *testing.T) {
 
 func TestRegisteredCodes(t *testing.T) {
 	busy := Register(CodeInfo{Name: "apierr_test_busy", Kind: Conflict, Meaning: "a test code"})
-	e := NewCode(busy, "thing %s kept changing", "x")
+	e := New(busy, "thing %s kept changing", "x")
 	assert.Equal(t, Conflict, e.Kind)
 	assert.Equal(t, "apierr_test_busy", e.CodeOrDefault())
 	assert.Equal(t, "thing x kept changing", e.Message)
@@ -64,7 +65,7 @@ func TestRegisteredCodes(t *testing.T) {
 	assert.Panics(t, func() { Register(CodeInfo{Name: "No-Snake", Kind: Conflict, Meaning: "m"}) })
 	assert.Panics(t, func() { Register(CodeInfo{Name: "no_meaning", Kind: Conflict}) })
 	named := Register(CodeInfo{Name: "apierr_test_named", Kind: Invalid, Param: "Idempotency-Key", Meaning: "m"})
-	assert.Equal(t, "Idempotency-Key", NewCode(named, "m").Param)
+	assert.Equal(t, "Idempotency-Key", New(named, "m").Param)
 	// Every kind's default code is registered.
 	for k := Internal; k <= CardDeclined; k++ {
 		_, ok := Lookup((&Error{Kind: k}).CodeOrDefault())
@@ -78,7 +79,7 @@ func TestRegisteredCodes(t *testing.T) {
 
 func TestSentinelsMatchWithErrorsIs(t *testing.T) {
 	locked := Register(CodeInfo{Name: "apierr_test_locked", Kind: Forbidden, Meaning: "m"})
-	errLocked := NewCode(locked, "locked")
+	errLocked := New(locked, "locked")
 	wrapped := fmt.Errorf("sign in: %w", Wrap("dashboard.SignIn", Internal, errLocked))
 	assert.True(t, errors.Is(wrapped, errLocked), "a wrapped copy is the sentinel")
 	assert.True(t, HasCode(wrapped, locked))

@@ -263,7 +263,7 @@ func (s *Keys) Roll(ctx context.Context, accountID, keyID string, oldExpiresAt t
 		return nil, "", err
 	}
 	if !old.Active(s.clock()) {
-		return nil, "", apierr.NewCode(CodeKeyInactive, "key %s is revoked or expired", keyID)
+		return nil, "", apierr.New(CodeKeyInactive, "key %s is revoked or expired", keyID)
 	}
 	newKey, secret, err = s.Create(ctx, accountID, NewKey{Kind: old.Kind, Name: old.Name, AllowedOrigins: old.AllowedOrigins})
 	if err != nil {
@@ -309,7 +309,7 @@ func (s *Keys) SetDefaultVersion(ctx context.Context, accountID, v string) error
 			ops = append(ops, kops...)
 		}
 		if len(ops)+1 > store.MaxTransactOps {
-			return nil, apierr.NewCode(CodeTooManyKeys, "revoke unused keys first")
+			return nil, apierr.New(CodeTooManyKeys, "revoke unused keys first")
 		}
 		return ops, nil
 	})
@@ -379,7 +379,7 @@ func (s *Keys) importKey(ctx context.Context, accountID, secret string, kind Key
 	}
 	if k, err := s.Authenticate(ctx, secret); err == nil {
 		if k.AccountID != accountID {
-			return nil, apierr.NewCode(CodeKeyTaken, "this key belongs to another account")
+			return nil, apierr.New(CodeKeyTaken, "this key belongs to another account")
 		}
 		return k, nil
 	}
@@ -394,7 +394,7 @@ func (s *Keys) importKey(ctx context.Context, accountID, secret string, kind Key
 	}
 	if err := s.st.Write(ctx, ops...); err != nil {
 		if _, ok := store.IsConditionFailed(err); ok {
-			return nil, apierr.NewCode(CodeKeyTaken, "this key is already registered")
+			return nil, apierr.New(CodeKeyTaken, "this key is already registered")
 		}
 		return nil, apierr.Wrap("auth.Import", apierr.Internal, err)
 	}

@@ -97,7 +97,7 @@ func TestImportClientKeyRefusals(t *testing.T) {
 	require.NoError(t, err)
 	_, err = keys.ImportClient(ctx, other, clientSecret, origins, "second")
 	require.Error(t, err)
-	assert.Equal(t, "key_taken", apierr.As(err).Code)
+	assert.Equal(t, "key_taken", apierr.As(err).Code.Name())
 }
 
 func TestImportStillTakesOnlySecretKeys(t *testing.T) {

@@ -118,11 +118,11 @@ func (in *CardRequest) validate(now time.Time) (number, brand string, err error)
 		return "", "", apierr.Invalidf("number", "number must be the card number's 12 to 19 digits, without spaces")
 	}
 	if !processor.Luhn(number) {
-		return "", "", apierr.NewCode(processor.CodeInvalidNumber, "number is not a valid card number").WithParam("number")
+		return "", "", apierr.New(processor.CodeInvalidNumber, "number is not a valid card number").WithParam("number")
 	}
 	brand = processor.Brand(number)
 	if brand != "visa" && brand != "mc" {
-		return "", "", apierr.NewCode(processor.CodeCardNotSupported, "payouts go to visa and mc cards only").WithParam("number")
+		return "", "", apierr.New(processor.CodeCardNotSupported, "payouts go to visa and mc cards only").WithParam("number")
 	}
 	if in.ExpiryMonth == nil {
 		return "", "", apierr.Missing("expiry_month")
@@ -140,7 +140,7 @@ func (in *CardRequest) validate(now time.Time) (number, brand string, err error)
 	}
 	// Valid through the last day of its expiry month.
 	if !now.Before(time.Date(int(y), time.Month(m)+1, 1, 0, 0, 0, 0, time.UTC)) {
-		return "", "", apierr.NewCode(processor.CodeExpiredCard, "the card expired in %02d/%d", m, y).WithParam("expiry_year")
+		return "", "", apierr.New(processor.CodeExpiredCard, "the card expired in %02d/%d", m, y).WithParam("expiry_year")
 	}
 	if in.HolderName == nil {
 		return "", "", apierr.Missing("holder_name")

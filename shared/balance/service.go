@@ -156,7 +156,7 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*PayoutCard, 
 		return nil, err
 	}
 	if !in.TestMode {
-		return nil, apierr.NewCode(CodeLivePayoutsUnavailable,
+		return nil, apierr.New(CodeLivePayoutsUnavailable,
 			"no live payout processor is configured: payout cards can be saved with test keys only")
 	}
 	c := &card{PayoutCard: PayoutCard{ID: ids.NewAt(now), Brand: brand, Last4: number[len(number)-4:],

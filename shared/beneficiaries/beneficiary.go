@@ -236,7 +236,7 @@ func (in *UpdateRequest) apply(b *Beneficiary) error {
 			return apierr.Invalidf("status", "status must be active or disabled")
 		}
 		if !b.Status.CanTransition(to) {
-			return apierr.NewCode(CodeBeneficiaryStateConflict, "a %s beneficiary cannot become %s", b.Status, to)
+			return apierr.New(CodeBeneficiaryStateConflict, "a %s beneficiary cannot become %s", b.Status, to)
 		}
 		b.Status = to
 	}

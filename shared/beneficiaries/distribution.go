@@ -184,7 +184,7 @@ func (in *DistributionRequest) validate() (string, []Line, money.Amount, error) 
 			return "", nil, money.Amount{}, err
 		}
 		if j, dup := seen[*l.BeneficiaryID]; dup {
-			return "", nil, money.Amount{}, apierr.NewCode(CodeDuplicateBeneficiary,
+			return "", nil, money.Amount{}, apierr.New(CodeDuplicateBeneficiary,
 				"beneficiary %s is on lines %d and %d: give each beneficiary one line", *l.BeneficiaryID, j, i).WithParam(lineParam(i, "beneficiary_id"))
 		}
 		seen[*l.BeneficiaryID] = i
@@ -326,7 +326,7 @@ func (s *Service) checkBeneficiaries(ctx context.Context, accountID string, line
 			return err
 		}
 		if b.Status != Active {
-			return apierr.NewCode(CodeBeneficiaryDisabled, "beneficiary %s is disabled: enable it or leave its line out", b.ID).
+			return apierr.New(CodeBeneficiaryDisabled, "beneficiary %s is disabled: enable it or leave its line out", b.ID).
 				WithParam(lineParam(i, "beneficiary_id"))
 		}
 	}

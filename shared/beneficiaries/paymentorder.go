@@ -262,7 +262,7 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 		return nil, err
 	}
 	if in.Livemode {
-		return nil, apierr.NewCode(CodeLiveSettlementUnavailable,
+		return nil, apierr.New(CodeLiveSettlementUnavailable,
 			"no live bank is configured: settlement payment orders can be made with test keys only")
 	}
 	b, err := s.load(ctx, in.AccountID, f.beneficiaryID)
@@ -275,7 +275,7 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 		return nil, err
 	}
 	if b.Status != Active {
-		return nil, apierr.NewCode(CodeBeneficiaryDisabled, "beneficiary %s is disabled: enable it before paying it", b.ID).
+		return nil, apierr.New(CodeBeneficiaryDisabled, "beneficiary %s is disabled: enable it before paying it", b.ID).
 			WithParam("beneficiary_id")
 	}
 	now := s.clock().UTC()
@@ -325,7 +325,7 @@ func (s *Service) sameRequest(ctx context.Context, in OrderInput, f orderFields,
 		}
 	}
 	if ref.Fingerprint != f.fingerprint() {
-		return nil, apierr.NewCode(CodeRequestIDReused,
+		return nil, apierr.New(CodeRequestIDReused,
 			"request_id %s already made payment order %s with another beneficiary, amount, purpose code or description", f.requestID, ref.OrderID)
 	}
 	o, err := s.loadOrder(ctx, in.AccountID, ref.OrderID)

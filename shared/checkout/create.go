@@ -288,7 +288,7 @@ func (svc *Service) commit(ctx context.Context, c Caller, out idempotency.Outcom
 		if onConflict != nil {
 			return onConflict(cf.Index)
 		}
-		return apierr.NewCode(store.CodeBusy, "the record changed concurrently; retry")
+		return apierr.New(store.CodeBusy, "the record changed concurrently; retry")
 	}
 	return apierr.Wrap("checkout.commit", apierr.Unavailable, err)
 }

@@ -233,7 +233,7 @@ func (svc *Service) abandon(ctx context.Context, c Caller, p *payments.Payment, 
 // payment ended on the fresh copies.
 func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Payment, s *Session, why error, again bool) (*PaymentResponse, error) {
 	if why == nil {
-		why = apierr.NewCode(CodePaymentSuperseded, "a newer payment attempt replaced payment %s on its session", p.ID)
+		why = apierr.New(CodePaymentSuperseded, "a newer payment attempt replaced payment %s on its session", p.ID)
 	}
 	e := apierr.As(why)
 	var err error
@@ -276,7 +276,7 @@ func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Paymen
 	}
 	out := idempotency.Outcome{Kind: KindPayment, Value: body}
 	err = svc.commit(ctx, c, out, ops, func(int) error {
-		return apierr.NewCode(payments.CodeChanged, "the payment or its session changed concurrently; retry")
+		return apierr.New(payments.CodeChanged, "the payment or its session changed concurrently; retry")
 	})
 	if apierr.Is(err, apierr.Conflict) {
 		fresh, gerr := svc.pays.Get(ctx, p.AccountID, p.ID)

@@ -58,10 +58,10 @@ func linkHold(c Caller, s *Session) (LinkHold, error) {
 	case link == held:
 		return c.Link, nil
 	case link != "":
-		return nil, apierr.NewCode(CodePaymentLinkSession,
+		return nil, apierr.New(CodePaymentLinkSession,
 			"session %s belongs to a payment link: it is paid on the link's page", s.ID)
 	default:
-		return nil, apierr.NewCode(CodePaymentLinkSession, "a payment link's page pays only the link's own sessions")
+		return nil, apierr.New(CodePaymentLinkSession, "a payment link's page pays only the link's own sessions")
 	}
 }
 

@@ -110,7 +110,7 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 		if m.usesTestData() {
 			return nil, invalid("paymentMethod", CodeTestDataInLiveMode, "raw card numbers and test_ data are accepted only with test keys")
 		}
-		return nil, apierr.NewCode(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
+		return nil, apierr.New(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
 	}
 	switch m.Type {
 	case "scheme", "":
@@ -559,11 +559,11 @@ func (svc *Service) commitWithSession(ctx context.Context, c Caller, body Paymen
 		}
 		switch {
 		case s != nil && i == first+1:
-			return apierr.NewCode(CodeSessionExpired, "session %s expired", s.ID)
+			return apierr.New(CodeSessionExpired, "session %s expired", s.ID)
 		case s != nil && i == first:
-			return apierr.NewCode(apierr.CodeSessionChanged, "another payment on session %s changed it first; read the session result", s.ID)
+			return apierr.New(apierr.CodeSessionChanged, "another payment on session %s changed it first; read the session result", s.ID)
 		default:
-			return apierr.NewCode(payments.CodeChanged, "the payment changed concurrently; retry")
+			return apierr.New(payments.CodeChanged, "the payment changed concurrently; retry")
 		}
 	})
 }

@@ -230,7 +230,7 @@ func (svc *Service) CompleteChallenge(ctx context.Context, c Caller, id string, 
 		return nil, err
 	}
 	if p.Status != payments.RequiresAction || p.Flow.Stage != stageChallenge {
-		return nil, apierr.NewCode(CodeNoChallengePending, "payment %s is not waiting for a 3-D Secure challenge", p.ID)
+		return nil, apierr.New(CodeNoChallengePending, "payment %s is not waiting for a 3-D Secure challenge", p.ID)
 	}
 	return svc.complete(ctx, c, p, stageChallenge, processor.ChallengeWithPassword(in.Password))
 }

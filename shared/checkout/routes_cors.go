@@ -32,7 +32,7 @@ func (svc *Service) preflight(r *httpapi.Request) (*httpapi.Response, error) {
 	if !ok {
 		return httpapi.Options(http.MethodPost), nil
 	}
-	refused := apierr.NewCode(apierr.CodeOriginNotAllowed, "cross-origin calls to this session are not allowed from origin %q", p.Origin)
+	refused := apierr.New(apierr.CodeOriginNotAllowed, "cross-origin calls to this session are not allowed from origin %q", p.Origin)
 	if p.Method != http.MethodPost || !p.HeadersAllowed() {
 		return nil, refused
 	}

@@ -52,7 +52,7 @@ type Caller struct {
 
 // invalid is a 400 of code naming param.
 func invalid(param string, code apierr.Code, format string, args ...any) *apierr.Error {
-	return apierr.NewCode(code, format, args...).WithParam(param)
+	return apierr.New(code, format, args...).WithParam(param)
 }
 
 // Open builds the service with its signing secret (see sessiondata.LoadSecret):

@@ -176,9 +176,9 @@ func (s *Session) payable(now time.Time) error {
 	case StatusActive, StatusPaymentPending:
 		return nil
 	case StatusExpired:
-		return apierr.NewCode(CodeSessionExpired, "session %s expired at %s", s.ID, s.ExpiresAt.Format(time.RFC3339))
+		return apierr.New(CodeSessionExpired, "session %s expired at %s", s.ID, s.ExpiresAt.Format(time.RFC3339))
 	default:
-		return apierr.NewCode(endedCodes[st], "session %s is %s and takes no more payments", s.ID, st)
+		return apierr.New(endedCodes[st], "session %s is %s and takes no more payments", s.ID, st)
 	}
 }
 

@@ -44,7 +44,7 @@ const MaxReturnURL = 1024
 func (in *RecurringInput) check() error {
 	switch {
 	case in.CardTokenID == "" && in.CustomerID == "":
-		return apierr.NewCode(apierr.CodeParameterMissing, "card_token_id is required (or customer_id, to charge the customer's default card token)").WithParam("card_token_id")
+		return apierr.New(apierr.CodeParameterMissing, "card_token_id is required (or customer_id, to charge the customer's default card token)").WithParam("card_token_id")
 	case in.Amount < 1 || in.Amount > money.MaxMinor:
 		return apierr.Invalidf("amount.value", "amount.value must be an integer from 1 to %d (minor units of amount.currency)", money.MaxMinor)
 	case in.OrderReference == "":
@@ -56,7 +56,7 @@ func (in *RecurringInput) check() error {
 	case in.Capture != "" && !in.Capture.Valid():
 		return apierr.Invalidf("capture", "capture must be automatic or manual")
 	case in.RecurringType == CardOnFile && in.OffSession != nil && *in.OffSession:
-		return apierr.NewCode(CodeOffSessionNotAllowed, "a card_on_file payment is made by the shopper, who is there (on-session); an off-session charge is a subscription or unscheduled one").WithParam("off_session")
+		return apierr.New(CodeOffSessionNotAllowed, "a card_on_file payment is made by the shopper, who is there (on-session); an off-session charge is a subscription or unscheduled one").WithParam("off_session")
 	}
 	if in.CardTokenID != "" {
 		if err := checkTokenID("card_token_id", in.CardTokenID); err != nil {
@@ -100,7 +100,7 @@ func (s *Service) token(ctx context.Context, in *RecurringInput) (*vault.CardTok
 		}
 		t, err := s.vault.Default(ctx, in.AccountID, in.CustomerID, s.clock())
 		if apierr.Is(err, apierr.NotFound) {
-			return nil, apierr.NewCode(CodeNoCardToken, "customer %s has no card token that can be charged (none saved, or every card expired)", in.CustomerID)
+			return nil, apierr.New(CodeNoCardToken, "customer %s has no card token that can be charged (none saved, or every card expired)", in.CustomerID)
 		}
 		return t, err
 	}
@@ -140,7 +140,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 		return nil, err
 	}
 	if !in.TestMode {
-		return nil, apierr.NewCode(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
+		return nil, apierr.New(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
 	}
 	now := s.clock().UTC()
 	out, err := processor.AuthoriseStored(t.Card(), in.offSession(), now)
@@ -150,7 +150,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 		return nil, &e
 	}
 	if out.Result == processor.RedirectShopper && in.ReturnURL == "" {
-		return nil, apierr.NewCode(apierr.CodeParameterMissing, "this card needs the shopper to be redirected to its issuer: send return_url (where the shopper comes back), or charge it off_session").WithParam("return_url")
+		return nil, apierr.New(apierr.CodeParameterMissing, "this card needs the shopper to be redirected to its issuer: send return_url (where the shopper comes back), or charge it off_session").WithParam("return_url")
 	}
 	mode := in.Capture
 	if mode == "" {
@@ -175,7 +175,7 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 			return nil, err
 		}
 		if _, ok := store.IsConditionFailed(err); ok {
-			return nil, apierr.NewCode(payments.CodeChanged, "the payment could not be recorded; retry with the same Idempotency-Key")
+			return nil, apierr.New(payments.CodeChanged, "the payment could not be recorded; retry with the same Idempotency-Key")
 		}
 		return nil, apierr.Wrap("customers.Recurring", apierr.Unavailable, err)
 	}

@@ -104,7 +104,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Customer, error)
 		return nil, err
 	case failed && w.Claimed(cf.Index):
 		owner, _ := s.vault.CustomerID(ctx, in.AccountID, in.ExternalRef)
-		return nil, apierr.NewCode(apierr.CodeExternalRefInUse, "external_ref %s belongs to customer %s; read it with GET /v1/customers/%s", quote(in.ExternalRef), owner, owner)
+		return nil, apierr.New(apierr.CodeExternalRefInUse, "external_ref %s belongs to customer %s; read it with GET /v1/customers/%s", quote(in.ExternalRef), owner, owner)
 	}
 	return nil, apierr.Wrap("customers.Create", apierr.Unavailable, err)
 }

@@ -137,7 +137,7 @@ func (s *Service) signIn(r *httpapi.Request) (*httpapi.Response, error) {
 	pre, cerr := r.HTTP.Cookie(PreCSRFCookie)
 	if err != nil || cerr != nil || form.Get("csrf") == "" || form.Get("csrf") != pre.Value {
 		c := &call{r: r}
-		return s.errorPage(c, apierr.NewCode(CodeCSRF, "This form is out of date: reload the sign-in page and try again."))
+		return s.errorPage(c, apierr.New(CodeCSRF, "This form is out of date: reload the sign-in page and try again."))
 	}
 	tok, _, err := s.SignIn(r.HTTP.Context(), SignInInput{Email: form.Get("email"), Password: form.Get("password"),
 		Code: form.Get("code"), Address: clientAddress(r.HTTP)})
@@ -179,7 +179,7 @@ func (s *Service) signOutWith(r *httpapi.Request, everywhere bool) (*httpapi.Res
 	}
 	c.sess, c.form, c.v = sess, form, s.baseView(r, sess)
 	if !sess.CheckCSRF(form.Get("csrf")) {
-		return s.errorPage(c, apierr.NewCode(CodeCSRF, "This form is out of date: reload the page and try again."))
+		return s.errorPage(c, apierr.New(CodeCSRF, "This form is out of date: reload the page and try again."))
 	}
 	action := "session.sign_out"
 	if everywhere {
@@ -755,7 +755,7 @@ func (s *Service) totp(c *call) (*httpapi.Response, error) {
 
 func (s *Service) auditPage(c *call) (*httpapi.Response, error) {
 	if c.sess.User.Role != Owner {
-		return nil, apierr.NewCode(CodeRole, "Only owners see the audit log.")
+		return nil, apierr.New(CodeRole, "Only owners see the audit log.")
 	}
 	entries, next, err := s.AuditLog(c.ctx(), c.account(), 50, c.r.HTTP.URL.Query().Get("cursor"))
 	if err != nil {

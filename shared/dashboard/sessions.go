@@ -80,12 +80,12 @@ func tokenID(tok string) string {
 
 // ErrSignIn is the one answer to a failed sign-in, whether the email is
 // unknown, the password or the code wrong: it says nothing of which.
-var ErrSignIn = apierr.NewCode(CodeSignInFailed, "the email, password or code is wrong")
+var ErrSignIn = apierr.New(CodeSignInFailed, "the email, password or code is wrong")
 
 // ErrLocked is the answer while an email or address is over its limit,
 // whether or not the email exists, whatever was typed (the page answers it
 // with 429).
-var ErrLocked = apierr.NewCode(CodeSignInLocked, "too many failed sign-ins: wait 15 minutes and try again")
+var ErrLocked = apierr.New(CodeSignInLocked, "too many failed sign-ins: wait 15 minutes and try again")
 
 // SignInInput is a sign-in form.
 type SignInInput struct {
@@ -188,7 +188,7 @@ func (s *Service) countFailure(ctx context.Context, email, addr string, window t
 
 // ErrNoSession is the answer for a missing, expired, signed-out or
 // unknown session token.
-var ErrNoSession = apierr.NewCode(CodeNoSession, "sign in to the dashboard")
+var ErrNoSession = apierr.New(CodeNoSession, "sign in to the dashboard")
 
 // Lookup is the live session of a cookie's token: its user as stored now
 // (a changed role applies at once). Errors: ErrNoSession, Internal.
@@ -271,7 +271,7 @@ func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, a
 	return s.Audited(ctx, home, e, func(ctx context.Context) (string, error) {
 		err := s.st.Write(ctx, store.Put(store.Item{Key: it.Key, Data: data, ExpiresAt: it.ExpiresAt}, store.IfVersion(it.Version)))
 		if _, ok := store.IsConditionFailed(err); ok {
-			return "", apierr.NewCode(apierr.CodeSessionChanged, "the session changed meanwhile (signed out?): reload and try again")
+			return "", apierr.New(apierr.CodeSessionChanged, "the session changed meanwhile (signed out?): reload and try again")
 		}
 		if err != nil {
 			return "", apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)

@@ -194,7 +194,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 		store.Put(store.Item{Key: userKey(email), Data: data}, store.IfAbsent),
 		store.Put(store.Item{Key: accountUserKey(in.AccountID, email), Data: listed}, store.IfAbsent))
 	if _, ok := store.IsConditionFailed(err); ok {
-		return nil, apierr.NewCode(CodeUserExists, "a dashboard user with email %s exists", email)
+		return nil, apierr.New(CodeUserExists, "a dashboard user with email %s exists", email)
 	}
 	if err != nil {
 		return nil, apierr.Wrap("dashboard.CreateUser", apierr.Internal, err)

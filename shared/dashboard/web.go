@@ -333,7 +333,7 @@ func (s *Service) form(self bool, fn handler) httpapi.Handler {
 		}
 		sess, err := s.sessionOf(r)
 		if errors.Is(err, ErrNoSession) {
-			return s.errorPage(c, apierr.NewCode(CodeSessionEnded, "Your session has ended: sign in again."))
+			return s.errorPage(c, apierr.New(CodeSessionEnded, "Your session has ended: sign in again."))
 		}
 		if err != nil {
 			return s.errorPage(c, err)
@@ -341,10 +341,10 @@ func (s *Service) form(self bool, fn handler) httpapi.Handler {
 		c.sess, c.form = sess, form
 		c.v = s.baseView(r, sess)
 		if perr != nil || !sess.CheckCSRF(form.Get("csrf")) {
-			return s.errorPage(c, apierr.NewCode(CodeCSRF, "This form is out of date or did not come from the dashboard: reload the page and try again."))
+			return s.errorPage(c, apierr.New(CodeCSRF, "This form is out of date or did not come from the dashboard: reload the page and try again."))
 		}
 		if !self && !sess.User.Role.CanChange() {
-			return s.errorPage(c, apierr.NewCode(CodeRole, "Your role (%s) may not do this.", sess.User.Role))
+			return s.errorPage(c, apierr.New(CodeRole, "Your role (%s) may not do this.", sess.User.Role))
 		}
 		resp, err := fn(c)
 		if err != nil {

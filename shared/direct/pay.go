@@ -137,7 +137,7 @@ func (in *PaymentRequest) check() (checked, error) {
 	var c checked
 	switch {
 	case in.EncryptedCard == "" && in.PaymentTokenID == "":
-		return c, apierr.NewCode(apierr.CodeParameterMissing, "encrypted_card is required (or payment_token_id, for a decoded Apple Pay or Google Pay token)").WithParam("encrypted_card")
+		return c, apierr.New(apierr.CodeParameterMissing, "encrypted_card is required (or payment_token_id, for a decoded Apple Pay or Google Pay token)").WithParam("encrypted_card")
 	case in.EncryptedCard != "" && in.PaymentTokenID != "":
 		return c, apierr.Invalidf("payment_token_id", "send encrypted_card or payment_token_id, not both")
 	case in.Amount == nil:
@@ -195,7 +195,7 @@ func validTokenID(id string) bool {
 // undecryptable is the one answer to every JWE that cannot be opened: it
 // says what to do, never why the decryption failed.
 func undecryptable(param string) error {
-	return apierr.NewCode(CodeEncryptedCardInvalid, "encrypted_card could not be decrypted: encrypt the card fields with an active key from GET /v1/payments/direct/keys (alg RSA-OAEP-256, enc A256CBC-HS512, version 1, its kid or none), at most 24 hours before the payment").WithParam(param)
+	return apierr.New(CodeEncryptedCardInvalid, "encrypted_card could not be decrypted: encrypt the card fields with an active key from GET /v1/payments/direct/keys (alg RSA-OAEP-256, enc A256CBC-HS512, version 1, its kid or none), at most 24 hours before the payment").WithParam(param)
 }
 
 // source is the card a payment charges, decrypted.
@@ -226,7 +226,7 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 	switch {
 	case errors.Is(err, cse.ErrUndecryptable) && tok != nil:
 		// The token was sealed to a key that expired since: it is stale.
-		return nil, apierr.NewCode(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam(param)
+		return nil, apierr.New(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam(param)
 	case errors.Is(err, cse.ErrUndecryptable):
 		return nil, undecryptable(param)
 	case err != nil:
@@ -246,11 +246,11 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 func (t *PaymentToken) payable(now time.Time, c checked) error {
 	switch {
 	case t.TransactionID != "":
-		return apierr.NewCode(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
+		return apierr.New(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
 	case !now.Before(t.ExpiresAt):
-		return apierr.NewCode(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam("payment_token_id")
+		return apierr.New(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam("payment_token_id")
 	case t.Amount != nil && (t.Amount.Value != c.amount || t.Amount.Currency != c.currency):
-		return apierr.NewCode(checkout.CodeAmountMismatch, "amount must be the amount the shopper approved in the wallet").WithParam("amount")
+		return apierr.New(checkout.CodeAmountMismatch, "amount must be the amount the shopper approved in the wallet").WithParam("amount")
 	}
 	return nil
 }
@@ -308,7 +308,7 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 		return nil, s.settled(ctx, in, err)
 	}
 	if !in.TestMode {
-		return nil, apierr.NewCode(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
+		return nil, apierr.New(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
 	}
 	out, err := s.authorise(src)
 	if err != nil {
@@ -385,10 +385,10 @@ func (s *Service) commitFailed(ctx context.Context, in PayInput, err error, toke
 		}
 		if tokenOp >= 0 && cf.Index == tokenOp {
 			if t, gerr := s.tokens.Get(ctx, in.AccountID, in.Request.PaymentTokenID); gerr == nil && t.TransactionID != "" {
-				return apierr.NewCode(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
+				return apierr.New(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
 			}
 		}
-		return apierr.NewCode(payments.CodeChanged, "the payment could not be recorded; retry with the same Idempotency-Key")
+		return apierr.New(payments.CodeChanged, "the payment could not be recorded; retry with the same Idempotency-Key")
 	}
 	return apierr.Wrap("direct.Pay", apierr.Unavailable, err)
 }

@@ -174,7 +174,7 @@ func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, []stor
 // another account decoded first: a Conflict that names neither the other
 // account nor its token.
 func ClaimedElsewhere(param string) error {
-	return apierr.NewCode(CodeWalletTransactionClaimed, "this wallet payment was already decoded by another merchant: a wallet transaction pays once; ask the shopper to pay again").WithParam(param)
+	return apierr.New(CodeWalletTransactionClaimed, "this wallet payment was already decoded by another merchant: a wallet transaction pays once; ask the shopper to pay again").WithParam(param)
 }
 
 func (t *PaymentToken) putOp(cond store.Cond) (store.Op, error) {

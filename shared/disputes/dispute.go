@@ -121,7 +121,7 @@ type Dispute struct {
 // names the current status.
 func illegal(r *record, to Status, what string) error {
 	if r.Status.Closed() {
-		return apierr.NewCode(CodeClosed, "dispute %s is %s: it can no longer be %s", r.ID, r.Status, what)
+		return apierr.New(CodeClosed, "dispute %s is %s: it can no longer be %s", r.ID, r.Status, what)
 	}
-	return apierr.NewCode(CodeStateConflict, "dispute %s is %s and cannot be %s (it would become %s)", r.ID, r.Status, what, to)
+	return apierr.New(CodeStateConflict, "dispute %s is %s and cannot be %s (it would become %s)", r.ID, r.Status, what, to)
 }

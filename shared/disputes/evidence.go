@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -157,15 +156,12 @@ func docID(accountID, disputeID, key string, i int, sum string) string {
 // chunks dropped; after a busy dispute, an outage or a cancelled request a
 // copy may still win and name them, so they stay (never read unless named).
 func refusedForGood(err error) bool {
-	var e *apierr.Error
-	if !errors.As(err, &e) {
-		return false
+	for _, c := range []apierr.Code{CodeClosed, CodeStateConflict, CodeExpired, CodeTooManyDocuments, CodeEvidenceTooLarge} {
+		if apierr.HasCode(err, c) {
+			return true
+		}
 	}
-	switch e.Code {
-	case "dispute_closed", "dispute_state_conflict", "dispute_expired", "too_many_documents", "evidence_too_large":
-		return true
-	}
-	return e.Kind == apierr.IdempotencyMismatch
+	return apierr.Is(err, apierr.IdempotencyMismatch)
 }
 
 // writeChunks stores the documents' bytes, ChunksPerWrite items per

@@ -40,7 +40,7 @@ const MaxAmount = 1 << 53
 // transaction_not_disputable: a refund), IdempotencyMismatch, Unavailable.
 func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 	if !in.TestMode {
-		return nil, apierr.NewCode(apierr.CodeTestModeOnly, "disputes are opened by the card network; the sandbox opens them for test keys only")
+		return nil, apierr.New(apierr.CodeTestModeOnly, "disputes are opened by the card network; the sandbox opens them for test keys only")
 	}
 	if !in.Idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
@@ -102,20 +102,20 @@ func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 func disputable(p *payments.Payment, amount *int64) (int64, error) {
 	switch {
 	case p.Type != payments.TypePayment:
-		return 0, apierr.NewCode(CodeTransactionNotDisputable, "transaction %s is a %s: only a payment can be disputed", p.ID, p.Type)
+		return 0, apierr.New(CodeTransactionNotDisputable, "transaction %s is a %s: only a payment can be disputed", p.ID, p.Type)
 	case p.Dispute != nil:
-		return 0, apierr.NewCode(CodeExists, "payment %s already has dispute %s (%s)", p.ID, p.Dispute.ID, p.Dispute.Status)
+		return 0, apierr.New(CodeExists, "payment %s already has dispute %s (%s)", p.ID, p.Dispute.ID, p.Dispute.Status)
 	case p.Status == payments.Refunded:
-		return 0, apierr.NewCode(CodePaymentRefunded, "payment %s is refunded: the sandbox does not open a dispute on a refunded payment (nothing is left to claim back)", p.ID)
+		return 0, apierr.New(CodePaymentRefunded, "payment %s is refunded: the sandbox does not open a dispute on a refunded payment (nothing is left to claim back)", p.ID)
 	case p.Status != payments.Charged && p.Status != payments.PartiallyRefunded:
-		return 0, apierr.NewCode(CodePaymentNotCaptured, "payment %s is %s: only a captured payment can be disputed", p.ID, p.Status)
+		return 0, apierr.New(CodePaymentNotCaptured, "payment %s is %s: only a captured payment can be disputed", p.ID, p.Status)
 	}
 	left := p.Balance()
 	if amount == nil {
 		return left, nil
 	}
 	if *amount > left {
-		return 0, apierr.NewCode(CodeExceedsBalance, "amount is more than what is left of the payment (captured, not refunded): %d", left)
+		return 0, apierr.New(CodeExceedsBalance, "amount is more than what is left of the payment (captured, not refunded): %d", left)
 	}
 	return *amount, nil
 }

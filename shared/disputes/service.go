@@ -302,7 +302,7 @@ func (s *Service) expire(ctx context.Context, c *step, now time.Time) error {
 	if _, err := s.commit(ctx, c, nil, false); err != nil {
 		return err // store.Lost: read again and judge against the winner
 	}
-	return apierr.NewCode(CodeExpired, "dispute %s was due by %s and is lost: no evidence was submitted in time",
+	return apierr.New(CodeExpired, "dispute %s was due by %s and is lost: no evidence was submitted in time",
 		c.rec.ID, due.Format(time.RFC3339))
 }
 
@@ -338,7 +338,7 @@ func (s *Service) Submit(ctx context.Context, in ActionInput) (*Dispute, error) 
 			return err
 		}
 		if !r.hasEvidence() {
-			return apierr.NewCode(CodeEvidenceMissing, "dispute %s has no evidence: add a description or documents first (POST /v1/disputes/%s/evidence), or accept it", r.ID, r.ID)
+			return apierr.New(CodeEvidenceMissing, "dispute %s has no evidence: add a description or documents first (POST /v1/disputes/%s/evidence), or accept it", r.ID, r.ID)
 		}
 		decision, err := sandboxDecision(ctx, s.st, r)
 		if err != nil {
@@ -380,7 +380,7 @@ func (s *Service) AddEvidence(ctx context.Context, in EvidenceInput) (*Dispute, 
 		return nil, err
 	}
 	if in.Description == nil && len(docs) == 0 && in.Metadata == nil {
-		return nil, apierr.NewCode(CodeEvidenceMissing, "send a description, documents or metadata")
+		return nil, apierr.New(CodeEvidenceMissing, "send a description, documents or metadata")
 	}
 	if !in.Idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
@@ -451,14 +451,14 @@ func admit(r *record, docs []newDoc) error {
 		return illegal(r, NeedsResponse, "given evidence")
 	}
 	if len(r.Docs)+len(docs) > MaxDocuments {
-		return apierr.NewCode(CodeTooManyDocuments, "a dispute holds at most %d documents; it has %d", MaxDocuments, len(r.Docs))
+		return apierr.New(CodeTooManyDocuments, "a dispute holds at most %d documents; it has %d", MaxDocuments, len(r.Docs))
 	}
 	var add int64
 	for _, d := range docs {
 		add += d.Size
 	}
 	if r.size()+add > MaxEvidenceSize {
-		return apierr.NewCode(CodeEvidenceTooLarge, "a dispute's documents hold at most %d bytes (5 MiB); it has %d and these add %d", MaxEvidenceSize, r.size(), add)
+		return apierr.New(CodeEvidenceTooLarge, "a dispute's documents hold at most %d bytes (5 MiB); it has %d and these add %d", MaxEvidenceSize, r.size(), add)
 	}
 	return nil
 }

@@ -114,7 +114,7 @@ func strictValue(dec *jsontext.Decoder, v any) error {
 // parameter_unknown, naming the version that added it.
 func (r *Request) Decode(v any) error {
 	if len(bytes.TrimSpace(r.Body)) == 0 {
-		return apierr.NewCode(CodeBodyMissing, "a JSON request body is required")
+		return apierr.New(CodeBodyMissing, "a JSON request body is required")
 	}
 	if err := DecodeStrict(r.Body, v); err != nil {
 		return err
@@ -131,7 +131,7 @@ func checkAddedFields(body []byte, v string, t reflect.Type) error {
 		if !jsonHas(body, strings.Split(f.Name, ".")) {
 			continue
 		}
-		return apierr.NewCode(apierr.CodeParameterUnknown, "unknown field %q in version %s: it exists from version %s (send Service-Version: %s or later to use it)",
+		return apierr.New(apierr.CodeParameterUnknown, "unknown field %q in version %s: it exists from version %s (send Service-Version: %s or later to use it)",
 			f.Name, v, f.Version, f.Version).WithParam(f.Name)
 	}
 	return nil
@@ -319,11 +319,11 @@ func badChars(param string, key bool, what string) error {
 	if key {
 		msg = fmt.Sprintf("the keys of %s must not contain %s", param, what)
 	}
-	return apierr.NewCode(apierr.CodeParameterInvalid, "%s", msg).WithParam(param)
+	return apierr.New(apierr.CodeParameterInvalid, "%s", msg).WithParam(param)
 }
 
 func tooLongKey(param string, limit int) error {
-	return apierr.NewCode(apierr.CodeParameterInvalid, "the keys of %s must be at most %d characters", param, limit).WithParam(param)
+	return apierr.New(apierr.CodeParameterInvalid, "the keys of %s must be at most %d characters", param, limit).WithParam(param)
 }
 
 func join(path, name string) string {
@@ -337,7 +337,7 @@ func tooLong(param string, limit int) error {
 	if param == "" {
 		param = "body"
 	}
-	return apierr.NewCode(apierr.CodeParameterInvalid, "%s must be at most %d characters", param, limit).WithParam(param)
+	return apierr.New(apierr.CodeParameterInvalid, "%s must be at most %d characters", param, limit).WithParam(param)
 }
 
 // decodeError turns the decoder's error into the 400 a client reads: the
@@ -355,22 +355,22 @@ func decodeError(err error, root reflect.Type) error {
 		msg := syn.Err.Error()
 		switch {
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
-			return apierr.NewCode(apierr.CodeParameterDuplicate, "%s appears more than once in its object; send each name once", param).WithParam(param)
+			return apierr.New(apierr.CodeParameterDuplicate, "%s appears more than once in its object; send each name once", param).WithParam(param)
 		case strings.Contains(msg, "UTF-8") || strings.Contains(msg, "surrogate"):
 			if param == "" {
 				param = "body"
 			}
-			return apierr.NewCode(apierr.CodeParameterInvalid, "%s is not valid UTF-8 (invalid bytes or a lone surrogate escape)", param).WithParam(param)
+			return apierr.New(apierr.CodeParameterInvalid, "%s is not valid UTF-8 (invalid bytes or a lone surrogate escape)", param).WithParam(param)
 		case strings.Contains(msg, "after top-level value"):
-			return apierr.NewCode(CodeBodyInvalid, "unexpected data after the JSON body")
+			return apierr.New(CodeBodyInvalid, "unexpected data after the JSON body")
 		case strings.Contains(msg, "unexpected EOF"):
-			return apierr.NewCode(CodeBodyInvalid, "the JSON body ends too early")
+			return apierr.New(CodeBodyInvalid, "the JSON body ends too early")
 		}
-		return apierr.NewCode(CodeBodyInvalid, "malformed JSON at byte %d: %s", syn.ByteOffset, msg)
+		return apierr.New(CodeBodyInvalid, "malformed JSON at byte %d: %s", syn.ByteOffset, msg)
 	case errors.As(err, &sem):
 		return semanticError(sem, root)
 	}
-	return apierr.NewCode(CodeBodyInvalid, "the body is not valid JSON: %s", err.Error())
+	return apierr.New(CodeBodyInvalid, "the body is not valid JSON: %s", err.Error())
 }
 
 func semanticError(sem *json.SemanticError, root reflect.Type) error {
@@ -380,13 +380,13 @@ func semanticError(sem *json.SemanticError, root reflect.Type) error {
 		if hint != "" {
 			msg += fmt.Sprintf("; names are case-sensitive: did you mean %q?", hint)
 		}
-		return apierr.NewCode(apierr.CodeParameterUnknown, "%s", msg).WithParam(param)
+		return apierr.New(apierr.CodeParameterUnknown, "%s", msg).WithParam(param)
 	}
 	if param == "" {
 		if errors.Is(sem.Err, errNull) {
-			return apierr.NewCode(CodeBodyInvalid, "the body must be a JSON object, not null")
+			return apierr.New(CodeBodyInvalid, "the body must be a JSON object, not null")
 		}
-		return apierr.NewCode(CodeBodyInvalid, "the body must be a JSON object")
+		return apierr.New(CodeBodyInvalid, "the body must be a JSON object")
 	}
 	want := "object"
 	if sem.GoType != nil {
@@ -395,16 +395,16 @@ func semanticError(sem *json.SemanticError, root reflect.Type) error {
 	integer := want == "integer" && sem.JSONKind == '0'
 	switch {
 	case errors.Is(sem.Err, errNull):
-		return apierr.NewCode(apierr.CodeParameterInvalidType, "%s must not be null; leave an optional field out instead", param).WithParam(param)
+		return apierr.New(apierr.CodeParameterInvalidType, "%s must not be null; leave an optional field out instead", param).WithParam(param)
 	case errors.Is(sem.Err, errRange), integer && (errors.Is(sem.Err, strconv.ErrRange) || strings.Contains(fmt.Sprint(sem.Err), "out of range")):
-		return apierr.NewCode(apierr.CodeParameterInvalid, "%s is out of range for a %s", param, integerRange(sem.GoType)).WithParam(param)
+		return apierr.New(apierr.CodeParameterInvalid, "%s is out of range for a %s", param, integerRange(sem.GoType)).WithParam(param)
 	case errors.Is(sem.Err, errNotInteger), integer:
-		return apierr.NewCode(apierr.CodeParameterInvalidType, "%s must be an integer written without a fraction or an exponent (761, not 761.0 or 7.61e2)", param).WithParam(param)
+		return apierr.New(apierr.CodeParameterInvalidType, "%s must be an integer written without a fraction or an exponent (761, not 761.0 or 7.61e2)", param).WithParam(param)
 	}
 	if sem.JSONKind != 0 {
-		return apierr.NewCode(apierr.CodeParameterInvalidType, "%s must be of type %s, not %s", param, want, kindName(sem.JSONKind)).WithParam(param)
+		return apierr.New(apierr.CodeParameterInvalidType, "%s must be of type %s, not %s", param, want, kindName(sem.JSONKind)).WithParam(param)
 	}
-	return apierr.NewCode(apierr.CodeParameterInvalid, "%s is invalid: %v", param, sem.Err).WithParam(param)
+	return apierr.New(apierr.CodeParameterInvalid, "%s is invalid: %v", param, sem.Err).WithParam(param)
 }
 
 func integerRange(t reflect.Type) string {

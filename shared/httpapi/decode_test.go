@@ -66,7 +66,7 @@ func TestDecodeStringLimits(t *testing.T) {
 		e := apierr.As(err)
 		require.NotNil(t, err, name)
 		assert.Equal(t, apierr.Invalid, e.Kind, name)
-		assert.Equal(t, "parameter_invalid", e.Code, name)
+		assert.Equal(t, "parameter_invalid", e.Code.Name(), name)
 		assert.Equal(t, c.param, e.Param, name)
 		assert.Contains(t, e.Message, c.param, name)
 		assert.Contains(t, e.Message, " must be at most ", name)
@@ -185,7 +185,7 @@ func TestDecodeStrictJSON(t *testing.T) {
 			require.Error(t, err)
 			e := apierr.As(err)
 			assert.Equal(t, apierr.Invalid, e.Kind)
-			assert.Equal(t, c.code, e.Code, e.Message)
+			assert.Equal(t, c.code, e.Code.Name(), e.Message)
 			assert.Equal(t, c.param, e.Param, e.Message)
 			if c.param != "" {
 				assert.Contains(t, e.Message, c.param)

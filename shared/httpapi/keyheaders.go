@@ -31,17 +31,17 @@ func keyFromHeaders(h http.Header) (string, error) {
 	}
 	authz, apiKey = strings.TrimSpace(authz), strings.TrimSpace(apiKey)
 	if authz != "" && apiKey != "" && authz != apiKey {
-		return "", apierr.NewCode(CodeConflictingAPIKeys, "Authorization and x-api-key carry different keys; send the key in one of them")
+		return "", apierr.New(CodeConflictingAPIKeys, "Authorization and x-api-key carry different keys; send the key in one of them")
 	}
 	v := authz
 	if v == "" {
 		v = apiKey
 	}
 	if v == "" {
-		return "", apierr.NewCode(CodeMissingAPIKey, "no API key: send it in the Authorization header (the raw key) or in x-api-key")
+		return "", apierr.New(CodeMissingAPIKey, "no API key: send it in the Authorization header (the raw key) or in x-api-key")
 	}
 	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
-		return "", apierr.NewCode(CodeInvalidAuthorizationFormat, "send the raw API key in Authorization, without the Bearer prefix")
+		return "", apierr.New(CodeInvalidAuthorizationFormat, "send the raw API key in Authorization, without the Bearer prefix")
 	}
 	if len(v) > 200 {
 		return "", auth.ErrInvalidKey
@@ -68,5 +68,5 @@ func single(h http.Header, name string) (string, error) {
 // duplicateHeader is the 400 for a header that must come once and came with
 // several values.
 func duplicateHeader(name string) *apierr.Error {
-	return apierr.NewCode(CodeHeaderDuplicated, "the %s header was sent more than once; send it once, with one value", name).WithParam(name)
+	return apierr.New(CodeHeaderDuplicated, "the %s header was sent more than once; send it once, with one value", name).WithParam(name)
 }

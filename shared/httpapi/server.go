@@ -161,7 +161,7 @@ func (s *Server) serveUnmatched(w http.ResponseWriter, hr *http.Request) {
 		s.writeError(w, st, apierr.Kindf(apierr.MethodNotAllowed, "%s is not allowed here; allowed: %s", hr.Method, strings.Join(allow, ", ")))
 		return
 	}
-	s.writeError(w, st, apierr.NewCode(CodeRouteNotFound, "no route for %s %s", hr.Method, hr.URL.Path))
+	s.writeError(w, st, apierr.New(CodeRouteNotFound, "no route for %s %s", hr.Method, hr.URL.Path))
 }
 
 func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route) {
@@ -202,7 +202,7 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 	}
 	req.Version = st.version
 	if rt.Since != "" && st.version < rt.Since { // dated versions compare as strings
-		return nil, apierr.NewCode(CodeVersionUnsupported, "%s exists from %s %s; this request is at %s (send %s: %s or later, or change the account's default)",
+		return nil, apierr.New(CodeVersionUnsupported, "%s exists from %s %s; this request is at %s (send %s: %s or later, or change the account's default)",
 			rt.Path, version.Header, rt.Since, st.version, version.Header, rt.Since).WithParam(version.Header)
 	}
 	req.Log = s.log.With("request_id", st.id, "account", st.account)
@@ -236,7 +236,7 @@ func checkHeaders(h http.Header) error {
 		}
 	}
 	if vs, ok := h[version.Header]; ok && strings.TrimSpace(vs[0]) == "" {
-		return apierr.NewCode(apierr.CodeParameterInvalid, "%s is empty: send one of %s, or leave the header out for the account's default", version.Header, version.List()).WithParam(version.Header)
+		return apierr.New(apierr.CodeParameterInvalid, "%s is empty: send one of %s, or leave the header out for the account's default", version.Header, version.List()).WithParam(version.Header)
 	}
 	if vs, ok := h[idempotency.Header]; ok {
 		if vs[0] == "" {
@@ -267,7 +267,7 @@ func checkURL(hr *http.Request, rt *Route) error {
 	}
 	q, err := url.ParseQuery(hr.URL.RawQuery)
 	if err != nil {
-		return apierr.NewCode(apierr.CodeParameterInvalid, "the query string is malformed (percent-encode its values)").WithParam("query")
+		return apierr.New(apierr.CodeParameterInvalid, "the query string is malformed (percent-encode its values)").WithParam("query")
 	}
 	names := slices.Sorted(maps.Keys(q))
 	for _, name := range names {
@@ -276,7 +276,7 @@ func checkURL(hr *http.Request, rt *Route) error {
 		}
 		vs := q[name]
 		if len(vs) > 1 {
-			return apierr.NewCode(apierr.CodeParameterDuplicate, "%s appears more than once in the query; send it once", name).WithParam(name)
+			return apierr.New(apierr.CodeParameterDuplicate, "%s appears more than once in the query; send it once", name).WithParam(name)
 		}
 		if err := checkString(vs[0], name, math.MaxInt, false, false); err != nil {
 			return err
@@ -337,7 +337,7 @@ func readBody(hr *http.Request, limit int64, form bool) ([]byte, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(hr.Body, limit+1))
 	if err != nil {
-		return nil, apierr.NewCode(CodeBodyUnreadable, "the request body could not be read")
+		return nil, apierr.New(CodeBodyUnreadable, "the request body could not be read")
 	}
 	if int64(len(body)) > limit {
 		return nil, tooLarge(limit)
@@ -382,11 +382,11 @@ func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 	}
 	switch {
 	case rt.Auth == AuthSecret && k.Kind != auth.Secret:
-		return apierr.NewCode(CodeWrongKeyKind, "this endpoint takes a secret API key, not a client key")
+		return apierr.New(CodeWrongKeyKind, "this endpoint takes a secret API key, not a client key")
 	case rt.Auth == AuthClient && k.Kind != auth.Client:
-		return apierr.NewCode(CodeWrongKeyKind, "this endpoint takes a client key; secret keys must never reach a browser or app")
+		return apierr.New(CodeWrongKeyKind, "this endpoint takes a client key; secret keys must never reach a browser or app")
 	case rt.Auth == AuthClient && !slices.Contains(k.AllowedOrigins, req.HTTP.Header.Get("Origin")):
-		return apierr.NewCode(apierr.CodeOriginNotAllowed, "this client key is not allowed from origin %q", req.HTTP.Header.Get("Origin"))
+		return apierr.New(apierr.CodeOriginNotAllowed, "this client key is not allowed from origin %q", req.HTTP.Header.Get("Origin"))
 	case rt.Auth == AuthClient:
 		st.corsOrigin = req.HTTP.Header.Get("Origin")
 	}
@@ -397,7 +397,7 @@ func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 		st.version = k.DefaultVersion
 	}
 	if rt.TestOnly && !req.TestMode() {
-		return apierr.NewCode(apierr.CodeTestModeOnly, "test helpers take test-mode keys only")
+		return apierr.New(apierr.CodeTestModeOnly, "test helpers take test-mode keys only")
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ func TestFieldsAddedInAVersionAreUnknownBefore(t *testing.T) {
 		require.Error(t, err, "%s %s", c.version, c.body)
 		e := apierr.As(err)
 		assert.Equal(t, apierr.Invalid, e.Kind)
-		assert.Equal(t, "parameter_unknown", e.Code, "the same code as any unknown field")
+		assert.Equal(t, "parameter_unknown", e.Code.Name(), "the same code as any unknown field")
 		assert.Equal(t, c.param, e.Param)
 		assert.Contains(t, e.Message, "exists from version")
 	}

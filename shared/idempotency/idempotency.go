@@ -115,7 +115,7 @@ func New(st store.Store, clock func() time.Time) *Store {
 // ValidateKey checks the header value.
 func ValidateKey(key string) error {
 	if key == "" {
-		return apierr.NewCode(CodeKeyMissing, "this request needs an Idempotency-Key header: a unique value per business attempt, reused on retries").WithParam(Header)
+		return apierr.New(CodeKeyMissing, "this request needs an Idempotency-Key header: a unique value per business attempt, reused on retries").WithParam(Header)
 	}
 	if len(key) > MaxKeyLen {
 		return apierr.Invalidf(Header, "Idempotency-Key is longer than %d characters", MaxKeyLen)
@@ -284,7 +284,7 @@ func (s *Store) held(ctx context.Context, c *Claim, op string) (int64, error) {
 }
 
 func lapsed(op string) error {
-	e := apierr.NewCode(CodeClaimLapsed, "this request's claim on its Idempotency-Key lapsed and was taken by a retry")
+	e := apierr.New(CodeClaimLapsed, "this request's claim on its Idempotency-Key lapsed and was taken by a retry")
 	e.Op = op
 	return e
 }
@@ -348,7 +348,7 @@ func (s *Store) interpret(r Request, rec *record) (*Result, error) {
 	return rec.Result, nil
 }
 
-var inFlight = apierr.NewCode(CodeInFlight, "a request with this Idempotency-Key is still in progress; retry later").WithParam(Header)
+var inFlight = apierr.New(CodeInFlight, "a request with this Idempotency-Key is still in progress; retry later").WithParam(Header)
 
 func newToken() string {
 	var b [16]byte

@@ -316,7 +316,7 @@ func lineItems(in []LineItemRequest, amount int64) ([]LineItem, error) {
 		out[i] = LineItem{Name: *li.Name, Quantity: *li.Quantity, UnitAmount: *li.UnitAmount, Amount: line}
 	}
 	if sum != amount {
-		return nil, apierr.NewCode(CodeLineItemsTotalMismatch, "the line items add up to %d, not amount.value %d", sum, amount)
+		return nil, apierr.New(CodeLineItemsTotalMismatch, "the line items add up to %d, not amount.value %d", sum, amount)
 	}
 	return out, nil
 }

@@ -150,11 +150,11 @@ type ActionInput struct {
 func ended(r *record, now time.Time) error {
 	switch r.StatusAt(now) {
 	case Paid:
-		return apierr.NewCode(CodeAlreadyPaid, "invoice %s is already paid", r.ID)
+		return apierr.New(CodeAlreadyPaid, "invoice %s is already paid", r.ID)
 	case Expired:
-		return apierr.NewCode(CodeExpired, "invoice %s expired at %s unpaid", r.ID, r.ExpiresAt.Format(time.RFC3339))
+		return apierr.New(CodeExpired, "invoice %s expired at %s unpaid", r.ID, r.ExpiresAt.Format(time.RFC3339))
 	case Cancelled:
-		return apierr.NewCode(CodeCancelled, "invoice %s was cancelled", r.ID)
+		return apierr.New(CodeCancelled, "invoice %s was cancelled", r.ID)
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func (s *Service) end(ctx context.Context, in ActionInput, to Status) (*Invoice,
 		case idempotency.FromKey(err):
 			return err
 		case ledger.IsOutOfRange(err):
-			return apierr.NewCode(CodeMerchantBalanceLimit, "this payment would take the merchant's balance past its maximum")
+			return apierr.New(CodeMerchantBalanceLimit, "this payment would take the merchant's balance past its maximum")
 		}
 		return race.Settle(err)
 	})

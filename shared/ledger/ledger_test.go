@@ -550,7 +550,7 @@ func TestSplitResolveRefusesBadParts(t *testing.T) {
 		assert.Equal(t, apierr.Invalid, e.Kind, c.name)
 		assert.Equal(t, c.param, e.Param, c.name)
 		if c.code != "" {
-			assert.Equal(t, c.code, e.Code, c.name)
+			assert.Equal(t, c.code, e.Code.Name(), c.name)
 		}
 	}
 	s := ledger.Split{Parts: []ledger.SplitPart{{Reference: "a", Percentage: i(33)}, {Reference: "b", Amount: i(670)}}}

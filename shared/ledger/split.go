@@ -108,7 +108,7 @@ func (s *Split) Resolve(amount int64) error {
 		sum += p.Share
 	}
 	if sum > amount {
-		return apierr.NewCode(CodeSplitExceedsPayment, "the parts sum to %d, more than the payment's amount (%d); the rest, if any, is the merchant's", sum, amount).
+		return apierr.New(CodeSplitExceedsPayment, "the parts sum to %d, more than the payment's amount (%d); the rest, if any, is the merchant's", sum, amount).
 			WithParam("parts")
 	}
 	return nil

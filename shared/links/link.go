@@ -172,7 +172,7 @@ func (r *record) move(to Status, now time.Time) error {
 func stateConflict(r *record, now time.Time) *apierr.Error {
 	st := r.StatusAt(now)
 	if code, ok := statusCodes[st]; ok {
-		return apierr.NewCode(code, "payment link %s is %s", r.ID, st)
+		return apierr.New(code, "payment link %s is %s", r.ID, st)
 	}
 	return apierr.Kindf(apierr.Conflict, "payment link %s is %s", r.ID, st)
 }

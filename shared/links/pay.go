@@ -50,7 +50,7 @@ func (h *hold) Admit(s *checkout.Session, now time.Time) error {
 		return stateConflict(h.r, now)
 	}
 	if s.ID != h.r.SessionID {
-		return apierr.NewCode(CodeSessionReplaced,
+		return apierr.New(CodeSessionReplaced,
 			"session %s is no longer payment link %s's session: reload the page", s.ID, h.r.ID)
 	}
 	return nil
@@ -83,7 +83,7 @@ func (h *hold) Lost(ctx context.Context) error {
 		return stateConflict(fresh, now)
 	}
 	if fresh.SessionID != h.r.SessionID {
-		return apierr.NewCode(CodeSessionReplaced, "payment link %s opened another session: reload the page", h.r.ID)
+		return apierr.New(CodeSessionReplaced, "payment link %s opened another session: reload the page", h.r.ID)
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func (p *Pager) active(ctx context.Context, id, sessionID string, now time.Time)
 		return nil, stateConflict(r, now)
 	}
 	if sessionID != "" && sessionID != r.SessionID {
-		return nil, apierr.NewCode(CodeSessionReplaced,
+		return nil, apierr.New(CodeSessionReplaced,
 			"session %s is not payment link %s's session: open its current session", sessionID, id)
 	}
 	return r, nil

@@ -121,7 +121,7 @@ func (s *Service) adyenCreate(r *httpapi.Request) (*httpapi.Response, error) {
 	case in.MerchantAccount == "":
 		return nil, apierr.Missing("merchantAccount")
 	case in.MerchantAccount != r.Principal.MerchantAccount:
-		return nil, apierr.NewCode(adyen.CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", in.MerchantAccount)
+		return nil, apierr.New(adyen.CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", in.MerchantAccount)
 	case in.Reference == "":
 		return nil, apierr.Missing("reference") // required by Adyen; optional on /v1
 	}

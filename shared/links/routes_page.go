@@ -261,7 +261,7 @@ func (p *Pager) pay(r *httpapi.Request) (*httpapi.Response, error) {
 	if body.PaymentMethod != nil && body.PaymentMethod.StoredPaymentMethodID != "" {
 		// Stored cards are a merchant's shopper's: a page anyone with the
 		// link's url opens lists none and pays with none.
-		return nil, apierr.NewCode(apierr.CodeParameterUnknown, "a payment link's page takes no stored payment method").WithParam("paymentMethod.storedPaymentMethodId")
+		return nil, apierr.New(apierr.CodeParameterUnknown, "a payment link's page takes no stored payment method").WithParam("paymentMethod.storedPaymentMethodId")
 	}
 	in := checkout.ClientPaymentRequest{SessionData: body.SessionData,
 		PaymentRequest: checkout.PaymentRequest{PaymentMethod: body.PaymentMethod, BrowserInfo: body.BrowserInfo}}

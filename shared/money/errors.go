@@ -19,7 +19,7 @@ var (
 // invalid builds the 400 for a bad value; field may be empty and set by the
 // caller later.
 func invalid(field string, cause error, format string, args ...any) *apierr.Error {
-	e := apierr.NewCode(apierr.CodeParameterInvalid, format, args...).WithParam(field)
+	e := apierr.New(apierr.CodeParameterInvalid, format, args...).WithParam(field)
 	e.Err = cause
 	return e
 }

@@ -34,7 +34,7 @@ func Document() []byte {
 	once.Do(func() {
 		var names []string
 		if names, errDoc = Fragments(); errDoc == nil {
-			merged, errDoc = Merge(names...)
+			merged, errDoc = Merge(append(names, ErrorCodes)...)
 		}
 	})
 	if errDoc != nil {
@@ -42,6 +42,11 @@ func Document() []byte {
 	}
 	return merged
 }
+
+// ErrorCodes is the fragment that holds the ErrorCode schema: the
+// registered error codes, generated from the registry (shared/wiring's
+// TestErrorCodes keeps it current).
+const ErrorCodes = "error-codes.json"
 
 // Fragments lists the fragment files (paths-*.json), sorted.
 func Fragments() ([]string, error) {

@@ -99,7 +99,7 @@ func (p *Payment) resplit(amount int64) error {
 	}
 	next := p.Split.Clone()
 	if err := next.Resolve(amount); err != nil {
-		return apierr.NewCode(ledger.CodeSplitExceedsPayment, "split request %s divides more than this amount; change or delete it first", p.Split.ID).WithParam("amount")
+		return apierr.New(ledger.CodeSplitExceedsPayment, "split request %s divides more than this amount; change or delete it first", p.Split.ID).WithParam("amount")
 	}
 	p.Split = next
 	return nil

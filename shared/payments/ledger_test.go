@@ -78,6 +78,6 @@ func TestAmountUpdateResolvesTheSplitAgain(t *testing.T) {
 	assert.EqualValues(t, 300, p.Split.Parts[1].Share)
 	err := p.UpdateAmount(310, "", now)
 	require.Error(t, err)
-	assert.Equal(t, "split_exceeds_payment", apierr.As(err).Code)
+	assert.Equal(t, "split_exceeds_payment", apierr.As(err).Code.Name())
 	assert.EqualValues(t, 2000, p.Amount, "nothing changed")
 }

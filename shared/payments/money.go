@@ -65,7 +65,7 @@ func checkAmount(a *int64, left int64, code apierr.Code, what string) (int64, er
 		return 0, apierr.Invalidf("amount", "amount must be a positive integer in minor units")
 	}
 	if *a > left {
-		return 0, apierr.NewCode(code, "amount is more than %s (%d)", what, left)
+		return 0, apierr.New(code, "amount is more than %s (%d)", what, left)
 	}
 	return *a, nil
 }
@@ -82,7 +82,7 @@ func (p *Payment) Capture(op Op, now time.Time) error {
 		return illegal(p, Charged)
 	}
 	if p.CaptureClosed {
-		return apierr.NewCode(CodeStateConflict,
+		return apierr.New(CodeStateConflict,
 			"payment %s is %s and its capture is closed (%d of %d captured)", p.ID, p.Status, p.ProcessedAmount, p.Amount)
 	}
 	amount, err := checkAmount(op.Amount, p.Capturable(), CodeAmountExceedsCapturable, "the authorised amount not yet captured")
@@ -156,7 +156,7 @@ func (p *Payment) Refund(op Op, refundID string, now time.Time) (*Payment, error
 		return nil, illegal(p, Refunded)
 	}
 	if p.Dispute != nil && p.Dispute.Status != DisputeWon {
-		return nil, apierr.NewCode(CodeDisputed,
+		return nil, apierr.New(CodeDisputed,
 			"payment %s is disputed (dispute %s is %s): the cardholder is paid back through the dispute, so it cannot be refunded", p.ID, p.Dispute.ID, p.Dispute.Status)
 	}
 	amount, err := checkAmount(op.Amount, p.Balance(), CodeRefundExceedsBalance, "the captured amount not yet refunded")
@@ -204,7 +204,7 @@ const EventAmountUpdated = "payment.amount_updated"
 // authorised, or already captured in part), Invalid amount (not positive).
 func (p *Payment) UpdateAmount(amount int64, requestID string, now time.Time) error {
 	if p.Type != TypePayment || p.Status != Authorized || p.ProcessedAmount > 0 || p.CaptureClosed {
-		return apierr.NewCode(CodeStateConflict,
+		return apierr.New(CodeStateConflict,
 			"payment %s is %s and its amount can no longer be updated (only an authorisation with nothing captured can)", p.ID, p.Status)
 	}
 	if amount <= 0 || amount > money.MaxMinor {

@@ -309,7 +309,7 @@ func (p *Payment) moveAs(to Status, eventType string, e HistoryEntry, now time.T
 // illegal is the 409 of a move the state machine refuses; the message names
 // the current status.
 func illegal(p *Payment, to Status) error {
-	return apierr.NewCode(CodeStateConflict, "payment %s is %s and cannot become %s", p.ID, p.Status, to)
+	return apierr.New(CodeStateConflict, "payment %s is %s and cannot become %s", p.ID, p.Status, to)
 }
 
 // DisputeMark is what a payment keeps of its dispute: the dispute's id and

@@ -126,7 +126,7 @@ func (r *Repo) Save(ctx context.Context, p *Payment) error {
 			return e
 		}
 		if _, ok := store.IsConditionFailed(err); ok {
-			return apierr.NewCode(CodeChanged, "payment %s changed concurrently; retry", p.ID)
+			return apierr.New(CodeChanged, "payment %s changed concurrently; retry", p.ID)
 		}
 		return apierr.Wrap("payments.Save", apierr.Unavailable, err)
 	}

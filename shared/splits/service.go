@@ -137,7 +137,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*payments.SplitRe
 			return err
 		}
 		if p.Split != nil {
-			return apierr.NewCode(CodeExists, "payment %s already has split request %s: change or delete it", p.ID, p.Split.ID)
+			return apierr.New(CodeExists, "payment %s already has split request %s: change or delete it", p.ID, p.Split.ID)
 		}
 		if err := capturable(p); err != nil {
 			return err
@@ -178,17 +178,17 @@ func (s *Service) save(ctx context.Context, p *payments.Payment, idem *idempoten
 // status no capture follows.
 func capturable(p *payments.Payment) error {
 	if p.Type != payments.TypePayment {
-		return apierr.NewCode(payments.CodeStateConflict, "transaction %s is a %s, not a payment", p.ID, p.Type)
+		return apierr.New(payments.CodeStateConflict, "transaction %s is a %s, not a payment", p.ID, p.Type)
 	}
 	if p.ProcessedAmount > 0 {
-		return apierr.NewCode(CodePaymentAlreadyCaptured,
+		return apierr.New(CodePaymentAlreadyCaptured,
 			"payment %s is %s: a split applies at capture, so it must be created before the first capture", p.ID, p.Status)
 	}
 	switch p.Status {
 	case payments.Created, payments.RequiresAction, payments.Authorized:
 		return nil
 	}
-	return apierr.NewCode(payments.CodeStateConflict, "payment %s is %s and will not be captured", p.ID, p.Status)
+	return apierr.New(payments.CodeStateConflict, "payment %s is %s and will not be captured", p.ID, p.Status)
 }
 
 // payment finds the payment a create names: by id, or the one payment of
@@ -224,7 +224,7 @@ func (s *Service) payment(ctx context.Context, accountID string, r CreateRequest
 			continue
 		}
 		if found != nil {
-			return nil, apierr.NewCode(CodeAmbiguousOrderReference, "more than one payment of this order reference awaits capture: name one by transaction_id")
+			return nil, apierr.New(CodeAmbiguousOrderReference, "more than one payment of this order reference awaits capture: name one by transaction_id")
 		}
 		found = p
 	}
@@ -363,7 +363,7 @@ func (s *Service) change(ctx context.Context, accountID, id string, idem *idempo
 			return apierr.NotFoundf("no such split request: %s", id)
 		}
 		if p.Split.Applied() {
-			return apierr.NewCode(CodeApplied, "split request %s was applied by a capture of payment %s and can no longer change", id, p.ID)
+			return apierr.New(CodeApplied, "split request %s was applied by a capture of payment %s and can no longer change", id, p.ID)
 		}
 		if err := mutate(p, s.clock().UTC()); err != nil {
 			return err

@@ -55,7 +55,7 @@ func (r Race) Run(ctx context.Context, attempt func(n int) error) error {
 			return err
 		}
 		if n+1 >= max {
-			return apierr.NewCode(CodeBusy, "%s kept changing; retry with the same Idempotency-Key", r.What)
+			return apierr.New(CodeBusy, "%s kept changing; retry with the same Idempotency-Key", r.What)
 		}
 		if err := RaceBackoff.Sleep(ctx, n); err != nil {
 			return apierr.Wrap(r.Op, apierr.Unavailable, err)

@@ -110,7 +110,7 @@ func ItemSize(it Item) int { return len(it.PK) + len(it.SK) + len(it.Data) + ite
 var ErrTooLarge = errors.New("store: too large")
 
 func tooLarge(format string, args ...any) error {
-	return apierr.NewCode(CodeTooLarge, "the record is too large to store (at most 400 KB per record); send less data").
+	return apierr.New(CodeTooLarge, "the record is too large to store (at most 400 KB per record); send less data").
 		Because("store.Write", fmt.Errorf("%w: "+format, append([]any{ErrTooLarge}, args...)...))
 }
 
@@ -123,7 +123,7 @@ var ErrOutOfRange = errors.New("store: counter out of range")
 
 // OutOfRange is the error a Write returns when op i breaks its bound.
 func OutOfRange(i int, k Key) error {
-	return apierr.NewCode(CodeOutOfRange, "the amount would take a stored total past its maximum").
+	return apierr.New(CodeOutOfRange, "the amount would take a stored total past its maximum").
 		Because("store.Write", fmt.Errorf("%w: op %d on %s", ErrOutOfRange, i, k))
 }
 
@@ -405,7 +405,7 @@ func ValidateOps(ops []Op) error {
 			return tooLarge("op %d: key of %d+%d bytes", i, len(k.PK), len(k.SK))
 		}
 		if !keyText(k.PK) || !keyText(k.SK) {
-			return apierr.NewCode(apierr.CodeParameterInvalid, "the request holds a NUL character or invalid UTF-8 where neither can be stored").
+			return apierr.New(apierr.CodeParameterInvalid, "the request holds a NUL character or invalid UTF-8 where neither can be stored").
 				Because("store.Write", fmt.Errorf("%w: op %d: a key is not valid UTF-8 or holds a NUL byte", ErrKeyInvalid, i))
 		}
 		if op.Kind == OpAdd && (op.Delta == math.MinInt64 || op.Max < 0) {

@@ -138,7 +138,7 @@ func checkMerchantAccount(r *httpapi.Request, sent string) error {
 		return apierr.Missing("merchantAccount")
 	}
 	if r.Principal == nil || sent != r.Principal.MerchantAccount {
-		return apierr.NewCode(adyen.CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", sent)
+		return apierr.New(adyen.CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", sent)
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 			return notFound(err, in.ID)
 		}
 		if in.Currency != "" && in.Currency != p.Currency {
-			return apierr.NewCode(CodeCurrencyMismatch, "currency must be the transaction's (%s): amounts are in its minor units", p.Currency)
+			return apierr.New(CodeCurrencyMismatch, "currency must be the transaction's (%s): amounts are in its minor units", p.Currency)
 		}
 		ans, err := apply(p, s.clock().UTC())
 		if err != nil {
@@ -263,7 +263,7 @@ func (s *Service) CancelByReference(ctx context.Context, in OpInput, reference s
 	if newest == nil {
 		return nil, apierr.NotFoundf("no payment with reference %s", reference)
 	}
-	return nil, apierr.NewCode(payments.CodeStateConflict,
+	return nil, apierr.New(payments.CodeStateConflict,
 		"no payment with reference %s is authorised: the newest, %s, is %s", reference, newest.ID, newest.Status)
 }
 

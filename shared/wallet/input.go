@@ -71,7 +71,7 @@ func (in *AuthorizeRequest) validate(testMode bool) error {
 		return err
 	}
 	if testMode && !sandboxCurrencies[*in.Currency] {
-		return apierr.NewCode(money.CodeCurrencyNotSupported, "the sandbox wallet holds KZT and USD only").WithParam("currency")
+		return apierr.New(money.CodeCurrencyNotSupported, "the sandbox wallet holds KZT and USD only").WithParam("currency")
 	}
 	return metadata.Check(in.Metadata)
 }

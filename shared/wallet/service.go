@@ -260,7 +260,7 @@ func (s *Service) ledgerOps(cur, next *record, now time.Time) ([]store.Op, error
 }
 
 func illegal(from, to Status) error {
-	return apierr.NewCode(CodeTransactionState, "the wallet transaction is %s; it cannot become %s", from, to)
+	return apierr.New(CodeTransactionState, "the wallet transaction is %s; it cannot become %s", from, to)
 }
 
 // OpInput is a capture, cancel or refund of one transaction.
@@ -303,7 +303,7 @@ func (s *Service) Capture(ctx context.Context, in OpInput) (*Transaction, error)
 		amount := next.Amount
 		if in.Amount != nil {
 			if *in.Amount > next.Amount {
-				return apierr.NewCode(CodeAmountExceedsAuthorized, "amount is more than the authorised amount")
+				return apierr.New(CodeAmountExceedsAuthorized, "amount is more than the authorised amount")
 			}
 			amount = *in.Amount
 		}
@@ -338,7 +338,7 @@ func (s *Service) Refund(ctx context.Context, in OpInput) (*Transaction, error) 
 		amount := left
 		if in.Amount != nil {
 			if *in.Amount > left {
-				return apierr.NewCode(CodeRefundExceedsCaptured, "amount is more than the captured amount not yet refunded")
+				return apierr.New(CodeRefundExceedsCaptured, "amount is more than the captured amount not yet refunded")
 			}
 			amount = *in.Amount
 		}

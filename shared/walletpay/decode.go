@@ -43,7 +43,7 @@ type Decoded struct {
 }
 
 func invalidToken(code apierr.Code, reason string) error {
-	return apierr.NewCode(code, "%s", reason).WithParam("token")
+	return apierr.New(code, "%s", reason).WithParam("token")
 }
 
 // AppleDecode verifies and decrypts an Apple Pay EC_v1 token (the sandbox's

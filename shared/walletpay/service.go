@@ -91,11 +91,11 @@ func (s *Service) init() {
 // one.
 func (s *Service) liveConfig(ctx context.Context) (*Live, error) {
 	if s.live == nil {
-		return nil, apierr.NewCode(CodeLiveWalletsUnavailable, "Apple Pay and Google Pay are not configured for live mode on this platform")
+		return nil, apierr.New(CodeLiveWalletsUnavailable, "Apple Pay and Google Pay are not configured for live mode on this platform")
 	}
 	l, err := s.live(ctx)
 	if errors.Is(err, ErrLiveNotConfigured) {
-		return nil, apierr.NewCode(CodeLiveWalletsUnavailable, "Apple Pay and Google Pay are not configured for live mode on this platform")
+		return nil, apierr.New(CodeLiveWalletsUnavailable, "Apple Pay and Google Pay are not configured for live mode on this platform")
 	}
 	if err != nil {
 		return nil, apierr.Wrap("walletpay.live", apierr.Unavailable, err)

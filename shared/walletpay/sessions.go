@@ -62,7 +62,7 @@ func (in *AppleSessionRequest) check() error {
 		return apierr.Invalidf("display_name", "display_name must have 1 to %d characters", MaxDisplayName)
 	}
 	if _, err := applepay.CheckValidationURL(in.ValidationURL); err != nil {
-		return apierr.NewCode(CodeValidationURLNotAllowed, "validation_url must be the https URL of one of Apple Pay's gateway hosts (apple-pay-gateway.apple.com, apple-pay-gateway-cert.apple.com, ...) that onvalidatemerchant gave the page; nothing was sent").WithParam("validation_url")
+		return apierr.New(CodeValidationURLNotAllowed, "validation_url must be the https URL of one of Apple Pay's gateway hosts (apple-pay-gateway.apple.com, apple-pay-gateway-cert.apple.com, ...) that onvalidatemerchant gave the page; nothing was sent").WithParam("validation_url")
 	}
 	return nil
 }
@@ -91,13 +91,13 @@ func (s *Service) AppleSession(ctx context.Context, c Caller, in AppleSessionReq
 		return nil, err
 	}
 	if live.AppleIdentity == nil || live.AppleGateway == nil {
-		return nil, apierr.NewCode(CodeLiveWalletsUnavailable, "Apple Pay is not configured for live mode on this platform")
+		return nil, apierr.New(CodeLiveWalletsUnavailable, "Apple Pay is not configured for live mode on this platform")
 	}
 	session, err := live.AppleGateway.Session(ctx, *live.AppleIdentity, req)
 	var refused *applepay.SessionError
 	switch {
 	case errors.As(err, &refused):
-		return nil, apierr.NewCode(CodeApplePaySessionRefused, "Apple Pay refused the merchant session: %s", refused.Message)
+		return nil, apierr.New(CodeApplePaySessionRefused, "Apple Pay refused the merchant session: %s", refused.Message)
 	case errors.Is(err, applepay.ErrHostNotAllowed):
 		return nil, apierr.Invalidf("validation_url", "validation_url is not an Apple Pay gateway URL")
 	case err != nil:
@@ -174,7 +174,7 @@ func (s *Service) GoogleSession(ctx context.Context, c Caller, in GoogleSessionR
 			return nil, err
 		}
 		if live.GoogleMerchantID == "" || len(live.GoogleRecipientKeys) == 0 {
-			return nil, apierr.NewCode(CodeLiveWalletsUnavailable, "Google Pay is not configured for live mode on this platform")
+			return nil, apierr.New(CodeLiveWalletsUnavailable, "Google Pay is not configured for live mode on this platform")
 		}
 		out.Environment, out.Livemode = "PRODUCTION", true
 		out.PaymentDataRequest.MerchantInfo.MerchantID = live.GoogleMerchantID

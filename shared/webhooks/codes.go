@@ -4,6 +4,8 @@ import "github.com/paygate/paygate/shared/apierr"
 
 // The webhooks' codes.
 var (
+	CodeURLInvalid = apierr.Register(apierr.CodeInfo{Name: "url_invalid", Kind: apierr.Invalid, Param: "url",
+		Meaning: "The endpoint URL is refused: not https (test endpoints may use http://localhost), or it resolves to a private address."})
 	CodeEventTypeUnknown = apierr.Register(apierr.CodeInfo{Name: "event_type_unknown", Kind: apierr.Invalid,
 		Meaning: "The event type is not in the catalogue; the message lists the known types."})
 	CodeEndpointLimit = apierr.Register(apierr.CodeInfo{Name: "webhook_endpoint_limit", Kind: apierr.Invalid,

@@ -58,7 +58,7 @@ func objectID(data json.RawMessage) string {
 // ValidateEventType is the check of a type filter: a catalogue type.
 func ValidateEventType(t string) error {
 	if !eventlog.Known(t) {
-		return apierr.NewCode(CodeEventTypeUnknown, "unknown event type %q; known types: %v", t, eventlog.Types()).WithParam("type")
+		return apierr.New(CodeEventTypeUnknown, "unknown event type %q; known types: %v", t, eventlog.Types()).WithParam("type")
 	}
 	return nil
 }

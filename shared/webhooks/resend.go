@@ -51,10 +51,10 @@ func (s *Service) Resend(ctx context.Context, accountID, eventID, endpointID str
 			return nil, err
 		}
 		if e.Disabled {
-			return nil, apierr.NewCode(CodeEndpointDisabled, "webhook endpoint %s is disabled; enable it first", e.ID)
+			return nil, apierr.New(CodeEndpointDisabled, "webhook endpoint %s is disabled; enable it first", e.ID)
 		}
 		if e.Livemode != live {
-			return nil, apierr.NewCode(CodeEndpointMode, "webhook endpoint %s is in the other mode (live or test) than the event", e.ID)
+			return nil, apierr.New(CodeEndpointMode, "webhook endpoint %s is in the other mode (live or test) than the event", e.ID)
 		}
 		targets = []Endpoint{*e}
 	} else {

@@ -63,9 +63,7 @@ type CreateInput struct {
 
 func checkURL(raw string, p outbound.Policy) error {
 	if _, err := outbound.CheckURL(raw, p); err != nil {
-		e := apierr.Invalidf("url", "url refused: %s", err.Error())
-		e.Code = "url_invalid"
-		return e
+		return apierr.New(CodeURLInvalid, "url refused: %s", err.Error())
 	}
 	return nil
 }
@@ -86,7 +84,7 @@ func checkEvents(evs []string) ([]string, error) {
 				return nil, apierr.Invalidf("enabled_events", "\"*\" subscribes to every event and stands alone")
 			}
 		} else if !eventlog.Known(ev) {
-			return nil, apierr.NewCode(CodeEventTypeUnknown, "unknown event type %q; known types: %v", ev, eventlog.Types()).WithParam("enabled_events")
+			return nil, apierr.New(CodeEventTypeUnknown, "unknown event type %q; known types: %v", ev, eventlog.Types()).WithParam("enabled_events")
 		}
 		if !slices.Contains(out, ev) {
 			out = append(out, ev)
@@ -111,7 +109,7 @@ func checkDescription(d string) error {
 
 // LimitReached is the 400 for a create past MaxEndpoints.
 func LimitReached() error {
-	return apierr.NewCode(CodeEndpointLimit,
+	return apierr.New(CodeEndpointLimit,
 		"an account holds at most %d webhook endpoints; delete one first", MaxEndpoints)
 }
 
@@ -296,7 +294,7 @@ func changedOr(op, id string, err error) error {
 		if cf.Current == nil {
 			return notFound(id)
 		}
-		return apierr.NewCode(CodeEndpointChanged, "webhook endpoint %s changed concurrently; retry", id)
+		return apierr.New(CodeEndpointChanged, "webhook endpoint %s changed concurrently; retry", id)
 	}
 	return apierr.Wrap(op, apierr.Unavailable, err)
 }

@@ -36,7 +36,7 @@ func TestNetworkTokens(t *testing.T) {
 		assert.Equal(t, c.number[len(c.number)-4:], out.Last4)
 	}
 	_, err := AuthoriseNetworkToken(Card{Number: "4111111111111112", ExpiryMonth: "12", ExpiryYear: "2030"}, true, now)
-	assert.Equal(t, "invalid_number", apierr.As(err).Code)
+	assert.Equal(t, "invalid_number", apierr.As(err).Code.Name())
 	_, err = AuthoriseNetworkToken(Card{Number: "4111111111111111", ExpiryMonth: "01", ExpiryYear: "2024"}, true, now)
-	assert.Equal(t, "expired_card", apierr.As(err).Code)
+	assert.Equal(t, "expired_card", apierr.As(err).Code.Name())
 }

@@ -168,7 +168,7 @@ var holderOutcomes = map[string]profile{
 // cardError is a 400 card_error naming a logical card field (number,
 // expiryMonth, expiryYear, cvc); callers map it to the request's field name.
 func cardError(field string, code apierr.Code, format string, args ...any) *apierr.Error {
-	return apierr.NewCode(code, format, args...).WithParam(field)
+	return apierr.New(code, format, args...).WithParam(field)
 }
 
 // Brand returns the scheme brand of a number ("" when unsupported).

@@ -83,7 +83,7 @@ func TestChecks(t *testing.T) {
 		e := apierr.As(err)
 		assert.Equal(t, apierr.CardDeclined, e.Kind)
 		assert.Equal(t, b.param, e.Param)
-		assert.Equal(t, b.code, e.Code)
+		assert.Equal(t, b.code, e.Code.Name())
 	}
 	// Valid through the end of the expiry month.
 	c := card("4111111111111111")
@@ -95,7 +95,7 @@ func TestChecks(t *testing.T) {
 	c = card("4111111111111111")
 	c.CVC = ""
 	_, err = AuthoriseCard(c, now)
-	assert.Equal(t, "invalid_cvc", apierr.As(err).Code)
+	assert.Equal(t, "invalid_cvc", apierr.As(err).Code.Name())
 }
 
 func TestWalletsAnd3DS(t *testing.T) {
@@ -178,6 +178,6 @@ func TestAuthoriseStored(t *testing.T) {
 	expired.ExpiryMonth, expired.ExpiryYear = "02", "2024"
 	_, err := AuthoriseStored(expired, true, now)
 	require.Error(t, err)
-	assert.Equal(t, "expired_card", apierr.As(err).Code)
+	assert.Equal(t, "expired_card", apierr.As(err).Code.Name())
 	assert.Equal(t, "expiryYear", apierr.As(err).Param)
 }

@@ -166,7 +166,7 @@ func TestCheckAmountAndAccount(t *testing.T) {
 	for _, bad := range []int64{499, 10100, 550} {
 		e := apierr.As(top.CheckAmount("topup_request.amount", bad))
 		require.Equal(t, "topup_request.amount", e.Param)
-		require.True(t, strings.HasPrefix(e.Code, "amount_"), e.Code)
+		require.True(t, strings.HasPrefix(e.Code.Name(), "amount_"), e.Code.Name())
 	}
 	const field = "topup_request.customer_account"
 	require.NoError(t, top.CheckCustomerAccount(field, map[string]any{"steam_login": "gamer"}))

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"unicode/utf8"
@@ -14,9 +13,9 @@ import (
 // max_length.
 const DefaultFieldMaxLength = 256
 
-// invalid is a 400 naming param with a specific code.
-func invalid(param, code, format string, args ...any) *apierr.Error {
-	return &apierr.Error{Kind: apierr.Invalid, Code: code, Param: param, Message: fmt.Sprintf(format, args...)}
+// invalid is a 400 of code naming param.
+func invalid(param string, code apierr.Code, format string, args ...any) *apierr.Error {
+	return apierr.New(code, format, args...).WithParam(param)
 }
 
 // CheckAmount validates a buyer-chosen amount (minor units) of a range
@@ -25,14 +24,14 @@ func invalid(param, code, format string, args ...any) *apierr.Error {
 func (p *Product) CheckAmount(field string, amount int64) error {
 	c := p.Currency()
 	if !p.IsRange() {
-		return invalid(field, "parameter_invalid", "product %d has a fixed price; it takes no amount", p.ID)
+		return invalid(field, apierr.CodeParameterInvalid, "product %d has a fixed price; it takes no amount", p.ID)
 	}
 	if amount < p.MinAmount || amount > p.MaxAmount {
-		return invalid(field, "amount_out_of_range", "%s must be from %s to %s %s", field,
+		return invalid(field, CodeAmountOutOfRange, "%s must be from %s to %s %s", field,
 			money.FormatDecimal(p.MinAmount, c), money.FormatDecimal(p.MaxAmount, c), p.CurrencyCode)
 	}
 	if (amount-p.MinAmount)%p.Step != 0 {
-		return invalid(field, "amount_off_step", "%s must be %s plus a multiple of %s %s", field,
+		return invalid(field, CodeAmountOffStep, "%s must be %s plus a multiple of %s %s", field,
 			money.FormatDecimal(p.MinAmount, c), money.FormatDecimal(p.Step, c), p.CurrencyCode)
 	}
 	return nil

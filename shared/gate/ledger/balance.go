@@ -164,6 +164,6 @@ func IsBalanceFull(err error) bool { return errors.Is(err, store.ErrOutOfRange) 
 // BalanceFull is the 400 for a credit the balance in currency cannot take.
 func BalanceFull(currency string) error {
 	c, _ := money.ParseCurrency(currency)
-	return apierr.NewCode(CodeBalanceLimitExceeded, "this amount would take the %s balance above its maximum of %s %s; nothing was credited",
+	return apierr.New(CodeBalanceLimitExceeded, "this amount would take the %s balance above its maximum of %s %s; nothing was credited",
 		currency, money.FormatDecimal(money.MaxBalance, c), currency)
 }

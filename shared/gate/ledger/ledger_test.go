@@ -271,7 +271,7 @@ func TestCreditStopsAtMaxBalance(t *testing.T) {
 		_, _, err = l.PostDeposit(ctx, acct, ledger.Deposit{Currency: "USD", Amount: 1, ExternalRef: "OVER"})
 		e := apierr.As(err)
 		require.Equal(t, apierr.Invalid, e.Kind)
-		require.Equal(t, "balance_limit_exceeded", e.Code)
+		require.Equal(t, "balance_limit_exceeded", e.Code.Name())
 		require.Equal(t, "amount", e.Param)
 		require.Equal(t, "this amount would take the USD balance above its maximum of 1000000000000000.00 USD; nothing was credited", e.Message)
 		_, err = l.DepositByRef(ctx, acct, "OVER")
@@ -306,7 +306,7 @@ func TestConcurrentDepositsStopAtMaxBalance(t *testing.T) {
 				switch {
 				case err == nil && created:
 					posted.Add(1)
-				case apierr.As(err).Code == "balance_limit_exceeded":
+				case apierr.As(err).Code.Name() == "balance_limit_exceeded":
 					full.Add(1)
 				default:
 					t.Errorf("deposit %d: created %v, %v", i, created, err)

@@ -119,7 +119,7 @@ func (l *Ledger) handleTestDeposit(r *httpapi.Request) (*httpapi.Response, error
 		return httpapi.Created(KindDeposit, d.View()), nil
 	}
 	if d.Currency != c.Code() || d.Amount != amount {
-		return nil, apierr.NewCode(apierr.CodeExternalRefInUse,
+		return nil, apierr.New(apierr.CodeExternalRefInUse,
 			"external_ref %q was already posted as deposit %s with another amount", d.ExternalRef, d.ID)
 	}
 	return &httpapi.Response{Status: http.StatusOK, Kind: KindDeposit, Body: d.View()}, nil

@@ -97,7 +97,7 @@ func insufficient(cur string) error {
 		Message: "the " + cur + " balance cannot pay this order; wait for a deposit to post, then retry with the same Idempotency-Key"}
 }
 
-var busy = apierr.NewCode(CodeBalanceBusy, "the balance is being changed by other orders; retry with the same Idempotency-Key")
+var busy = apierr.New(CodeBalanceBusy, "the balance is being changed by other orders; retry with the same Idempotency-Key")
 
 // commit reads the balance and writes the order, retrying lost races on the
 // balance version. retry asks the caller to re-read the product.

@@ -100,7 +100,7 @@ func TestFailedOrderRefundsPastMaxBalance(t *testing.T) {
 		assert.Equal(t, "failed", e.get(id)["status"])
 
 		_, _, err := e.led.PostDeposit(context.Background(), e.Account.ID, ledger.Deposit{Currency: "USD", Amount: 1})
-		assert.Equal(t, "balance_limit_exceeded", apierr.As(err).Code)
+		assert.Equal(t, "balance_limit_exceeded", apierr.As(err).Code.Name())
 		assert.Equal(t, money.MaxBalance+1000, e.balance(e.Account.ID, "USD"))
 	})
 }

@@ -234,7 +234,7 @@ func (s *Service) ForceOutcome(ctx context.Context, in ForceInput) (*Order, erro
 		return nil, err
 	}
 	if !changed {
-		return nil, apierr.NewCode(CodeNotPending, "the order is already %s", done.Status)
+		return nil, apierr.New(CodeNotPending, "the order is already %s", done.Status)
 	}
 	o := done.View()
 	return &o, nil

@@ -70,7 +70,7 @@ type priced struct {
 // price validates the input against the product and computes the charge.
 func (in *CreateOrder) price(p *catalog.Product) (priced, error) {
 	if !p.IsActive {
-		return priced{}, apierr.NewCode(CodeProductInactive, "product is not active and cannot be ordered")
+		return priced{}, apierr.New(CodeProductInactive, "product is not active and cannot be ordered")
 	}
 	if in.CurrencyCode != nil && *in.CurrencyCode != p.CurrencyCode {
 		return priced{}, apierr.Invalidf("currency_code", "currency_code must be the product's currency, %s", p.CurrencyCode)
@@ -86,7 +86,7 @@ func (in *CreateOrder) price(p *catalog.Product) (priced, error) {
 		return priced{}, apierr.Invalidf("topup_request", "topup_request is only for direct_top_up products; product %d is %s", p.ID, p.TypeCode)
 	}
 	if p.IsRange() || p.Price <= 0 {
-		return priced{}, apierr.NewCode(CodeProductNotOrderable, "product has no fixed price and is not a direct top-up")
+		return priced{}, apierr.New(CodeProductNotOrderable, "product has no fixed price and is not a direct top-up")
 	}
 	charge, err := money.Mul(p.Price, qty)
 	if err != nil {

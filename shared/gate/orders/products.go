@@ -50,7 +50,7 @@ func (c *productCache) get(ctx context.Context, accountID string, id int64) (*ca
 	}
 	it, err := c.st.Get(ctx, catalog.ProductKey(accountID, id))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, 0, apierr.NewCode(CodeProductNotFound, "no such product: %d", id)
+		return nil, 0, apierr.New(CodeProductNotFound, "no such product: %d", id)
 	}
 	if err != nil {
 		return nil, 0, apierr.Wrap("orders.product", apierr.Unavailable, err)

@@ -54,7 +54,7 @@ func TestRecordStepsEachMessage(t *testing.T) {
 			case later:
 				return 4200 * time.Millisecond, nil
 			case failing:
-				return 0, apierr.New(apierr.Unavailable, "", "store down")
+				return 0, apierr.Kindf(apierr.Unavailable, "store down")
 			case gone:
 				return 0, apierr.NotFoundf("no such payout")
 			}
