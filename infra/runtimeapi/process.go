@@ -126,9 +126,6 @@ func (f *Function) PID() int { return f.cmd.Process.Pid }
 // Started is when the process was exec'd: cold start is measured from it.
 func (f *Function) Started() time.Time { return f.started }
 
-// Stderr is the tail of what the process wrote to stderr so far.
-func (f *Function) Stderr() string { return f.stderr.String() }
-
 // Close kills the process and stops the Runtime API.
 func (f *Function) Close() error {
 	if f.cmd.Process != nil {

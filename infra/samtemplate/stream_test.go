@@ -34,7 +34,7 @@ func checkStream(tpl *Template, f Function, g registry.Group) []string {
 		return errs
 	}
 	p := f.Events[0].Properties
-	if got, want := Raw(p["Stream"]), "!GetAtt "+registry.TableID(g.Streams)+".StreamArn"; got != want {
+	if got, want := Raw(p["Stream"]), "!GetAtt "+TableID(g.Streams)+".StreamArn"; got != want {
 		fail("Stream %s, want %s", got, want)
 	}
 	if got := Raw(p["StartingPosition"]); got != "TRIM_HORIZON" {
@@ -52,7 +52,7 @@ func checkStream(tpl *Template, f Function, g registry.Group) []string {
 	if n, ok := intOf(p["MaximumRecordAgeInSeconds"]); !ok || n < 60 || n > maxStreamRecordAge {
 		fail("MaximumRecordAgeInSeconds %s, want a bound in 60..%d", Raw(p["MaximumRecordAgeInSeconds"]), maxStreamRecordAge)
 	}
-	dlq := g.StreamDLQ()
+	dlq := StreamDLQ(g)
 	onFailure := mapOf(mapOf(p["DestinationConfig"])["OnFailure"])
 	if got, want := Raw(onFailure["Destination"]), "!GetAtt "+dlq+".Arn"; got != want {
 		fail("DestinationConfig.OnFailure.Destination %s, want %s", got, want)

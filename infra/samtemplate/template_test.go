@@ -65,8 +65,8 @@ func TestFunctionsAreTheDeclaredGroups(t *testing.T) {
 				t.Errorf("%s consumes %s, its declaration %s", f.LogicalID, e.Source, queueID(g.Consumes))
 			case e.Type == "Schedule" && Raw(e.Properties["Schedule"]) != rate(g.Every):
 				t.Errorf("%s: Schedule %s, its declaration every %s", f.LogicalID, Raw(e.Properties["Schedule"]), g.Every)
-			case e.Type == "DynamoDB" && e.Source != tableID(g.Streams):
-				t.Errorf("%s consumes the stream of %s, its declaration %s", f.LogicalID, e.Source, tableID(g.Streams))
+			case e.Type == "DynamoDB" && e.Source != TableID(g.Streams):
+				t.Errorf("%s consumes the stream of %s, its declaration %s", f.LogicalID, e.Source, TableID(g.Streams))
 			}
 		}
 		types = slices.Compact(types)
@@ -75,7 +75,7 @@ func TestFunctionsAreTheDeclaredGroups(t *testing.T) {
 			t.Errorf("%s: event types %v, want %v for a %s group", f.LogicalID, types, want, g.Kind())
 		}
 	}
-	if want := registry.SortedFunctions(registry.Groups(wiring.Areas())); !slices.Equal(fns, want) {
+	if want := SortedFunctions(registry.Groups(wiring.Areas())); !slices.Equal(fns, want) {
 		t.Errorf("template functions %v, declared groups %v", fns, want)
 	}
 }
@@ -151,9 +151,6 @@ func samplePath(p, value string) string {
 	return strings.Join(segs, "/")
 }
 
-// Match is registry.Match (API Gateway's choice among route keys).
-var Match = registry.Match
-
 // Every function is granted exactly what its declaration lists: per table
 // the DynamoDB actions it calls, per queue send or poll. Least privilege.
 func TestLeastPrivilege(t *testing.T) {
@@ -185,7 +182,7 @@ func TestLeastPrivilege(t *testing.T) {
 func wantGrants(g registry.Group) []Grant {
 	var want []Grant
 	for _, tb := range g.Tables {
-		want = append(want, Grant{Policy: "Statement", Actions: tb.TableActions(), Resources: []string{tableID(tb.Name)}})
+		want = append(want, Grant{Policy: "Statement", Actions: TableActions(tb), Resources: []string{TableID(tb.Name)}})
 	}
 	for _, q := range g.Queues {
 		policy := map[registry.QueueAccess]string{registry.Send: "SQSSendMessagePolicy", registry.Poll: "SQSPollerPolicy"}[q.Access]
@@ -194,7 +191,7 @@ func wantGrants(g registry.Group) []Grant {
 	for _, gr := range g.Grants {
 		want = append(want, Grant(gr))
 	}
-	for _, gr := range g.StreamGrants() {
+	for _, gr := range StreamGrants(g) {
 		want = append(want, Grant(gr))
 	}
 	return want
@@ -258,7 +255,7 @@ func TestFunctionEnvNamesEveryTableAndQueue(t *testing.T) {
 		"STORE":       "dynamodb",
 	}
 	for _, logical := range store.AllTables {
-		want[dynamostore.EnvVar(logical)] = "!Ref " + tableID(logical)
+		want[dynamostore.EnvVar(logical)] = "!Ref " + TableID(logical)
 	}
 	for _, q := range queue.Names {
 		want[sqsqueue.EnvName(q)] = "!Ref " + queueID(q)
@@ -276,14 +273,14 @@ func TestTables(t *testing.T) {
 	tpl := load(t)
 	var want []string
 	for _, logical := range store.AllTables {
-		want = append(want, tableID(logical))
+		want = append(want, TableID(logical))
 	}
 	slices.Sort(want)
 	if got := tpl.Tables(); !slices.Equal(got, want) {
 		t.Fatalf("Tables = %v, want one per store table: %v", got, want)
 	}
 	for _, logical := range store.AllTables {
-		r, _ := tpl.Resource(tableID(logical))
+		r, _ := tpl.Resource(TableID(logical))
 		p := r.Properties
 		check := func(what string, got any, want string) {
 			t.Helper()
@@ -464,7 +461,6 @@ func TestCustomDomainTLS12(t *testing.T) {
 }
 
 // tableID is the logical id of a store table: accounts -> AccountsTable.
-var tableID = registry.TableID
 
 // queueID is a logical queue's resource: fulfilment -> FulfilmentQueue,
 // wallet-confirmations -> WalletConfirmationsQueue, webhooks-dlq -> WebhooksDLQ.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# gofmt, go vet and staticcheck (pinned as a go.mod tool) over the module, and
-# actionlint (also a go.mod tool) over .github/workflows,
+# gofmt, go vet and staticcheck (pinned as a go.mod tool) over the module,
+# actionlint (also a go.mod tool) over .github/workflows and deadcode over the
+# functions and infra/ commands,
 # after a check of what git tracks: no build outputs, no large files.
 #   lint.sh                  everything
 #   lint.sh tracked-files    only the check of tracked files
@@ -62,4 +63,7 @@ go tool staticcheck ./...
 # The GitHub Actions workflows (expressions, job graph, action inputs; and
 # their run: scripts when shellcheck is on the PATH). Pinned in go.mod.
 go tool actionlint
+# Functions nothing but tests reaches (golang.org/x/tools' deadcode, a go.mod
+# tool), against a short allow-list with reasons.
+infra/scripts/deadcode.sh
 echo "lint: ok"

@@ -64,15 +64,6 @@ var steps = []step{
 	{"card payment", (*runner).payment},
 }
 
-// StepNames lists the steps' names in order.
-func StepNames() []string {
-	var out []string
-	for _, s := range steps {
-		out = append(out, s.name)
-	}
-	return out
-}
-
 type runner struct {
 	cfg     Config
 	run     string // unique per run: references and idempotency keys

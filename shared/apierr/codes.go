@@ -98,17 +98,6 @@ func Codes() []CodeInfo {
 	return out
 }
 
-// Lookup finds a registered code by name.
-func Lookup(name string) (CodeInfo, bool) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	c, ok := registry[name]
-	if !ok {
-		return CodeInfo{}, false
-	}
-	return *c, true
-}
-
 // The kinds' default codes: an error built with a kind and no code answers
 // with its kind's.
 var defaultCode = map[Kind]Code{

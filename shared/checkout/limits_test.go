@@ -108,18 +108,18 @@ func TestSigningKeysFromSSM(t *testing.T) {
 
 	// ...and a token of the second (the previous) key still opens.
 	purpose := parts[1]
-	newSigner, err := sessiondata.NewSigner(keys[0])
+	newSigner, err := sessiondata.NewKeyring([][]byte{keys[0]})
 	require.NoError(t, err)
 	var claims map[string]any
 	require.NoError(t, newSigner.Open(purpose, token, &claims))
-	oldSigner, err := sessiondata.NewSigner(keys[1])
+	oldSigner, err := sessiondata.NewKeyring([][]byte{keys[1]})
 	require.NoError(t, err)
 	oldToken, err := oldSigner.Seal(purpose, claims)
 	require.NoError(t, err)
 	ck := e.NewClientKey(origin)
 	r = clientDo(e, ck, "/v2/client/sessions/"+id+"/setup", map[string]any{"sessionData": oldToken})
 	require.Equal(t, 200, r.Status, "%s", r.Body)
-	other, err := sessiondata.NewSigner([]byte(strings.Repeat("z", 32)))
+	other, err := sessiondata.NewKeyring([][]byte{[]byte(strings.Repeat("z", 32))})
 	require.NoError(t, err)
 	forged, err := other.Seal(purpose, claims)
 	require.NoError(t, err)

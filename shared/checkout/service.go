@@ -3,7 +3,6 @@ package checkout
 import (
 	"unicode/utf8"
 
-	"context"
 	"log/slog"
 	"time"
 
@@ -53,21 +52,6 @@ type Caller struct {
 // invalid is a 400 of code naming param.
 func invalid(param string, code apierr.Code, format string, args ...any) *apierr.Error {
 	return apierr.New(code, format, args...).WithParam(param)
-}
-
-// Open builds the service with its signing secret (see sessiondata.LoadSecret):
-// allowGenerated lets local runs without SESSION_SIGNING_SECRET use a
-// persisted random one.
-func Open(ctx context.Context, st store.Store, getenv func(string) string, allowGenerated bool) (*Service, error) {
-	secret, err := sessiondata.LoadSecret(ctx, st, getenv, allowGenerated)
-	if err != nil {
-		return nil, err
-	}
-	signer, err := sessiondata.NewSigner(secret)
-	if err != nil {
-		return nil, err
-	}
-	return New(st, signer), nil
 }
 
 // chars is a string's length in characters, as the document's maxLength and

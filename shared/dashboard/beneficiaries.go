@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,15 +22,6 @@ import (
 // key; a field the service refuses (an IIN, BIN, IBAN, BIC or KBe breaking
 // its kzid rule) is shown beside that field, with what was typed.
 
-type beneficiariesData struct {
-	Items     []beneficiaries.Beneficiary
-	Statuses  []beneficiaries.Status
-	Status    string
-	Next      string
-	NextQuery template.URL
-	Form      formState
-}
-
 func (s *Service) beneficiariesView(c *call, status int, form formState) (*httpapi.Response, error) {
 	st, p, err := listFilter(c, beneficiaries.Statuses)
 	if err != nil {
@@ -42,8 +32,7 @@ func (s *Service) beneficiariesView(c *call, status int, form formState) (*httpa
 		return nil, err
 	}
 	c.v.Title, c.v.Nav = "Beneficiaries", "beneficiaries"
-	c.v.Data = beneficiariesData{Items: items, Statuses: beneficiaries.Statuses, Status: string(st), Next: next,
-		NextQuery: nextStatus(string(st), next), Form: form}
+	c.v.Data = newStatusList(items, beneficiaries.Statuses, st, next, form)
 	return render(status, "beneficiaries", c.v, nil)
 }
 

@@ -64,6 +64,23 @@ func listFilter[T ~string](c *call, all []T) (status T, p listing.Params, err er
 	return status, listing.Params{Limit: 25, Cursor: q.Get("cursor")}, nil
 }
 
+// statusList is a list page filtered by status, with the form that adds
+// one (payouts, invoices, beneficiaries); the pages' templates read these
+// fields.
+type statusList[T any, S ~string] struct {
+	Items     []T
+	Statuses  []S
+	Status    string
+	Next      string
+	NextQuery template.URL
+	Form      formState
+}
+
+func newStatusList[T any, S ~string](items []T, all []S, st S, next string, form formState) statusList[T, S] {
+	return statusList[T, S]{Items: items, Statuses: all, Status: string(st), Next: next,
+		NextQuery: nextStatus(string(st), next), Form: form}
+}
+
 // nextStatus is a filtered list's next-page query: the status and the
 // cursor.
 func nextStatus(status, next string) template.URL {

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,15 +19,6 @@ import (
 // service under the form's idempotency key. The form takes one payer (a
 // phone, an IIN or a BIN) and no line items (the API takes those).
 
-type invoicesData struct {
-	Items     []invoices.Invoice
-	Statuses  []invoices.Status
-	Status    string
-	Next      string
-	NextQuery template.URL
-	Form      formState
-}
-
 func (s *Service) invoicesView(c *call, status int, form formState) (*httpapi.Response, error) {
 	st, p, err := listFilter(c, invoices.Statuses)
 	if err != nil {
@@ -39,8 +29,7 @@ func (s *Service) invoicesView(c *call, status int, form formState) (*httpapi.Re
 		return nil, err
 	}
 	c.v.Title, c.v.Nav = "Invoices", "invoices"
-	c.v.Data = invoicesData{Items: items, Statuses: invoices.Statuses, Status: string(st), Next: next,
-		NextQuery: nextStatus(string(st), next), Form: form}
+	c.v.Data = newStatusList(items, invoices.Statuses, st, next, form)
 	return render(status, "invoices", c.v, nil)
 }
 

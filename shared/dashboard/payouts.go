@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,14 +22,9 @@ import (
 // the API only: a card number never reaches the dashboard.
 
 type payoutsData struct {
-	Items     []balance.Payout
-	Statuses  []balance.PayoutStatus
-	Status    string
-	Next      string
-	NextQuery template.URL
-	Balances  []balance.CurrencyBalance
-	Cards     []balance.PayoutCard
-	Form      formState
+	statusList[balance.Payout, balance.PayoutStatus]
+	Balances []balance.CurrencyBalance
+	Cards    []balance.PayoutCard
 }
 
 func (s *Service) payoutsView(c *call, status int, form formState) (*httpapi.Response, error) {
@@ -54,8 +48,8 @@ func (s *Service) payoutsView(c *call, status int, form formState) (*httpapi.Res
 		return nil, err
 	}
 	c.v.Title, c.v.Nav = "Payouts", "payouts"
-	c.v.Data = payoutsData{Items: items, Statuses: balance.PayoutStatuses, Status: string(st), Next: next,
-		NextQuery: nextStatus(string(st), next), Balances: bals, Cards: cards, Form: form}
+	c.v.Data = payoutsData{statusList: newStatusList(items, balance.PayoutStatuses, st, next, form),
+		Balances: bals, Cards: cards}
 	return render(status, "payouts", c.v, nil)
 }
 

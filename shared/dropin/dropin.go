@@ -32,7 +32,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
@@ -104,22 +103,6 @@ func Get(version, name string) (*File, bool) {
 	once.Do(load)
 	f, ok := files[version+"/"+name]
 	return f, ok
-}
-
-// Versions lists the served versions.
-func Versions() []string {
-	once.Do(load)
-	seen := map[string]bool{}
-	var out []string
-	for k := range files {
-		v, _, _ := strings.Cut(k, "/")
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // AcceptsGzip reports whether the request's client takes a gzip body.

@@ -220,14 +220,6 @@ func IsDebtChange(err error, ops []store.Op) bool {
 		strings.HasSuffix(op.Item.SK, "#"+string(Owed))
 }
 
-// IsGuardFailure reports whether err is a write refused because a balance
-// of the books changed since it was read (a guarded add: owed, or available
-// taken below zero by another write), so the caller reads again.
-func IsGuardFailure(err error, ops []store.Op) bool {
-	cf, ok := store.IsConditionFailed(err)
-	return ok && cf.Index >= 0 && cf.Index < len(ops) && IsBalanceOp(ops[cf.Index])
-}
-
 // RecoverBatch bounds the debts one run of Recover looks at per shard.
 const RecoverBatch = 1000
 

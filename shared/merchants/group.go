@@ -1,6 +1,7 @@
 package merchants
 
 import (
+	"github.com/paygate/paygate/shared/eventlog"
 	"github.com/paygate/paygate/shared/httpapi"
 	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/store"
@@ -27,6 +28,6 @@ var Area = registry.Area{
 		{Table: store.TableAccounts, Prefix: "acctidx#", What: "the accounts index, every account's id (shared/accounts)"},
 		{Table: store.TableAccounts, Prefix: "key#", What: "API keys by hash (shared/auth)"},
 		{Table: store.TableIdempotency, Prefix: "idem#", What: "idempotency records (shared/idempotency)"},
-		{Table: store.TableEvents, Prefix: "evt#", What: "the event log every area appends to in its state-change transaction"},
+		{Table: store.TableEvents, Prefix: eventlog.PK(""), What: "the event log every area appends to in its state-change transaction (shared/eventlog)"},
 	},
 }

@@ -220,21 +220,6 @@ func defaultOutput(getenv func(string) string) io.Writer {
 	return io.Discard
 }
 
-// SetOutput sends the package's records to w (tests; the local gateway) and
-// returns a function restoring the previous output.
-func SetOutput(w io.Writer, env string) (restore func()) {
-	emitter() // settle the default first, so restore returns to it
-	stdMu.Lock()
-	defer stdMu.Unlock()
-	prev := std
-	std = NewEmitter(w, env)
-	return func() {
-		stdMu.Lock()
-		defer stdMu.Unlock()
-		std = prev
-	}
-}
-
 // Count adds one to the metric name.
 func Count(name string) { emitter().Put(nil, Metric{Name: name, Unit: UnitCount, Value: 1}) }
 

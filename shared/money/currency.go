@@ -69,16 +69,6 @@ func ParseCurrencyField(field, code string) (Currency, error) {
 	return Currency{code: code, exp: exp}, nil
 }
 
-// MustParseCurrency is ParseCurrency for constants and tests; it panics on an
-// invalid code.
-func MustParseCurrency(code string) Currency {
-	c, err := ParseCurrency(code)
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func isUpperAlpha3(s string) bool {
 	if len(s) != 3 {
 		return false

@@ -22,11 +22,11 @@ const MaxBalance int64 = 100 * MaxMinor
 
 // DecimalPattern is the exact syntax of a DecimalAmount (the OpenAPI
 // document's pattern): digits without leading zeros, then optionally "." and
-// one or more digits. ParseDecimal accepts exactly the strings it matches
+// one or more digits. ParseDecimalField accepts exactly the strings it matches
 // that have at most the currency's decimal places and are at most MaxMinor.
 const DecimalPattern = `^(0|[1-9][0-9]*)(\.[0-9]+)?$`
 
-// ParseDecimal parses a non-negative decimal string in major units (the
+// ParseDecimalField parses a non-negative decimal string in major units (the
 // spec's DecimalAmount, e.g. "10.50") into minor units of c, exactly.
 //
 // Accepted: exactly DecimalPattern, that is ASCII digits with no leading
@@ -38,13 +38,8 @@ const DecimalPattern = `^(0|[1-9][0-9]*)(\.[0-9]+)?$`
 // and the service read the same amount. A leading "-" on an otherwise valid
 // number fails with ErrNegative so callers can say so.
 //
-// Errors are *apierr.Error of kind Invalid with no Param; ParseDecimalField
-// names the field.
-func ParseDecimal(s string, c Currency) (int64, error) {
-	return ParseDecimalField("", s, c)
-}
-
-// ParseDecimalField is ParseDecimal with errors naming field (a JSON path).
+// Errors are *apierr.Error of kind Invalid whose Param is field (a JSON
+// path; none when field is "").
 func ParseDecimalField(field, s string, c Currency) (int64, error) {
 	name := subject(field, "amount")
 	if c.IsZero() {
@@ -115,7 +110,7 @@ func allDigits(s string) bool {
 
 // FormatDecimal renders minor units of c in major units with exactly
 // c.Exponent() decimal places: 1000 is "10.00" in USD, "1000" in JPY, "1.000"
-// in KWD, and -150 is "-1.50" in USD. It is the inverse of ParseDecimal for
+// in KWD, and -150 is "-1.50" in USD. It is the inverse of ParseDecimalField for
 // non-negative amounts.
 func FormatDecimal(minor int64, c Currency) string {
 	neg := minor < 0

@@ -19,9 +19,8 @@
 //     change moved (a capture, a refund, a split applied) is posted to the
 //     merchant's books in those same ops (ledger.go).
 //   - Storage: table payments, PK "pay#<account>", SK "<payment id>" (UUIDv7,
-//     so one partition lists an account's payments in time order). Events go
-//     to table events, PK "evt#<account>", SK "<event id>", with the
-//     {id, type, created, account, data} envelope the webhook pipeline sends.
+//     so one partition lists an account's payments in time order). Events are
+//     appended to the event log (shared/eventlog) in the same transaction.
 package payments
 
 import (

@@ -15,7 +15,6 @@ package registry
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -43,7 +42,7 @@ type Group struct {
 	Timeout time.Duration
 	// Streams is the logical table (one of store.StreamedTables) whose
 	// stream the group consumes: a DynamoDB event on AWS, the embedded change
-	// feed locally. Its stream grants are derived (StreamGrants).
+	// feed locally. Its stream grants are derived (samtemplate.StreamGrants).
 	Streams string
 	// OpenAPI is the fragment (a file of shared/openapi/spec) documenting the
 	// group's routes; groups naming one fragment together document exactly
@@ -320,64 +319,4 @@ func keyCollisions(areas []Area) []error {
 		}
 	}
 	return errs
-}
-
-// TableActions is the DynamoDB action list of a grant, as IAM spells it.
-func (t Table) TableActions() []string {
-	out := make([]string, len(t.Actions))
-	for i, a := range t.Actions {
-		out[i] = "dynamodb:" + a
-	}
-	return out
-}
-
-// SortedFunctions is the logical ids of groups, sorted.
-func SortedFunctions(groups []Group) []string {
-	out := make([]string, 0, len(groups))
-	for _, g := range groups {
-		out = append(out, g.Function)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// TableID is the template's logical id of a store table: events ->
-// EventsTable.
-func TableID(logical string) string { return title(logical) + "Table" }
-
-func title(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// StreamDLQ is the logical id of a stream consumer's dead-letter queue, the
-// OnFailure destination of its event source mapping: WebhookPublisherFunction
-// -> WebhookPublisherDLQ. "" for a group of another kind.
-func (g Group) StreamDLQ() string {
-	if g.Kind() != "stream" {
-		return ""
-	}
-	return strings.TrimSuffix(g.Function, "Function") + "DLQ"
-}
-
-// StreamReadPolicy is the SAM policy template a stream consumer's reading
-// takes: DescribeStream, GetRecords, GetShardIterator and ListStreams on the
-// one table's stream, which is what the event source mapping calls.
-const StreamReadPolicy = "DynamoDBStreamReadPolicy"
-
-// StreamGrants are the grants a stream consumer's template block carries
-// after its declared ones (Tables, Queues, Grants), least privilege: read on
-// its table's stream (DynamoDBStreamReadPolicy names the table and the
-// stream's label, both from the table resource), and send on its DLQ, where
-// the event source mapping puts what it gives up on. Nil for other kinds.
-func (g Group) StreamGrants() []Grant {
-	if g.Kind() != "stream" {
-		return nil
-	}
-	return []Grant{
-		{Policy: StreamReadPolicy, Resources: []string{TableID(g.Streams)}},
-		{Policy: "SQSSendMessagePolicy", Resources: []string{g.StreamDLQ()}},
-	}
 }

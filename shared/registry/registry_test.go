@@ -127,99 +127,11 @@ func TestCheckFindsBrokenDeclarations(t *testing.T) {
 	}
 }
 
-func TestRouteKeysCoverEachGroupWithItsOwnPrefixes(t *testing.T) {
-	groups := []Group{
-		{Function: "HealthFunction", CatchAll: true, Routes: routes("GET /health")},
-		{Function: "LinksFunction", Routes: routes("POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "POST /v1/links/{id}/cancel")},
-		{Function: "TxFunction", Routes: routes("GET /v1/tx", "GET /v1/tx/{id}", "GET /v1/tx/by-ref/{ref}")},
-		{Function: "TxOpsFunction", Routes: routes("POST /v1/tx/{id}/refund")},
-		{Function: "MethodsFunction", Routes: routes("GET /v1/same")},
-		{Function: "OtherMethodsFunction", Routes: routes("POST /v1/same")},
-	}
-	got := RouteKeys(groups)
-	assert.Equal(t, map[string][]string{
-		"HealthFunction": {"$default", "ANY /health"},
-		"LinksFunction":  {"ANY /v1/links", "ANY /v1/links/{proxy+}"},
-		// by-ref and refund overlap in every segment ({id} may be "by-ref",
-		// {ref} may be "refund"), so only their methods tell them apart.
-		"TxFunction":    {"ANY /v1/tx", "ANY /v1/tx/{id}", "GET /v1/tx/by-ref/{ref}"},
-		"TxOpsFunction": {"POST /v1/tx/{id}/refund"},
-		// One path, two groups: a method-specific key each.
-		"MethodsFunction":      {"GET /v1/same"},
-		"OtherMethodsFunction": {"POST /v1/same"},
-	}, got)
-
-	keys := map[string]string{}
-	for fn, ks := range got {
-		for _, k := range ks {
-			keys[k] = fn
-		}
-	}
-	for _, g := range groups {
-		for _, r := range g.Routes {
-			fn, key, found := Match(keys, r.Method, samplePath(r.Path))
-			assert.True(t, found)
-			assert.Equal(t, g.Function, fn, "%s reached %s through %s", r.Pattern(), fn, key)
-		}
-	}
-	fn, key, _ := Match(keys, "GET", "/v2/nothing")
-	assert.Equal(t, "HealthFunction", fn)
-	assert.Equal(t, DefaultRoute, key)
-	fn, _, _ = Match(keys, "DELETE", "/v1/links/x/y/z")
-	assert.Equal(t, "LinksFunction", fn, "an undeclared path below a group's prefix reaches that group, which answers 404")
-}
-
-func samplePath(p string) string {
-	segs := segments(p)
-	for i, s := range segs {
-		if isParam(s) {
-			segs[i] = "p" + string(rune('0'+i))
-		}
-	}
-	return "/" + strings.Join(segs, "/")
-}
-
-func TestMatchPrefersTheMostSpecificRoute(t *testing.T) {
-	keys := map[string]string{
-		"ANY /a/{proxy+}":   "greedy",
-		"ANY /a/b/{proxy+}": "longer-greedy",
-		"ANY /a/{id}":       "param",
-		"ANY /a/lit":        "literal",
-		"GET /a/lit":        "method",
-		"$default":          "default",
-	}
-	for path, want := range map[string]string{
-		"GET /a/lit":  "method",
-		"POST /a/lit": "literal",
-		"GET /a/x":    "param",
-		"GET /a/x/y":  "greedy",
-		"GET /a/b/c":  "longer-greedy",
-		"GET /a":      "default",
-		"GET /":       "default",
-	} {
-		m, p, _ := strings.Cut(path, " ")
-		got, _, found := Match(keys, m, p)
-		assert.True(t, found)
-		assert.Equal(t, want, got, path)
-	}
-	_, _, found := Match(map[string]string{"GET /x": "x"}, "GET", "/y")
-	assert.False(t, found, "no $default, no match")
-}
-
-// A stream consumer is its own kind, valid on a streamed table, and derives
-// its stream read grant and its DLQ from its declaration.
+// A stream consumer is its own kind, valid on a streamed table.
 func TestStreamGroup(t *testing.T) {
 	good := Group{Function: "AFunction", Dir: "a", Routes: routes("GET /a"), OpenAPI: "a.json", CatchAll: true}
 	pub := Group{Function: "WebhookPublisherFunction", Dir: "webhook-publisher", Streams: store.TableEvents,
 		Tables: []Table{{Name: store.TableAccounts, Actions: []string{"Query"}}}}
 	assert.Empty(t, Check([]Area{{Name: "x", Groups: []Group{good, pub}}}))
 	assert.Equal(t, "stream", pub.Kind())
-	assert.Equal(t, "WebhookPublisherDLQ", pub.StreamDLQ())
-	assert.Equal(t, []Grant{
-		{Policy: "DynamoDBStreamReadPolicy", Resources: []string{"EventsTable"}},
-		{Policy: "SQSSendMessagePolicy", Resources: []string{"WebhookPublisherDLQ"}},
-	}, pub.StreamGrants())
-	assert.Nil(t, good.StreamGrants())
-	assert.Empty(t, good.StreamDLQ())
-	assert.Equal(t, "IdempotencyTable", TableID(store.TableIdempotency))
 }

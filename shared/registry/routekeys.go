@@ -81,8 +81,6 @@ func segments(path string) []string { return strings.Split(strings.Trim(path, "/
 
 func isParam(seg string) bool { return strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") }
 
-func isGreedy(seg string) bool { return strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "+}") }
-
 // overlap reports whether two segment lists of one length can match one
 // request: equal literals, or a parameter on either side.
 func overlap(a, b []string) bool {
@@ -92,58 +90,4 @@ func overlap(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// Match resolves a request the way an HTTP API chooses among route keys
-// (key -> function): the most specific route wins, that is a route without a
-// greedy variable before one with, literal segments before variables from
-// left to right, a longer greedy prefix before a shorter one, an explicit
-// method before ANY; $default only when nothing else matches. It returns the
-// function and the key that matched, or ok false when no key matches.
-func Match(keys map[string]string, method, path string) (fn, key string, ok bool) {
-	req := segments(path)
-	var best []string
-	var bestKey, bestMethod string
-	for k := range keys {
-		m, p, found := strings.Cut(k, " ")
-		if !found || (m != "ANY" && m != method) || !matches(segments(p), req) {
-			continue
-		}
-		if best == nil || moreSpecific(m, segments(p), bestMethod, best) {
-			best, bestKey, bestMethod = segments(p), k, m
-		}
-	}
-	if best == nil {
-		fn, ok = keys[DefaultRoute]
-		return fn, DefaultRoute, ok
-	}
-	return keys[bestKey], bestKey, true
-}
-
-func matches(pattern, req []string) bool {
-	for i, seg := range pattern {
-		if isGreedy(seg) {
-			return i < len(req) && req[i] != "" // one or more segments
-		}
-		if i >= len(req) || req[i] == "" || !isParam(seg) && seg != req[i] {
-			return false
-		}
-	}
-	return len(pattern) == len(req)
-}
-
-func moreSpecific(method string, p []string, bestMethod string, best []string) bool {
-	pg, bg := isGreedy(p[len(p)-1]), isGreedy(best[len(best)-1])
-	if pg != bg {
-		return !pg
-	}
-	if pg && len(p) != len(best) {
-		return len(p) > len(best)
-	}
-	for i := 0; i < len(p) && i < len(best); i++ {
-		if isParam(p[i]) != isParam(best[i]) {
-			return !isParam(p[i])
-		}
-	}
-	return method != "ANY" && bestMethod == "ANY"
 }

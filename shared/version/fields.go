@@ -3,7 +3,6 @@ package version
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -43,20 +42,6 @@ func AddField(f Field) {
 	fieldsMu.Lock()
 	defer fieldsMu.Unlock()
 	fields[t] = append(fields[t], f)
-}
-
-// Fields lists every registered field, for documentation and tests.
-func Fields() []Field {
-	fieldsMu.RLock()
-	defer fieldsMu.RUnlock()
-	var out []Field
-	for _, fs := range fields {
-		out = append(out, fs...)
-	}
-	slices.SortFunc(out, func(a, b Field) int {
-		return strings.Compare(a.Request.String()+"."+a.Name, b.Request.String()+"."+b.Name)
-	})
-	return out
 }
 
 // Absent lists the fields of request type t (a struct or a pointer to one)

@@ -96,9 +96,6 @@ type Signer struct {
 	tried  time.Time  // last refresh attempt, under mu
 }
 
-// NewSigner builds a signer with one key of at least MinSecretLen bytes.
-func NewSigner(secret []byte) (*Signer, error) { return NewKeyring([][]byte{secret}) }
-
 // NewKeyring builds a signer that signs with keys[0] and opens tokens signed
 // with any of keys.
 func NewKeyring(keys [][]byte) (*Signer, error) {
@@ -182,9 +179,6 @@ func KeyID(key []byte) string {
 	m.Write([]byte("paygate sessiondata key id"))
 	return enc.EncodeToString(m.Sum(nil)[:6])
 }
-
-// SigningKeyID is the id of the key Seal uses now.
-func (s *Signer) SigningKeyID() string { return s.keys(false).ids[0] }
 
 // keys returns the current keyring, re-reading the source first when it is
 // older than RefreshEvery, or (unknown) a token named a key not in it.
@@ -388,13 +382,4 @@ func LoadKeys(ctx context.Context, st store.Store, getenv func(string) string, a
 		return nil, err
 	}
 	return [][]byte{fresh}, nil
-}
-
-// LoadSecret is LoadKeys' signing key.
-func LoadSecret(ctx context.Context, st store.Store, getenv func(string) string, allowGenerated bool) ([]byte, error) {
-	keys, err := LoadKeys(ctx, st, getenv, allowGenerated)
-	if err != nil {
-		return nil, err
-	}
-	return keys[0], nil
 }

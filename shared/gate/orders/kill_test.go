@@ -29,7 +29,7 @@ func TestKill9MidBurst(t *testing.T) {
 	base, stop := startServer(t, bin, dataDir, key)
 	do := crashtest.Client{Key: key}.Do
 
-	usd := money.MustParseCurrency("USD")
+	usd := mustCurrency(t, "USD")
 	var deposits int64
 	for i := range 3 {
 		st, _, err := do(base, "POST", "/test-helpers/deposits", map[string]any{"currency_code": "USD", "amount": "1000.00", "external_ref": fmt.Sprintf("dep-%d", i)}, "")
@@ -90,7 +90,7 @@ func TestKill9MidBurst(t *testing.T) {
 		for _, row := range m["data"].([]any) {
 			r := row.(map[string]any)
 			if r["currency_code"] == "USD" {
-				v, err := money.ParseDecimal(r["available"].(string), usd)
+				v, err := money.ParseDecimalField("available", r["available"].(string), usd)
 				require.NoError(t, err)
 				return v
 			}
@@ -111,7 +111,7 @@ func TestKill9MidBurst(t *testing.T) {
 				o := it.(map[string]any)
 				count++
 				if o["status"] != "failed" {
-					v, err := money.ParseDecimal(o["charged_amount"].(string), usd)
+					v, err := money.ParseDecimalField("", o["charged_amount"].(string), usd)
 					require.NoError(t, err)
 					charged += v
 				}

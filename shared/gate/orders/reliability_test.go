@@ -83,15 +83,15 @@ func TestConcurrentOrdersNeverOverdraw(t *testing.T) {
 				wg.Wait()
 				t.Logf("%d orders in %s (%d balance_busy answers retried)", orders, time.Since(began), busy.Load())
 
-				usd := money.MustParseCurrency("USD")
+				usd := mustCurrency(t, "USD")
 				var afters []int64
 				chain := map[int64]int64{}
 				for i, r := range results {
 					switch r.status {
 					case 201:
-						b, err := money.ParseDecimal(r.before, usd)
+						b, err := money.ParseDecimalField("", r.before, usd)
 						require.NoError(t, err)
-						a, err := money.ParseDecimal(r.after, usd)
+						a, err := money.ParseDecimalField("", r.after, usd)
 						require.NoError(t, err)
 						require.GreaterOrEqual(t, a, int64(0))
 						require.Equal(t, b-1000, a)
@@ -301,7 +301,7 @@ func TestOrdersOfOneBalanceShareCommits(t *testing.T) {
 		got := make([]placed, clients)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
-		usd := money.MustParseCurrency("USD")
+		usd := mustCurrency(t, "USD")
 		for i := range clients {
 			key := fmt.Sprintf("pipe-%d", i)
 			if i >= orders {
@@ -321,8 +321,8 @@ func TestOrdersOfOneBalanceShareCommits(t *testing.T) {
 					return
 				}
 				m := r.Map(t)
-				b, err1 := money.ParseDecimal(m["balance_before"].(string), usd)
-				a, err2 := money.ParseDecimal(m["balance_after"].(string), usd)
+				b, err1 := money.ParseDecimalField("", m["balance_before"].(string), usd)
+				a, err2 := money.ParseDecimalField("", m["balance_after"].(string), usd)
 				if err1 != nil || err2 != nil || b-1000 != a {
 					t.Errorf("order %d: before %v after %v", i, m["balance_before"], m["balance_after"])
 				}
@@ -355,4 +355,11 @@ func TestOrdersOfOneBalanceShareCommits(t *testing.T) {
 		t.Logf("%d orders (%d requests) in %v: %d store writes in %d commits", orders, clients, took, writes1-writes0, commits1-commits0)
 		assert.Less(t, commits1-commits0, int64(orders), "orders of one balance share commits")
 	})
+}
+
+func mustCurrency(t *testing.T, code string) money.Currency {
+	t.Helper()
+	c, err := money.ParseCurrency(code)
+	require.NoError(t, err)
+	return c
 }

@@ -43,12 +43,3 @@ func NumericCode(alpha string) (string, bool) {
 	n, ok := numericCodes[alpha]
 	return n, ok
 }
-
-// Currencies lists the table's alphabetic codes.
-func Currencies() []string {
-	out := make([]string, 0, len(numericCodes))
-	for a := range numericCodes {
-		out = append(out, a)
-	}
-	return out
-}
