@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/paywire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
 func main() { app.StartHTTP(paywire.CheckoutModifications) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
 func main() { app.StartHTTP(checkoutwire.CheckoutSessions) }

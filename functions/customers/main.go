@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/customerwire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/customerwire"
 )
 
 func main() { app.StartHTTP(customerwire.Customers) }

@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/directwire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/directwire"
 )
 
 func main() { app.StartHTTP(directwire.DirectPayments) }

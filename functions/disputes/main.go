@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/disputewire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
 )
 
 func main() { app.StartHTTP(disputewire.Disputes) }

@@ -3,9 +3,9 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/app/sqsapp"
-	"github.com/paygate/paygate/shared/wiring/webhookwire"
+	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/webhookwire"
 )
 
 func main() { app.StartHTTP(webhookwire.Events, app.WithQueue(sqsapp.Open)) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 )
 
 func main() { app.StartHTTP(gatewire.GateBalance) }

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/paygate/paygate/shared/health"
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/platform/health"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 )
 
 func main() {

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/invoicewire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 )
 
 func main() { app.StartHTTP(invoicewire.Invoices) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/platformwire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 )
 
 func main() { app.StartHTTP(platformwire.Merchants) }

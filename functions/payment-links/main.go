@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/linkwire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 )
 
 func main() { app.StartHTTP(linkwire.PaymentLinks) }

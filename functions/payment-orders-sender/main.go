@@ -4,9 +4,9 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/app/sqsapp"
-	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
+	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 )
 
 func main() { app.StartSQS(beneficiarywire.PaymentOrdersSender, app.WithQueue(sqsapp.Open)) }

@@ -4,9 +4,9 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/app/sqsapp"
-	"github.com/paygate/paygate/shared/wiring/balancewire"
+	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/balancewire"
 )
 
 func main() { app.StartScheduled(balancewire.Settlement, app.WithQueue(sqsapp.Open)) }

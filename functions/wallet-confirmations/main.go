@@ -4,9 +4,9 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/app/sqsapp"
-	"github.com/paygate/paygate/shared/wiring/walletwire"
+	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/walletwire"
 )
 
 func main() { app.StartSQS(walletwire.WalletConfirmations, app.WithQueue(sqsapp.Open)) }

@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/walletpaywire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/walletpaywire"
 )
 
 func main() { app.StartHTTP(walletpaywire.WalletSessions) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring/webhookwire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/webhookwire"
 )
 
 func main() { app.StartHTTP(webhookwire.WebhookEndpoints) }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/auth"
 )
 
 func init() {

@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
-	"github.com/paygate/paygate/shared/direct/cse"
-	"github.com/paygate/paygate/shared/direct/cse/kmskeys"
-	"github.com/paygate/paygate/shared/direct/cse/localkeys"
+	"github.com/paygate/paygate/shared/aws/kmskeys"
+	"github.com/paygate/paygate/shared/pay/direct/cse"
+	"github.com/paygate/paygate/shared/pay/direct/cse/localkeys"
 )
 
 func init() {

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest/realservers"
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/testkit/apitest/realservers"
 )
 
 type cardKeys struct {

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
 // TestDynamoDB drives the CLI against DynamoDB Local (DYNAMODB_ENDPOINT),

@@ -16,9 +16,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	bolterrors "go.etcd.io/bbolt/errors"
 
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/store/dynamostore"
 )
 
 // env is what a command works with: the store flags, the output, and the

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/domain/eventlog"
+	"github.com/paygate/paygate/shared/platform/accounts"
 )
 
 func init() {

@@ -8,14 +8,14 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
 func init() {
-	register(command{Name: "catalog load", Summary: "replace an account's Gate catalog with a catalog file (e.g. infra/catalog/demo.json)", Flags: catalogLoad})
+	register(command{Name: "catalog load", Summary: "replace an account's Gate catalog with a catalog file (e.g. infra/democatalog/demo.json)", Flags: catalogLoad})
 	register(command{Name: "deposits post", Summary: "post a deposit: credit the balance once per --ref", Flags: depositsPost})
 	register(command{Name: "balance show", Summary: "show an account's Gate balances", Flags: balanceShow})
 }
@@ -60,7 +60,7 @@ func depositsPost(fs *flag.FlagSet) action {
 	cur := fs.String("currency", "", "ISO 4217 code, e.g. USD (required)")
 	amount := fs.String("amount", "", "decimal amount in major units, e.g. 100.00 (required)")
 	ref := fs.String("ref", "", "the bank or operator reference; posting it again credits nothing (required)")
-	method := fs.String("method", string(ledger.MethodBankWire), "bank_wire or manual")
+	method := fs.String("method", string(prepaid.MethodBankWire), "bank_wire or manual")
 	return func(ctx context.Context, e *env) error {
 		if err := required([2]string{"account", *id}, [2]string{"currency", *cur}, [2]string{"amount", *amount}, [2]string{"ref", *ref}); err != nil {
 			return err
@@ -77,15 +77,15 @@ func depositsPost(fs *flag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		dep, created, err := ledger.New(d.Store, d.Clock).PostDeposit(ctx, *id, ledger.Deposit{
-			Currency: c.Code(), Amount: minor, Method: ledger.Method(*method), ExternalRef: *ref,
+		dep, created, err := prepaid.New(d.Store, d.Clock).PostDeposit(ctx, *id, prepaid.Deposit{
+			Currency: c.Code(), Amount: minor, Method: prepaid.Method(*method), ExternalRef: *ref,
 		})
 		if err != nil {
 			return err
 		}
 		out := struct {
-			Deposit ledger.View `json:"deposit"`
-			Created bool        `json:"created"`
+			Deposit prepaid.View `json:"deposit"`
+			Created bool         `json:"created"`
 		}{dep.View(), created}
 		if err := e.print(out, func(w io.Writer) {
 			v := dep.View()
@@ -111,11 +111,11 @@ func balanceShow(fs *flag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		bs, err := ledger.New(d.Store, d.Clock).Balances(ctx, *id)
+		bs, err := prepaid.New(d.Store, d.Clock).Balances(ctx, *id)
 		if err != nil {
 			return err
 		}
-		rows := make([]ledger.BalanceRow, len(bs))
+		rows := make([]prepaid.BalanceRow, len(bs))
 		for i, b := range bs {
 			rows[i] = b.Row()
 		}

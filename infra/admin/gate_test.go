@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/prepaid"
 )
 
 func TestGateCatalogDepositsBalance(t *testing.T) {
@@ -35,11 +35,11 @@ func TestGateCatalogDepositsBalance(t *testing.T) {
 	r = post("--currency", "USD", "--amount", "100.00", "--ref", "BANK-123", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	first := decode[struct {
-		Deposit ledger.View `json:"deposit"`
-		Created bool        `json:"created"`
+		Deposit prepaid.View `json:"deposit"`
+		Created bool         `json:"created"`
 	}](t, r)
 	require.True(t, first.Created)
-	require.Equal(t, ledger.MethodBankWire, first.Deposit.Method)
+	require.Equal(t, prepaid.MethodBankWire, first.Deposit.Method)
 
 	r = post("--currency", "USD", "--amount", "100.00", "--ref", "BANK-123")
 	require.Equal(t, 0, r.code, r.stderr)

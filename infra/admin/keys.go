@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/platform/auth"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/domain/ledger"
 )
 
 func init() {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/store"
 )
 

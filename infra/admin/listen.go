@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/shared/webhooks/signature"
+	"github.com/paygate/paygate/shared/console/webhooks/signature"
 )
 
 // webhooks listen works over the HTTP API (the running `make run`, or a

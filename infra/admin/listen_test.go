@@ -13,14 +13,14 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/console/webhooks"
+	"github.com/paygate/paygate/shared/domain/eventlog"
+	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/gate/orders"
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/webhooks"
+	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
 // syncBuf is the CLI's output, read while it runs.

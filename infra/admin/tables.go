@@ -7,7 +7,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
 )
 
 func init() {

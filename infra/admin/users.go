@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/console/dashboard"
 )
 
 func init() {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/console/dashboard"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/auth"
 )
 
 // keyView is what the CLI shows of a key: never the hash (auth.Key carries

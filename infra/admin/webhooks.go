@@ -8,9 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/eventlog"
-	"github.com/paygate/paygate/shared/webhooks"
+	"github.com/paygate/paygate/shared/console/webhooks"
+	"github.com/paygate/paygate/shared/domain/eventlog"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
 // Support work on the webhook pipeline: what an account's event log holds,

@@ -12,14 +12,14 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/console/webhooks"
+	"github.com/paygate/paygate/shared/domain/eventlog"
+	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/gate/orders"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/webhooks"
 )
 
 // One event delivered to an endpoint answering 500: the CLI lists the event,

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/infra/runtimeapi"
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 )
 
 func moduleRoot(tb testing.TB) string {

@@ -17,19 +17,19 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/beneficiaries"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/pay/beneficiaries"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
+	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/beneficiarywire"
-	"github.com/paygate/paygate/shared/wiring/invoicewire"
 )
 
 // benefDynamoRows reports the DynamoDB calls of a distribution of 100 lines
 // (and of 85, what one transaction holds), of a settlement payment order
 // and its consumer, and of creating and paying a bank invoice, on DynamoDB
-// Local (shared/beneficiaries' TestCallsPerDistributionAndPaymentOrder and
-// shared/invoices' TestCallsPerInvoice assert the same counts).
+// Local (shared/pay/beneficiaries' TestCallsPerDistributionAndPaymentOrder and
+// shared/pay/invoices' TestCallsPerInvoice assert the same counts).
 func benefDynamoRows(ctx context.Context) ([]row, error) {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
 	if endpoint == "" {

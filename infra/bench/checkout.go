@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
 // loadCase is one measured route: the request of index i, the status a
@@ -113,7 +113,7 @@ func expectField(body []byte, field string) error {
 }
 
 // checkoutDynamoRows reports the DynamoDB calls of a session and of an
-// authorised card payment on DynamoDB Local (shared/checkout's calls_test.go
+// authorised card payment on DynamoDB Local (shared/pay/checkout's calls_test.go
 // asserts the same counts).
 func checkoutDynamoRows(ctx context.Context) ([]row, error) {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")

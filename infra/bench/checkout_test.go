@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 )
 
 // TestCheckoutDynamoRows checks the checkout rows on DynamoDB Local meet
-// their targets (the exact counts are asserted in shared/checkout).
+// their targets (the exact counts are asserted in shared/pay/checkout).
 func TestCheckoutDynamoRows(t *testing.T) {
 	dynamotest.Endpoint(t)
 	rows, err := checkoutDynamoRows(context.Background())
@@ -46,7 +46,7 @@ func TestNewOrderTarget(t *testing.T) {
 }
 
 // TestWalletDynamoRows checks the wallet rows on DynamoDB Local meet their
-// targets (shared/wallet asserts the exact counts).
+// targets (shared/pay/wallet asserts the exact counts).
 func TestWalletDynamoRows(t *testing.T) {
 	dynamotest.Endpoint(t)
 	rows, err := walletDynamoRows(context.Background())

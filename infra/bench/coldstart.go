@@ -13,7 +13,7 @@ import (
 
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/infra/runtimeapi"
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/platform/app"
 )
 
 // maxColdStartRatio is the cold start target of a function, relative to

@@ -20,13 +20,13 @@ import (
 
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/infra/samtemplate"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring"
 )
 
 // Cost per million operations (issue 17, item 4). Each operation runs
@@ -401,7 +401,7 @@ func measureCostOps(ctx context.Context, endpoint, sqsEndpoint string) ([]costOp
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := ledger.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, ledger.Deposit{Currency: fundCurrency, Amount: 1 << 40}); err != nil {
+	if _, _, err := prepaid.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, prepaid.Deposit{Currency: fundCurrency, Amount: 1 << 40}); err != nil {
 		return nil, err
 	}
 	h, err := d.ServeAll(wiring.HTTP()...)

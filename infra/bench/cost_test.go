@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/infra/samtemplate"
-	"github.com/paygate/paygate/shared/apitest/realservers"
-	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/testkit/apitest/realservers"
 )
 
 // TestCostRows: the cost table is computed from real measurements (DynamoDB

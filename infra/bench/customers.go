@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/wiring/customerwire"
-	"github.com/paygate/paygate/shared/wiring/paywire"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/platform/wiring/customerwire"
+	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
 // refundedPayments is how many captured payments the refund load spreads
@@ -134,7 +134,7 @@ func benchCall(ctx context.Context, t target, method, path, idem string, body []
 
 // recurringDynamoRows reports the DynamoDB calls of a recurring payment (by
 // card token and by customer) and of its replay on DynamoDB Local
-// (shared/customers/calls_test.go asserts the same counts).
+// (shared/pay/customers/calls_test.go asserts the same counts).
 func recurringDynamoRows(ctx context.Context) ([]row, error) {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
 	if endpoint == "" {

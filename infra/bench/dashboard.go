@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/dashboard"
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/payments"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/dashwire"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/console/dashboard"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/domain/payments"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/dashwire"
 )
 
 // dashSite is the dashboard over d with a signed-in owner of the sample

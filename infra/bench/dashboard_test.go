@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 )
 
 // TestDashboardDynamoRows: a signed-in page and a dashboard refund make the

@@ -21,14 +21,14 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/direct/cse"
-	"github.com/paygate/paygate/shared/direct/cse/kmskeys"
-	"github.com/paygate/paygate/shared/direct/cse/kmskeys/kmstest"
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/aws/kmskeys"
+	"github.com/paygate/paygate/shared/aws/kmskeys/kmstest"
+	"github.com/paygate/paygate/shared/pay/direct/cse"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/wiring/directwire"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/directwire"
 )
 
 // directFixture is a warm DirectPaymentsFunction in this process over the

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest/realservers"
+	"github.com/paygate/paygate/shared/testkit/apitest/realservers"
 )
 
 // TestDirectRows: the direct payment benchmark runs, and a payment whose

@@ -13,15 +13,15 @@ import (
 	"strings"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/disputes"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/wiring/disputewire"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/pay/disputes"
+	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
 )
 
 // disputeDynamoRows reports the DynamoDB calls of the dispute requests on
 // DynamoDB Local: the sandbox's open, evidence with a document of two
-// chunks, submit, accept, and a replay (shared/disputes
+// chunks, submit, accept, and a replay (shared/pay/disputes
 // TestCallsPerDisputeRequest asserts the same counts).
 func disputeDynamoRows(ctx context.Context) ([]row, error) {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")

@@ -13,9 +13,9 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/platformwire"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 )
 
 // dynamoCalls is what one authenticated request costs in DynamoDB calls,

@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )

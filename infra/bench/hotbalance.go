@@ -11,12 +11,12 @@ import (
 
 	"github.com/paygate/paygate/infra/bench/load"
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
 // hotBalanceClients are the client counts of the one-balance rows.
@@ -49,7 +49,7 @@ func hotBalanceRows(ctx context.Context, o options) ([]row, error) {
 		if err != nil {
 			return err
 		}
-		led := ledger.New(d.Store, d.Clock)
+		led := prepaid.New(d.Store, d.Clock)
 		before, err := led.Balance(ctx, k.AccountID, fundCurrency)
 		if err != nil {
 			return err
@@ -96,7 +96,7 @@ func hotBalanceRows(ctx context.Context, o options) ([]row, error) {
 		if err != nil {
 			return err
 		}
-		_, _, err = ledger.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, ledger.Deposit{Currency: fundCurrency, Amount: 1 << 40})
+		_, _, err = prepaid.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, prepaid.Deposit{Currency: fundCurrency, Amount: 1 << 40})
 		return err
 	}
 	// The embedded store: the in-process server's store.

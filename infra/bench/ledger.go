@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/ledger"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -20,7 +20,7 @@ const ledgerCheckEntries = 100_000
 // partition at a time, so seconds are fine; minutes would not be.
 const ledgerCheckTarget = 5 * time.Second
 
-// ledgerRows times the ledger check (shared/ledger Check: every entry of
+// ledgerRows times the ledger check (shared/domain/ledger Check: every entry of
 // the account read and summed, every balance compared) over n entries of one
 // account on the embedded store.
 func ledgerRows(ctx context.Context, n int) ([]row, error) {

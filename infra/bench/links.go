@@ -17,12 +17,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/apitest/browser"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/dropin"
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/linkwire"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/pay/dropin"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
+	"github.com/paygate/paygate/shared/testkit/apitest/browser"
 )
 
 // linkServer serves the links API and the hosted page over d, with the
@@ -85,7 +85,7 @@ func newLink(ctx context.Context, srv *httptest.Server) (string, error) {
 }
 
 // linkDynamoRows reports the DynamoDB calls of creating a link and serving
-// its page on DynamoDB Local (shared/links calls_test.go asserts the same
+// its page on DynamoDB Local (shared/pay/links calls_test.go asserts the same
 // counts).
 func linkDynamoRows(ctx context.Context) ([]row, error) {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")

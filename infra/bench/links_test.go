@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest/browser"
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/testkit/apitest/browser"
 )
 
 func TestLinkDynamoRows(t *testing.T) {

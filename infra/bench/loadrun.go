@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/infra/bench/load"
-	democatalog "github.com/paygate/paygate/infra/catalog"
+	"github.com/paygate/paygate/infra/democatalog"
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring"
 )
 
 // Where the load rows run (-load-target).

@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
-	democatalog "github.com/paygate/paygate/infra/catalog"
+	"github.com/paygate/paygate/infra/democatalog"
 	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/gatewire"
 )
 
 // benchProduct is the spec's example order: "Google Play 10 USD" of the demo
@@ -163,7 +163,7 @@ func measureOrderCalls(ctx context.Context, endpoint string) (orderCalls, error)
 	if err != nil {
 		return out, err
 	}
-	if _, _, err := ledger.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, ledger.Deposit{Currency: fundCurrency, Amount: 1000_00}); err != nil {
+	if _, _, err := prepaid.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, prepaid.Deposit{Currency: fundCurrency, Amount: 1000_00}); err != nil {
 		return out, err
 	}
 	g, err := gatewire.GateOrders(d)

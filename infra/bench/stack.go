@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paygate/paygate/shared/registry"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/platform/registry"
+	"github.com/paygate/paygate/shared/platform/wiring"
 )
 
 // Stack size: CloudFormation refuses a stack of more than 500 resources, and

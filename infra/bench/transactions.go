@@ -12,15 +12,15 @@ import (
 	"strings"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/wiring/paywire"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
+	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
 // txDynamoRows reports the DynamoDB calls of a capture (with and without a
 // split request), a refund and a replayed refund of a card payment on
-// DynamoDB Local (shared/transactions/calls_test.go and
-// shared/splits' TestCallsPerCaptureWithAndWithoutSplit assert the same
+// DynamoDB Local (shared/pay/transactions/calls_test.go and
+// shared/pay/splits' TestCallsPerCaptureWithAndWithoutSplit assert the same
 // counts).
 func txDynamoRows(ctx context.Context) ([]row, error) {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/pay/wallet"
+	"github.com/paygate/paygate/shared/platform/wiring/walletwire"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wallet"
-	"github.com/paygate/paygate/shared/wiring/walletwire"
 )
 
 // walletCase is issue 12's load row: an authorisation in the sandbox wallet
@@ -79,7 +79,7 @@ func (q *countingQueue) take() map[string]int {
 type walletCalls struct{ authorize, replay, confirm, duplicate map[string]int }
 
 // walletDynamoRows reports the DynamoDB and SQS calls of an authorisation and
-// of its confirmation on DynamoDB Local (shared/wallet/calls_test.go asserts
+// of its confirmation on DynamoDB Local (shared/pay/wallet/calls_test.go asserts
 // the same counts). The event source's own ReceiveMessage/DeleteMessage per
 // batch are SQS's, not the function's, and are left out.
 func walletDynamoRows(ctx context.Context) ([]row, error) {

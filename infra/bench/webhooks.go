@@ -16,14 +16,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/aws/sqsqueue"
+	"github.com/paygate/paygate/shared/console/webhooks"
+	"github.com/paygate/paygate/shared/domain/eventlog"
+	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/gate/orders"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/queue/sqsqueue"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/webhooks"
 )
 
 // webhookCalls is what one event costs per subscribed endpoint, by stage.

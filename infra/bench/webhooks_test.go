@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest/realservers"
+	"github.com/paygate/paygate/shared/testkit/apitest/realservers"
 )
 
 // The call counts are measured for real (DynamoDB Local, moto) and hold the

@@ -16,12 +16,12 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/wiring"
 )
 
 // syncBuffer is written by the gateway and read by the test.

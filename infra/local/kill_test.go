@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest/crashtest"
+	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
 )
 
 // proc is the gateway run as `make run` runs it: its own process.

@@ -19,8 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring"
 )
 
 func main() {

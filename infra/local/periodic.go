@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring"
 )
 
 // periodic is one scheduled function built for the local gateway, standing in

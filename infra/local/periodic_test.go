@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/wiring"
-	"github.com/paygate/paygate/shared/wiring/gatewire"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring"
+	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 )
 
 // TestPeriodicTasksRunLocally: the gateway runs the real order reconciler on

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/links"
-	"github.com/paygate/paygate/shared/listing"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/domain/money"
+	"github.com/paygate/paygate/shared/pay/links"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/listing"
 )
 
 // The banner ends with a payment link of the sandbox account, so a person

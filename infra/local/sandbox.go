@@ -8,11 +8,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/auth"
-	"github.com/paygate/paygate/shared/dashboard"
+	"github.com/paygate/paygate/shared/console/dashboard"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/auth"
 	"github.com/paygate/paygate/shared/store"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/platform/app"
 )
 
 // seeder loads demo data into the sandbox account. It runs at every start, so

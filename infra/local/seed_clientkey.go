@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/platform/app"
 )
 
 // A script that drives the drop-in's endpoints (/v2/client/...) needs a

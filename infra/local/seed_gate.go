@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 
-	democatalog "github.com/paygate/paygate/infra/catalog"
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/infra/democatalog"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
 )
 
 // The sandbox starts with the demo catalog and a test deposit, so the Gate
@@ -28,8 +28,8 @@ func seedGate(ctx context.Context, d *app.Deps, accountID string) error {
 	if err := catalog.NewRepo(d.Store).Load(ctx, accountID, f); err != nil {
 		return err
 	}
-	_, _, err = ledger.New(d.Store, d.Clock).PostDeposit(ctx, accountID, ledger.Deposit{
-		Currency: "USD", Amount: 1000_00, Method: ledger.MethodManual, ExternalRef: SandboxDepositRef,
+	_, _, err = prepaid.New(d.Store, d.Clock).PostDeposit(ctx, accountID, prepaid.Deposit{
+		Currency: "USD", Amount: 1000_00, Method: prepaid.MethodManual, ExternalRef: SandboxDepositRef,
 	})
 	return err
 }

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -30,10 +30,10 @@ func TestSeedGateIsIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ps, 13)
 	require.Empty(t, next)
-	b, err := ledger.New(st, nil).Balance(ctx, acct, "USD")
+	b, err := prepaid.New(st, nil).Balance(ctx, acct, "USD")
 	require.NoError(t, err)
 	require.Equal(t, int64(1000_00), b.Available)
-	ds, _, err := ledger.New(st, nil).Deposits(ctx, acct, ledger.DepositFilter{}, 10, "")
+	ds, _, err := prepaid.New(st, nil).Deposits(ctx, acct, prepaid.DepositFilter{}, 10, "")
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
 	require.Equal(t, SandboxDepositRef, ds[0].ExternalRef)

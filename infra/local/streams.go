@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/wiring"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/wiring"
 )
 
 // buildFeedRunners builds every stream consumer and the runner that feeds it

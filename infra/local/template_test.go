@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/infra/samtemplate"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/registry"
-	"github.com/paygate/paygate/shared/wiring"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/registry"
+	"github.com/paygate/paygate/shared/platform/wiring"
 )
 
 func loadTemplate(t *testing.T) *samtemplate.Template {

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/webhooks/signature"
+	"github.com/paygate/paygate/shared/console/webhooks/signature"
 )
 
 // post sends a JSON body with the key and an Idempotency-Key.

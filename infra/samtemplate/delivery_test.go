@@ -230,7 +230,7 @@ func TestEnvironmentsSetRolloutAndRetention(t *testing.T) {
 }
 
 // The dashboard's body is JSON once its ${...} are substituted, and shows
-// the business metrics the services write (shared/metrics' namespace).
+// the business metrics the services write (shared/platform/metrics' namespace).
 func TestDashboardIsJSON(t *testing.T) {
 	r, ok := load(t).Resource("Dashboard")
 	if !ok || r.Type != "AWS::CloudWatch::Dashboard" {

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/platform/registry"
 )
 
 // What template.yaml must say, derived from the registry's declarations. The

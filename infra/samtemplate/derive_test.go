@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/store"
 )
 

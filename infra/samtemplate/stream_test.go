@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/store"
 )
 

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/aws/sqsqueue"
+	"github.com/paygate/paygate/shared/platform/registry"
+	"github.com/paygate/paygate/shared/platform/wiring"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/queue/sqsqueue"
-	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/store/dynamostore"
-	"github.com/paygate/paygate/shared/wiring"
 )
 
 // These tests hold the real template.yaml to the deployment rules and to the
-// group declarations (shared/registry, listed by shared/wiring): the routes,
+// group declarations (shared/platform/registry, listed by shared/platform/wiring): the routes,
 // event sources, CodeUri and policies each function must have are derived
 // from its group's declaration, so adding a group is its package, its
 // functions/ entry and its template.yaml block.
@@ -51,7 +51,7 @@ func TestFunctionsAreTheDeclaredGroups(t *testing.T) {
 		fns = append(fns, f.LogicalID)
 		g, ok := groups[f.LogicalID]
 		if !ok {
-			t.Errorf("%s is in template.yaml but no area declares it (shared/registry)", f.LogicalID)
+			t.Errorf("%s is in template.yaml but no area declares it (shared/platform/registry)", f.LogicalID)
 			continue
 		}
 		if f.CodeURI != "functions/"+g.Dir {
@@ -521,7 +521,7 @@ func TestSigningKeyPolicyReadsOneParameter(t *testing.T) {
 }
 
 // TestPreflightsReachTheDropinsFunction: a CORS preflight carries no key, so
-// the client function decides it per session (shared/checkout cors.go). The
+// the client function decides it per session (shared/pay/checkout cors.go). The
 // HTTP API must not answer preflights itself: no CorsConfiguration (API
 // Gateway would answer every OPTIONS with a fixed origin list before any
 // route), and the drop-in's OPTIONS reach CheckoutClientFunction.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Dead code: golang.org/x/tools/cmd/deadcode (a go.mod tool) over every
 # function's main and every infra/ command, so a function only tests call
-# shows up. Test kits (packages named *test, shared/apitest) exist for tests
+# shows up. Test kits (packages named *test, shared/testkit/apitest) exist for tests
 # and are left out, as is infra/samtemplate, the template reader whose lookups
 # and derivation of what template.yaml must say serve the tests that hold the
 # template to the registry. What else only tests or a later route reach is
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 allow=infra/scripts/deadcode-allow.txt
 found=$(go tool deadcode ./functions/... ./infra/... |
-  grep -Ev '^(shared/apitest/|infra/samtemplate/|[^:]*test/[^/:]*\.go:)' || true)
+  grep -Ev '^(shared/testkit/apitest/|infra/samtemplate/|[^:]*test/[^/:]*\.go:)' || true)
 left=()
 while IFS= read -r line; do
   [[ -z $line ]] && continue

@@ -199,7 +199,7 @@ func (r *runner) catalog(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("GET /products: none of the %d products is active, fixed-price and without a customer account "+
-		"(load a catalog: go run ./infra/admin catalog load --account ... --file infra/catalog/demo.json)", len(v.Data))
+		"(load a catalog: go run ./infra/admin catalog load --account ... --file infra/democatalog/demo.json)", len(v.Data))
 }
 
 // deposit funds the order in test mode, so the account needs no balance.

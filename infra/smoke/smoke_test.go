@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/shared/metrics"
+	"github.com/paygate/paygate/shared/platform/metrics"
 )
 
 // The smoke test runs against the real local gateway (what `make run`

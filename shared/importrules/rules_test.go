@@ -1,4 +1,5 @@
-// Package importrules holds the import rules of the tree as a test: which
+// Package importrules holds the import rules of the tree as tests: the
+// layers of shared/ (layers_test.go; shared/README.md draws the map), which
 // files may speak HTTP, and which may see AWS Lambda's event types. Services
 // take typed input and return typed results or kinded errors; only the HTTP
 // layer knows HTTP, and only the app layer knows how Lambda delivers queue
@@ -86,11 +87,11 @@ func under(dir string, prefixes ...string) bool {
 //   - the AWS adapters, which read their SDK's HTTP responses;
 //   - the test kits.
 var httpPackages = []string{
-	"shared/httpapi", "shared/app", "shared/wiring", "shared/registry", "shared/apierr",
-	"shared/dashboard", "shared/health", "shared/dropin",
-	"shared/webhooks/outbound", "shared/webhooks/signature",
-	"shared/store/dynamostore", "shared/queue/sqsqueue", "shared/checkout/sessiondata/ssmkeys", "shared/direct/cse/kmskeys", "shared/xray",
-	"shared/apitest", "shared/testkit", "shared/openapi/openapitest",
+	"shared/platform/httpapi", "shared/platform/app", "shared/platform/wiring", "shared/platform/registry", "shared/platform/apierr",
+	"shared/console/dashboard", "shared/platform/health", "shared/pay/dropin",
+	"shared/console/webhooks/outbound", "shared/console/webhooks/signature",
+	"shared/aws/dynamostore", "shared/aws/sqsqueue", "shared/aws/ssmkeys", "shared/aws/kmskeys", "shared/aws/xray",
+	"shared/testkit",
 }
 
 // testKit reports whether dir is a package of test helpers (its name ends
@@ -108,7 +109,7 @@ func httpFile(name string) bool {
 func clientFile(name string) bool { return name == "client.go" || strings.HasPrefix(name, "client_") }
 
 // TestOnlyTheHTTPLayerSpeaksHTTP: no file outside the HTTP layer imports
-// net/http or shared/httpapi.
+// net/http or shared/platform/httpapi.
 func TestOnlyTheHTTPLayerSpeaksHTTP(t *testing.T) {
 	for _, f := range sources(t) {
 		if under(f.dir, httpPackages...) || testKit(f.dir) || httpFile(f.name) {
@@ -116,8 +117,8 @@ func TestOnlyTheHTTPLayerSpeaksHTTP(t *testing.T) {
 		}
 		for _, im := range f.imports {
 			switch {
-			case im == module+"shared/httpapi":
-				t.Errorf("%s imports shared/httpapi: only group.go and routes*.go of an area bind HTTP", f.path)
+			case im == module+"shared/platform/httpapi":
+				t.Errorf("%s imports shared/platform/httpapi: only group.go and routes*.go of an area bind HTTP", f.path)
 			case im == "net/http" && !clientFile(f.name):
 				t.Errorf("%s imports net/http: HTTP belongs in group.go and routes*.go, an outside system's HTTP client in client*.go", f.path)
 			}
@@ -129,7 +130,7 @@ func TestOnlyTheHTTPLayerSpeaksHTTP(t *testing.T) {
 // store.Change; only the app layer (and the DynamoDB adapter's stream image
 // codec) knows Lambda's event types.
 func TestOnlyTheAppLayerSeesLambdaEvents(t *testing.T) {
-	allowed := []string{"shared/app", "shared/store/dynamostore", "shared/apitest"}
+	allowed := []string{"shared/platform/app", "shared/aws/dynamostore", "shared/testkit/apitest"}
 	for _, f := range sources(t) {
 		if slices.Contains(f.imports, "github.com/aws/aws-lambda-go/events") && !under(f.dir, allowed...) {
 			t.Errorf("%s imports aws-lambda-go/events: consumers take typed messages from the app layer", f.path)

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/retry"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/retry"
 )
 
 // The optimistic read-modify-write loop, written once for every record the

@@ -42,7 +42,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
 // Logical table names. Adapters map them to physical names (see TableNames).

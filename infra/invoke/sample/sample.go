@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/auth"
 )
 
 // Key is the test-mode key in events/*.json. It is not a secret: it exists

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/auth"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/auth"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 

@@ -24,7 +24,7 @@ from schemathesis.generation import GenerationMode
 with open(os.environ["PG_SEED_FILE"]) as f:
     SEED = json.load(f)
 
-# Products of the demo catalog (infra/catalog/demo.json).
+# Products of the demo catalog (infra/democatalog/demo.json).
 PRODUCT_IDS = [101, 131, 201, 302, 311]
 
 

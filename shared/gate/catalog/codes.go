@@ -1,6 +1,6 @@
 package catalog
 
-import "github.com/paygate/paygate/shared/apierr"
+import "github.com/paygate/paygate/shared/platform/apierr"
 
 // The catalog's codes (a range product's amount).
 var (

@@ -7,10 +7,10 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
-// File is a whole catalog as the operator loads it (infra/catalog/*.json).
+// File is a whole catalog as the operator loads it (infra/democatalog/*.json).
 // Product types default to the three standard ones when the file has none.
 type File struct {
 	ProductTypes []ProductType `json:"product_types"`

@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
-const demoPath = "../../../infra/catalog/demo.json"
+const demoPath = "../../../infra/democatalog/demo.json"
 
 func TestDemoCatalogIsValid(t *testing.T) {
 	b, err := os.ReadFile(demoPath)

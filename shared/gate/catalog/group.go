@@ -1,8 +1,8 @@
 package catalog
 
 import (
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/registry"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/store"
 )
 

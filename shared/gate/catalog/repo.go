@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
 

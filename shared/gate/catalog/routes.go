@@ -1,10 +1,10 @@
 package catalog
 
 import (
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/listing"
 )
 
 // Group is the GateCatalogFunction's routes (declared in CatalogGroup): each

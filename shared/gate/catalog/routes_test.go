@@ -8,11 +8,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/accounts"
-	"github.com/paygate/paygate/shared/apitest"
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }
@@ -22,7 +22,7 @@ func build(d *app.Deps) (httpapi.Group, error) { return catalog.Group(catalog.Ne
 // demoEnv is a server whose sandbox account holds the demo catalog.
 func demoEnv(t *testing.T) *apitest.Env {
 	e := apitest.New(t, build)
-	b, err := os.ReadFile("../../../infra/catalog/demo.json")
+	b, err := os.ReadFile("../../../infra/democatalog/demo.json")
 	require.NoError(t, err)
 	f, err := catalog.ParseFile(b)
 	require.NoError(t, err)
@@ -245,7 +245,7 @@ func TestEmptyCatalogAndReload(t *testing.T) {
 	require.Empty(t, list(t, e, "/product-types").Data)
 
 	repo := catalog.NewRepo(e.Deps.Store)
-	b, err := os.ReadFile("../../../infra/catalog/demo.json")
+	b, err := os.ReadFile("../../../infra/democatalog/demo.json")
 	require.NoError(t, err)
 	f, err := catalog.ParseFile(b)
 	require.NoError(t, err)

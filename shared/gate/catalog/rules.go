@@ -5,8 +5,8 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/domain/money"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
 // DefaultFieldMaxLength bounds a customer_account value whose field sets no

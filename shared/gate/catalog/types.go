@@ -7,8 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/domain/money"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
 // Product type codes (provider notes: ids 1, 2, 3).

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/prepaid"
 )
 
 // balanceCache remembers, per instance, each balance as this instance's last
@@ -19,7 +19,7 @@ type balanceCache struct {
 }
 
 type cachedBalance struct {
-	b       ledger.Balance
+	b       prepaid.Balance
 	expires time.Time
 	// era counts the breaks of this balance's pipelined chain (see broken).
 	era int64
@@ -32,17 +32,17 @@ const (
 
 func balanceKey(accountID, currency string) string { return accountID + "|" + currency }
 
-func (c *balanceCache) get(accountID, currency string) (ledger.Balance, bool) {
+func (c *balanceCache) get(accountID, currency string) (prepaid.Balance, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[balanceKey(accountID, currency)]
 	if !ok || time.Now().After(e.expires) {
-		return ledger.Balance{}, false
+		return prepaid.Balance{}, false
 	}
 	return e.b, true
 }
 
-func (c *balanceCache) put(accountID, currency string, b ledger.Balance) {
+func (c *balanceCache) put(accountID, currency string, b prepaid.Balance) {
 	if b.Version <= 0 {
 		return
 	}
@@ -70,7 +70,7 @@ func (c *balanceCache) era(accountID, currency string) int64 {
 // starts a new era on the balance as the store returned it (fresh, not a
 // guess); a later one of the same era finds the new era's prediction and
 // builds on it (a guess, checked by its own version condition).
-func (c *balanceCache) broken(accountID, currency string, era int64, fresh ledger.Balance) (_ ledger.Balance, guessed bool) {
+func (c *balanceCache) broken(accountID, currency string, era int64, fresh prepaid.Balance) (_ prepaid.Balance, guessed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := balanceKey(accountID, currency)

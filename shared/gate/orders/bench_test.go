@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/shared/apitest"
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/health"
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/health"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
 // BenchmarkOrdersVsHealth drives the orders route of a server over the
@@ -30,7 +30,7 @@ func BenchmarkOrdersVsHealth(b *testing.B) {
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(b, apitest.Options{}, build, func(*app.Deps) (httpapi.Group, error) { return health.Group(), nil })
-	e.led = ledger.New(e.Deps.Store, e.Deps.Clock)
+	e.led = prepaid.New(e.Deps.Store, e.Deps.Clock)
 	if err := catalog.NewRepo(e.Deps.Store).Load(context.Background(), e.Account.ID, testCatalog); err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package orders
 
-import "github.com/paygate/paygate/shared/apierr"
+import "github.com/paygate/paygate/shared/platform/apierr"
 
 // The Gate orders' codes.
 var (

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/retry"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/retry"
 )
 
 // Backoff of a message whose order is still pending at the vendor, or whose

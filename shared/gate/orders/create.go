@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/idempotency"
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/metrics"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/idempotency"
+	"github.com/paygate/paygate/shared/platform/metrics"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -149,7 +149,7 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 		}
 		ops := []store.Op{
 			store.Put(item, store.IfAbsent),
-			ledger.DebitOp(acct, cur, pr.charge, bal.Version, now),
+			prepaid.DebitOp(acct, cur, pr.charge, bal.Version, now),
 			pendingPut(rec),
 			store.Check(catalog.ProductKey(acct, prod.ID), store.IfVersion(prodVersion)),
 		}
@@ -159,7 +159,7 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 		st, pipelined, era := s.st, false, int64(0)
 		if s.serial {
 			era = s.balances.era(acct, cur)
-			next := ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1}
+			next := prepaid.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1}
 			st = handover{Store: s.st, submitted: func() {
 				// Handed over, still under the lock: the next order of this
 				// balance builds on this one's outcome and commits after it,
@@ -179,7 +179,7 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 		if err == nil {
 			leased = false  // released by the transaction
 			if !pipelined { // else the prediction is cached already, and may be overtaken
-				s.balances.put(acct, cur, ledger.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
+				s.balances.put(acct, cur, prepaid.Balance{Available: rec.BalanceAfter, Version: bal.Version + 1})
 			}
 			metrics.Count(metrics.OrdersPlaced)
 			metrics.BalanceDebit(cur, pr.charge)
@@ -199,9 +199,9 @@ func (s *Service) commit(ctx context.Context, in *PlaceInput, prod *catalog.Prod
 			// The failed condition returns the balance as it is now.
 			lostRace := !guessed && !leased
 			if cf.Current == nil {
-				bal = ledger.Balance{}
+				bal = prepaid.Balance{}
 			} else {
-				bal = ledger.Balance{Available: cf.Current.N, Version: cf.Current.Version}
+				bal = prepaid.Balance{Available: cf.Current.N, Version: cf.Current.Version}
 			}
 			guessed = false // fresh from the store
 			if pipelined {

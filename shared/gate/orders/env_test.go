@@ -9,14 +9,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest"
-	"github.com/paygate/paygate/shared/app"
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }
@@ -54,7 +54,7 @@ var testCatalog = &catalog.File{
 type env struct {
 	*apitest.Env
 	svc *Service
-	led *ledger.Ledger
+	led *prepaid.Ledger
 	n   atomic.Int64 // idempotency key counter
 }
 
@@ -72,7 +72,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: o.store}, build)
-	e.led = ledger.New(e.Deps.Store, e.Deps.Clock)
+	e.led = prepaid.New(e.Deps.Store, e.Deps.Clock)
 	require.NoError(t, catalog.NewRepo(e.Deps.Store).Load(context.Background(), e.Account.ID, testCatalog))
 	return e
 }
@@ -88,7 +88,7 @@ func backends(t *testing.T, f func(t *testing.T, st func(testing.TB) store.Store
 
 func (e *env) deposit(accountID, currency string, amount int64) {
 	e.T.Helper()
-	_, _, err := e.led.PostDeposit(context.Background(), accountID, ledger.Deposit{Currency: currency, Amount: amount, Method: ledger.MethodManual})
+	_, _, err := e.led.PostDeposit(context.Background(), accountID, prepaid.Deposit{Currency: currency, Amount: amount, Method: prepaid.MethodManual})
 	require.NoError(e.T, err)
 }
 

@@ -3,7 +3,7 @@ package orders
 import (
 	"time"
 
-	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/store"
 )
 

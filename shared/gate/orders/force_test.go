@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/domain/money"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -91,7 +91,7 @@ func TestFailedOrderRefundsPastMaxBalance(t *testing.T) {
 		e := newEnv(t, envOpts{store: st(t)})
 		e.deposit(e.Account.ID, "USD", 5000)
 		id := e.order(map[string]any{"product_id": pCard}).Map(t)["id"].(string)
-		require.NoError(t, e.Deps.Store.Write(context.Background(), ledger.CreditOp(e.Account.ID, "USD", money.MaxBalance-4000, e.Deps.Clock())))
+		require.NoError(t, e.Deps.Store.Write(context.Background(), prepaid.CreditOp(e.Account.ID, "USD", money.MaxBalance-4000, e.Deps.Clock())))
 		require.Equal(t, money.MaxBalance, e.balance(e.Account.ID, "USD"))
 
 		r := e.Do("POST", "/test-helpers/orders/"+id+"/fail", map[string]any{"reason": "vendor_down"}, "Idempotency-Key", e.key())
@@ -99,7 +99,7 @@ func TestFailedOrderRefundsPastMaxBalance(t *testing.T) {
 		assert.Equal(t, money.MaxBalance+1000, e.balance(e.Account.ID, "USD"), "refunded in full")
 		assert.Equal(t, "failed", e.get(id)["status"])
 
-		_, _, err := e.led.PostDeposit(context.Background(), e.Account.ID, ledger.Deposit{Currency: "USD", Amount: 1})
+		_, _, err := e.led.PostDeposit(context.Background(), e.Account.ID, prepaid.Deposit{Currency: "USD", Amount: 1})
 		assert.Equal(t, "balance_limit_exceeded", apierr.As(err).Code.Name())
 		assert.Equal(t, money.MaxBalance+1000, e.balance(e.Account.ID, "USD"))
 	})

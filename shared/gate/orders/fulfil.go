@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/gate/supplier"
-	"github.com/paygate/paygate/shared/idempotency"
-	"github.com/paygate/paygate/shared/metrics"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/idempotency"
+	"github.com/paygate/paygate/shared/platform/metrics"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -64,7 +64,7 @@ func (s *Service) finish(ctx context.Context, cur *record, out outcome) (_ *reco
 		default:
 			next.Status, next.FailedAt, next.FailureReason, next.Refunded = StatusFailed, &now, out.reason, true
 			event = EventFailed
-			ops = append(ops, ledger.RefundOp(cur.AccountID, cur.Currency, cur.Charged, now))
+			ops = append(ops, prepaid.RefundOp(cur.AccountID, cur.Currency, cur.Charged, now))
 		}
 		ev, err := eventOp(event, &next, now)
 		if err != nil {

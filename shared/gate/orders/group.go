@@ -3,9 +3,9 @@ package orders
 import (
 	"time"
 
-	"github.com/paygate/paygate/shared/httpapi"
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/registry"
 	"github.com/paygate/paygate/shared/store"
 )
 

@@ -1,10 +1,10 @@
 package orders
 
 import (
-	"github.com/paygate/paygate/shared/apierr"
+	"github.com/paygate/paygate/shared/domain/metadata"
+	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/metadata"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
 // CreateOrder is the body of POST /orders (spec §2.6). Pointers tell an

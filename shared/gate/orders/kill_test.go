@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest/crashtest"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/domain/money"
+	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
 )
 
 // TestKill9MidBurst: the server is killed with SIGKILL during a burst of

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/retry"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/retry"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -44,7 +44,7 @@ func leaseKey(accountID, currency string) store.Key {
 // acquireLease waits for the balance's lease and returns the balance read
 // just after taking it. It refuses (insufficient_balance) as soon as a fresh
 // read shows the balance cannot pay, and gives up (balance_busy) at deadline.
-func (s *Service) acquireLease(ctx context.Context, acct, cur string, charge int64, deadline time.Time) (ledger.Balance, error) {
+func (s *Service) acquireLease(ctx context.Context, acct, cur string, charge int64, deadline time.Time) (prepaid.Balance, error) {
 	for attempt := 0; ; attempt++ {
 		lease := store.Item{Key: leaseKey(acct, cur), Data: []byte("{}"), ExpiresAt: s.clock().Add(leaseTTL)}
 		err := s.st.Write(ctx, store.Put(lease, store.IfAbsent))
@@ -61,22 +61,22 @@ func (s *Service) acquireLease(ctx context.Context, acct, cur string, charge int
 		// Taken (a failed condition), or the store gave up on a conflict:
 		// both mean "wait"; anything else is a store failure.
 		if _, taken := store.IsConditionFailed(err); !taken && apierr.KindOf(err) != apierr.Conflict {
-			return ledger.Balance{}, apierr.Wrap("orders.create", apierr.Unavailable, err)
+			return prepaid.Balance{}, apierr.Wrap("orders.create", apierr.Unavailable, err)
 		}
 		if attempt%leaseRefreshEvery == leaseRefreshEvery-1 {
 			bal, err := s.ledger.Balance(ctx, acct, cur)
 			if err != nil {
-				return ledger.Balance{}, err
+				return prepaid.Balance{}, err
 			}
 			if bal.Available < charge {
-				return ledger.Balance{}, insufficient(cur)
+				return prepaid.Balance{}, insufficient(cur)
 			}
 		}
 		if time.Now().After(deadline) {
-			return ledger.Balance{}, busy
+			return prepaid.Balance{}, busy
 		}
 		if err := leasePoll.Sleep(ctx, attempt); err != nil {
-			return ledger.Balance{}, apierr.Wrap("orders.create", apierr.Unavailable, err)
+			return prepaid.Balance{}, apierr.Wrap("orders.create", apierr.Unavailable, err)
 		}
 	}
 }

@@ -50,8 +50,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/domain/money"
+	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
 

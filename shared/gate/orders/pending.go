@@ -1,8 +1,8 @@
 package orders
 
 import (
-	"github.com/paygate/paygate/shared/dueindex"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/dueindex"
 )
 
 // pendingIndex lists every pending order of every account by its creation

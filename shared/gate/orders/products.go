@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
 	"github.com/paygate/paygate/shared/gate/catalog"
+	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
 

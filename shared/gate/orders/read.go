@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
-	"github.com/paygate/paygate/shared/listing"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/listing"
 	"github.com/paygate/paygate/shared/store"
 )
 

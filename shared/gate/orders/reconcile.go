@@ -6,10 +6,10 @@ import (
 	"errors"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/dueindex"
+	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/dueindex"
 )
 
 // ReconcileAge is how old a pending order must be before the reconciler

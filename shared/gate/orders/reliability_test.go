@@ -18,16 +18,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apitest"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/eventlog"
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/domain/eventlog"
+	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/money"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/store/dynamostore"
+	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
 // TestConcurrentOrdersNeverOverdraw: 200 concurrent orders worth four times
@@ -192,7 +192,7 @@ func TestConsumerOneOutcome(t *testing.T) {
 			e.svc = New(Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log})
 			return e.svc.Group(), nil
 		})
-		e.led = ledger.New(base, clock.Now)
+		e.led = prepaid.New(base, clock.Now)
 		require.NoError(t, catalog.NewRepo(base).Load(context.Background(), e.Account.ID, testCatalog))
 		e.deposit(e.Account.ID, "KZT", 100000)
 		ctx := context.Background()

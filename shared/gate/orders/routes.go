@@ -1,9 +1,9 @@
 package orders
 
 import (
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/httpapi"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 )
 
 // GroupName is the function's logical id in template.yaml.

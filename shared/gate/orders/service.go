@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/paygate/shared/gate/ledger"
+	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/gate/supplier"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
@@ -42,7 +42,7 @@ type Service struct {
 	log      *slog.Logger
 	sandbox  supplier.Supplier
 	live     supplier.Supplier
-	ledger   *ledger.Ledger
+	ledger   *prepaid.Ledger
 	products *productCache
 	balances balanceCache
 	serial   bool
@@ -61,7 +61,7 @@ func New(c Config) *Service {
 		c.Sandbox = supplier.NewSandbox()
 	}
 	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, sandbox: c.Sandbox, live: c.Live,
-		ledger: ledger.New(c.Store, c.Clock), products: &productCache{st: c.Store, ttl: c.ProductTTL}, serial: c.SerializeBalances}
+		ledger: prepaid.New(c.Store, c.Clock), products: &productCache{st: c.Store, ttl: c.ProductTTL}, serial: c.SerializeBalances}
 }
 
 // lockBalance serialises this process's orders on one balance when asked to.

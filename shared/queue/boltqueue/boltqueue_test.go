@@ -12,7 +12,7 @@ import (
 
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
-	"github.com/paygate/paygate/shared/queue/queuetest"
+	"github.com/paygate/paygate/shared/testkit/queuetest"
 )
 
 func TestContract(t *testing.T) {

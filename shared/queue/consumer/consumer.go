@@ -13,8 +13,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/queue"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/apierr"
-	"github.com/paygate/paygate/shared/app"
-	"github.com/paygate/paygate/shared/ids"
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/queue"
 )
 

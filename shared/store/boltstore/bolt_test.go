@@ -11,7 +11,7 @@ import (
 
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/store/storetest"
+	"github.com/paygate/paygate/shared/testkit/storetest"
 )
 
 func TestContract(t *testing.T) {

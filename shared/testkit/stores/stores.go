@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
-	"github.com/paygate/paygate/shared/store/dynamostore/dynamotest"
 )
 
 // Each runs f as a subtest per adapter, each on a store of its own that

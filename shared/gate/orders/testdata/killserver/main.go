@@ -1,7 +1,7 @@
 // Command killserver is the orders crash test's server: the orders, balance
 // and deposit routes, the fulfilment worker and the reconciler, in one
 // process over the embedded store and queue in $DATA_DIR, with the sandbox
-// key $SANDBOX_API_KEY (shared/apitest/crashtest). The test kills it with
+// key $SANDBOX_API_KEY (shared/testkit/apitest/crashtest). The test kills it with
 // SIGKILL mid-burst and starts it again on the same data.
 package main
 
@@ -11,12 +11,12 @@ import (
 	"os"
 	"time"
 
-	"github.com/paygate/paygate/shared/apitest/crashtest"
-	"github.com/paygate/paygate/shared/app"
 	"github.com/paygate/paygate/shared/gate/catalog"
-	"github.com/paygate/paygate/shared/gate/ledger"
 	"github.com/paygate/paygate/shared/gate/orders"
+	"github.com/paygate/paygate/shared/gate/prepaid"
+	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
 )
 
 func main() {
@@ -45,5 +45,5 @@ func run() error {
 	poller := &app.Poller{Queue: d.Queue, Name: queue.Fulfilment, Handler: app.SQSLambda(svc.Consume), Wait: time.Second}
 	go poller.Run(ctx)
 	go app.Every(ctx, time.Second, func(ctx context.Context) error { _, err := svc.Reconcile(ctx); return err }, nil)
-	return crashtest.Serve(d.Server(svc.Group(), ledger.Group(ledger.New(d.Store, nil))))
+	return crashtest.Serve(d.Server(svc.Group(), prepaid.Group(prepaid.New(d.Store, nil))))
 }

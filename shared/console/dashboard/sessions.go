@@ -1,0 +1,304 @@
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// SessionTTL is how long a session lives after sign-in, idle or not.
+const SessionTTL = 12 * time.Hour
+
+// Sign-in limits: at most MaxAttemptsPerEmail failed attempts per email and
+// MaxAttemptsPerAddress per client address in one AttemptWindow; past
+// either, every attempt is refused, right password or not, until the
+// window ends.
+const (
+	MaxAttemptsPerEmail   = 5
+	MaxAttemptsPerAddress = 20
+	AttemptWindow         = 15 * time.Minute
+)
+
+// Session is a signed-in user's session, as a page sees it.
+type Session struct {
+	ID        string // sha-256 of the cookie's token (hex): the store never holds the token
+	User      User
+	CSRF      string // every form of the session carries it
+	ExpiresAt time.Time
+	// Account is the account every page reads and writes: the user's own,
+	// or its pair of the other mode once the session switched to it
+	// (SwitchAccount); the page checks the pairing on every request.
+	Account string
+}
+
+type sessionRecord struct {
+	Email      string    `json:"email"`
+	AccountID  string    `json:"account_id"`
+	CSRF       string    `json:"csrf"`
+	Generation int64     `json:"generation"`
+	Address    string    `json:"address"`
+	CreatedAt  time.Time `json:"created_at"`
+	// Active is the paired account the session switched to ("": the
+	// user's own).
+	Active string `json:"active,omitempty"`
+}
+
+// Key layout (sessions table, every item with its TTL):
+//
+//	dashsess#<sha-256 of token> / s                 a session
+//	dashlimit#email#<email> / <window start>        failed sign-ins per email
+//	dashlimit#addr#<address> / <window start>       failed sign-ins per address
+func sessionKey(id string) store.Key {
+	return store.Key{Table: store.TableSessions, PK: "dashsess#" + id, SK: "s"}
+}
+
+func limitKey(kind, who string, window time.Time) store.Key {
+	return store.Key{Table: store.TableSessions, PK: "dashlimit#" + kind + "#" + who, SK: strconv.FormatInt(window.Unix(), 10)}
+}
+
+func token() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func tokenID(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(sum[:])
+}
+
+// ErrSignIn is the one answer to a failed sign-in, whether the email is
+// unknown, the password or the code wrong: it says nothing of which.
+var ErrSignIn = apierr.New(CodeSignInFailed, "the email, password or code is wrong")
+
+// ErrLocked is the answer while an email or address is over its limit,
+// whether or not the email exists, whatever was typed (the page answers it
+// with 429).
+var ErrLocked = apierr.New(CodeSignInLocked, "too many failed sign-ins: wait 15 minutes and try again")
+
+// SignInInput is a sign-in form.
+type SignInInput struct {
+	Email, Password, Code string
+	Address               string // the client's address
+}
+
+// dummyHash is checked when the email is unknown, so an unknown email costs
+// the same time as a wrong password: an argon2id hash at DefaultArgon's
+// parameters (of a password nobody has), written out rather than computed
+// when the package loads, which cost every cold start an argon2 run
+// (TestDummyHashHasTheDefaultParameters holds it to DefaultArgon).
+const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$l49AWWI++2pvtRNfS2CsZA$EWRjSY9ECpnzaK7X+cgom0841wlU6nKi9oVhV0A/cI4"
+
+// SignIn checks the credentials and opens a session: its token (for the
+// cookie) and the session. Errors: ErrSignIn, ErrLocked, Internal.
+func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session, error) {
+	now := s.clock()
+	window := now.Truncate(AttemptWindow)
+	email, err := normalEmail(in.Email)
+	if err != nil || len(in.Password) > MaxPassword {
+		email = "invalid"
+	}
+	locked, err := s.locked(ctx, email, in.Address, window)
+	if err != nil {
+		return "", nil, err
+	}
+	if locked {
+		return "", nil, ErrLocked
+	}
+	rec, _, err := s.user(ctx, email)
+	if err != nil && !apierr.Is(err, apierr.NotFound) {
+		return "", nil, err
+	}
+	ok := false
+	if rec == nil {
+		checkPassword(in.Password, dummyHash)
+	} else {
+		ok = checkPassword(in.Password, rec.PasswordHash) && (!rec.TOTP || validTOTP(in.Code, rec.TOTPSecret, now))
+	}
+	if !ok {
+		if err := s.countFailure(ctx, email, in.Address, window); err != nil {
+			return "", nil, err
+		}
+		return "", nil, ErrSignIn
+	}
+	tok := token()
+	sr := sessionRecord{Email: rec.Email, AccountID: rec.AccountID, CSRF: token(), Generation: rec.Generation,
+		Address: in.Address, CreatedAt: now.UTC()}
+	data, err := json.Marshal(sr)
+	if err != nil {
+		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
+	}
+	id := tokenID(tok)
+	exp := now.Add(SessionTTL)
+	// The sign-in's audit entry is written with the session, in one
+	// transaction.
+	audit, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: "session.sign_in", Address: in.Address})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit); err != nil {
+		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
+	}
+	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp}, nil
+}
+
+func (s *Service) locked(ctx context.Context, email, addr string, window time.Time) (bool, error) {
+	for _, c := range []struct {
+		k   store.Key
+		max int64
+	}{{limitKey("email", email, window), MaxAttemptsPerEmail}, {limitKey("addr", addr, window), MaxAttemptsPerAddress}} {
+		it, err := s.st.Get(ctx, c.k)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, apierr.Wrap("dashboard.locked", apierr.Internal, err)
+		}
+		if it.N >= c.max {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// countFailure adds one to both counters, atomically (concurrent attempts
+// each count), kept until the window ends.
+func (s *Service) countFailure(ctx context.Context, email, addr string, window time.Time) error {
+	exp := window.Add(AttemptWindow)
+	for _, k := range []store.Key{limitKey("email", email, window), limitKey("addr", addr, window)} {
+		op := store.Add(k, 1, false, store.Always)
+		op.Item.Data, op.Item.ExpiresAt = []byte("{}"), exp
+		if err := s.st.Write(ctx, op); err != nil {
+			return apierr.Wrap("dashboard.countFailure", apierr.Internal, err)
+		}
+	}
+	return nil
+}
+
+// ErrNoSession is the answer for a missing, expired, signed-out or
+// unknown session token.
+var ErrNoSession = apierr.New(CodeNoSession, "sign in to the dashboard")
+
+// Lookup is the live session of a cookie's token: its user as stored now
+// (a changed role applies at once). Errors: ErrNoSession, Internal.
+func (s *Service) Lookup(ctx context.Context, tok string) (*Session, error) {
+	if tok == "" || len(tok) > 100 {
+		return nil, ErrNoSession
+	}
+	id := tokenID(tok)
+	it, err := s.st.Get(ctx, sessionKey(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNoSession
+	}
+	if err != nil {
+		return nil, apierr.Wrap("dashboard.Lookup", apierr.Internal, err)
+	}
+	if it.Expired(s.clock()) {
+		return nil, ErrNoSession
+	}
+	var sr sessionRecord
+	if err := json.Unmarshal(it.Data, &sr); err != nil {
+		return nil, apierr.Wrap("dashboard.Lookup", apierr.Internal, err)
+	}
+	u, _, err := s.user(ctx, sr.Email)
+	if apierr.Is(err, apierr.NotFound) {
+		return nil, ErrNoSession
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.Generation != sr.Generation || u.AccountID != sr.AccountID {
+		return nil, ErrNoSession
+	}
+	acct := u.AccountID
+	if sr.Active != "" {
+		acct = sr.Active
+	}
+	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct}, nil
+}
+
+// SwitchAccount makes the session read and write accountID from now on:
+// the user's own account, or the account paired with it (accounts.Pair),
+// with the same role. Any other account is NotFound, as another account's
+// record is. The change and its audit entry (in the user's own account's
+// log) are one transaction. Errors: NotFound, Conflict, Internal.
+func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, address string) error {
+	home := sess.User.AccountID
+	if accountID != home {
+		own, err := s.accounts.Get(ctx, home)
+		if err != nil {
+			return err
+		}
+		other, err := s.accounts.Get(ctx, accountID)
+		if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
+			return apierr.NotFoundf("no such account: %s", accountID)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	it, err := s.st.Get(ctx, sessionKey(sess.ID))
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNoSession
+	}
+	if err != nil {
+		return apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+	}
+	var sr sessionRecord
+	if err := json.Unmarshal(it.Data, &sr); err != nil {
+		return apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+	}
+	sr.Active = ""
+	if accountID != home {
+		sr.Active = accountID
+	}
+	data, err := json.Marshal(sr)
+	if err != nil {
+		return apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+	}
+	e := AuditEntry{Email: sess.User.Email, Role: sess.User.Role, Action: "session.switch_account", Target: accountID, Address: address}
+	return s.Audited(ctx, home, e, func(ctx context.Context) (string, error) {
+		err := s.st.Write(ctx, store.Put(store.Item{Key: it.Key, Data: data, ExpiresAt: it.ExpiresAt}, store.IfVersion(it.Version)))
+		if _, ok := store.IsConditionFailed(err); ok {
+			return "", apierr.New(apierr.CodeSessionChanged, "the session changed meanwhile (signed out?): reload and try again")
+		}
+		if err != nil {
+			return "", apierr.Wrap("dashboard.SwitchAccount", apierr.Internal, err)
+		}
+		return "", nil
+	})
+}
+
+// CheckCSRF compares a form's token with the session's in constant time.
+func (s *Session) CheckCSRF(formToken string) bool {
+	return formToken != "" && subtle.ConstantTimeCompare([]byte(formToken), []byte(s.CSRF)) == 1
+}
+
+// SignOut ends one session.
+func (s *Service) SignOut(ctx context.Context, sess *Session) error {
+	if err := s.st.Write(ctx, store.Delete(sessionKey(sess.ID), store.Always)); err != nil {
+		return apierr.Wrap("dashboard.SignOut", apierr.Internal, err)
+	}
+	return nil
+}
+
+// SignOutEverywhere ends every session of the user, on every browser: the
+// user's generation moves on, and Lookup refuses sessions of an older one.
+func (s *Service) SignOutEverywhere(ctx context.Context, email string) error {
+	_, err := s.updateUser(ctx, email, func(u *userRecord) error {
+		u.Generation++
+		return nil
+	})
+	return err
+}

@@ -1,0 +1,51 @@
+package webhooks
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/shared/console/webhooks/outbound"
+	"github.com/paygate/paygate/shared/console/webhooks/signature"
+)
+
+// The sender's HTTP client: the one part of this package that speaks HTTP,
+// to the merchants' endpoints (through webhooks/outbound's SSRF-checked
+// clients).
+
+// Clients are the outbound clients by policy (test endpoints may reach
+// loopback, live ones may not: outbound.Policy).
+type Clients map[outbound.Policy]*http.Client
+
+// withDefaults fills each policy without a client with outbound.Client.
+func (c Clients) withDefaults() Clients {
+	if c == nil {
+		c = Clients{}
+	}
+	for _, p := range []outbound.Policy{outbound.Test, outbound.Live} {
+		if c[p] == nil {
+			c[p] = outbound.Client(p)
+		}
+	}
+	return c
+}
+
+// post signs body for e at the moment of sending and POSTs it.
+func (s *Sender) post(ctx context.Context, e *Endpoint, ev *Event, body []byte) (int, time.Duration, error) {
+	t := s.svc.now()
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", signature.UserAgent)
+	h.Set(signature.HeaderSignature, signature.Sign(body, t, e.SigningSecrets(t)...))
+	h.Set(signature.HeaderEventID, ev.ID)
+	h.Set(signature.HeaderEventType, ev.Type)
+	p := outbound.Test
+	if e.Livemode {
+		p = outbound.Live
+	}
+	start := time.Now()
+	// The response body is read (bounded) only so the connection can be
+	// reused: it is neither stored nor logged.
+	code, _, err := outbound.Post(ctx, s.clients[p], e.URL, h, body)
+	return code, time.Since(start), err
+}

@@ -1,0 +1,301 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/metrics"
+	"github.com/paygate/paygate/shared/platform/version"
+	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Sender makes delivery attempts: it renders the event for the endpoint's
+// version, signs it, POSTs it, records the attempt, and queues the next one
+// or gives up. Delivery is at least once: a message handled twice may POST
+// twice (receivers dedupe by event id), but an attempt is recorded once and a
+// delivery that succeeded is not sent again by its own retries.
+type Sender struct {
+	svc      *Service
+	accounts *accounts.Repo
+	q        queue.Queue
+	log      *slog.Logger
+	schedule Schedule
+	clients  Clients
+}
+
+// SenderConfig configures a Sender. Zero values take the defaults.
+type SenderConfig struct {
+	Schedule Schedule // DefaultSchedule
+	Log      *slog.Logger
+	// Clients by policy; outbound.Client(p) for each (tests may point the
+	// test policy's at a transport of their own).
+	Clients Clients
+}
+
+// NewSender builds a sender over the service's store and clock and q.
+func NewSender(svc *Service, q queue.Queue, cfg SenderConfig) *Sender {
+	s := &Sender{svc: svc, accounts: accounts.NewRepo(svc.st, svc.clock), q: q, log: cfg.Log, schedule: cfg.Schedule, clients: cfg.Clients}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.schedule.MaxAge == 0 {
+		s.schedule = DefaultSchedule
+	}
+	s.clients = s.clients.withDefaults()
+	return s
+}
+
+// hopSlack: a message up to this early is attempted now rather than hopped.
+const hopSlack = time.Second
+
+// Consume is the WebhookSenderFunction's handler (partial batch
+// responses): the batch's messages are attempted concurrently, since each
+// may wait up to the delivery timeout; a message whose work could not be
+// finished (store or queue unavailable) is reported failed and comes back.
+func (s *Sender) Consume(ctx context.Context, batch []queue.Message) []string {
+	var (
+		mu    sync.Mutex
+		again []string
+		wg    sync.WaitGroup
+	)
+	// One batch may hold one attempt twice (a record published twice):
+	// it is made once, the copies acknowledged.
+	seen := make(map[string]bool, len(batch))
+	for _, m := range batch {
+		if seen[string(m.Body)] {
+			continue
+		}
+		seen[string(m.Body)] = true
+		wg.Go(func() {
+			if err := s.handle(ctx, m.Body); err != nil {
+				s.log.Error("webhook delivery failed; message retried", "message_id", m.ID, "error", err.Error())
+				mu.Lock()
+				again = append(again, m.ID)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return again
+}
+
+func (s *Sender) handle(ctx context.Context, body []byte) error {
+	var m Message
+	if err := json.Unmarshal(body, &m); err != nil || !m.valid() {
+		// Nothing would make it readable later: straight to the DLQ, for a
+		// person to look at.
+		s.log.Error("webhooks: unreadable delivery message sent to the DLQ")
+		_, err := s.q.Send(ctx, queue.DLQName(queue.Webhooks), body, 0)
+		return err
+	}
+	return s.Deliver(ctx, m)
+}
+
+// Deliver makes the attempt m names (or hops it on if it is early).
+func (s *Sender) Deliver(ctx context.Context, m Message) error {
+	now := s.svc.now()
+	if m.NotBefore > 0 {
+		if wait := time.UnixMilli(m.NotBefore).Sub(now); wait > hopSlack {
+			return sendMessage(ctx, s.q, m, wait)
+		}
+	}
+	e, err := s.svc.Get(ctx, m.Account, m.Endpoint)
+	if apierr.KindOf(err) == apierr.NotFound {
+		return nil // the endpoint was deleted: nobody to deliver to
+	}
+	if err != nil {
+		return err
+	}
+	if e.Disabled {
+		return nil
+	}
+	st, err := s.state(ctx, m)
+	if err != nil {
+		return err
+	}
+	if st.Status != DeliveryPending || st.Attempts >= m.Attempt {
+		return nil // delivered, given up, or this attempt already made
+	}
+	ev, err := s.svc.Event(ctx, m.Account, m.Event)
+	if apierr.KindOf(err) == apierr.NotFound {
+		s.log.Warn("webhooks: event gone before its delivery", "event_id", m.Event)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	body, err := s.render(ctx, e, ev)
+	if err != nil {
+		return err
+	}
+
+	code, latency, perr := s.post(ctx, e, ev, body)
+	done := s.svc.now()
+	ok := perr == nil && code >= 200 && code < 300
+	a := &Attempt{
+		ID: ids.Prefixed("wha"), Object: KindAttempt, DeliveryID: m.Delivery, EndpointID: e.ID, EventID: ev.ID,
+		EventType: ev.Type, Attempt: m.Attempt, Status: DeliverySucceeded, LatencyMS: latency.Milliseconds(),
+		Resend: m.Resend, CreatedAt: done,
+	}
+	if perr == nil {
+		a.StatusCode = &code
+	}
+	if st.Attempts == 0 {
+		st.FirstAttemptAt = now
+	}
+	st.Attempts = m.Attempt
+	st.NextAttemptAt = nil
+	if ok {
+		st.Status = DeliverySucceeded
+	} else {
+		a.Status = DeliveryFailed
+		reason := failReason(code, perr)
+		a.Error = &reason
+		// The next attempt is queued (or the message dead-lettered) before
+		// this one is recorded: a crash in between repeats this attempt,
+		// never loses the next.
+		if at, more := s.schedule.Next(m.Attempt, st.FirstAttemptAt, done); more {
+			st.NextAttemptAt, a.NextAttemptAt = &at, &at
+			next := m
+			next.Attempt++
+			next.NotBefore = at.UnixMilli()
+			if err := sendMessage(ctx, s.q, next, at.Sub(done)); err != nil {
+				return err
+			}
+		} else {
+			st.Status = DeliveryFailed
+			b, err := json.Marshal(m)
+			if err != nil {
+				return apierr.Wrap("webhooks.Deliver", apierr.Internal, err)
+			}
+			if _, err := s.q.Send(ctx, queue.DLQName(queue.Webhooks), b, 0); err != nil {
+				return apierr.Wrap("webhooks.Deliver", apierr.Unavailable, err)
+			}
+		}
+	}
+	put, err := st.putOp(m.Account, done)
+	if err != nil {
+		return err
+	}
+	rec, err := attemptOp(m.Account, a)
+	if err != nil {
+		return err
+	}
+	err = s.svc.st.Write(ctx, put, rec)
+	if _, dup := store.IsConditionFailed(err); dup {
+		return nil // a duplicate of this message recorded the attempt first
+	}
+	if err != nil {
+		return apierr.Wrap("webhooks.Deliver", apierr.Unavailable, err)
+	}
+	s.log.Info("webhook attempt", "event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
+		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS)
+	metrics.WebhookAttempt(!ok, st.Status == DeliveryFailed)
+	s.noteHealth(ctx, e, ok, done)
+	return nil
+}
+
+func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
+	it, err := s.svc.st.Get(ctx, deliveryKey(m.Account, m.Delivery))
+	if errors.Is(err, store.ErrNotFound) {
+		return &deliveryState{ID: m.Delivery, EndpointID: m.Endpoint, EventID: m.Event, Status: DeliveryPending}, nil
+	}
+	if err != nil {
+		return nil, apierr.Wrap("webhooks.state", apierr.Unavailable, err)
+	}
+	return decodeState(it)
+}
+
+// render is the payload for e: its api_version, else the account's default.
+func (s *Sender) render(ctx context.Context, e *Endpoint, ev *Event) ([]byte, error) {
+	v := e.APIVersion
+	if v == "" {
+		a, err := s.accounts.Get(ctx, ev.Account)
+		if err != nil && apierr.KindOf(err) != apierr.NotFound {
+			return nil, err
+		}
+		if a != nil {
+			v = a.DefaultVersion
+		}
+	}
+	if !version.Known(v) {
+		v = version.Current
+	}
+	return Render(ev, v)
+}
+
+// Render is the webhook body of ev at version v: the {id, type, created,
+// data} envelope from 2023-09-01, {name, merchantId, data} before, and data
+// through the same dated changes as API responses of its kind.
+func Render(ev *Event, v string) ([]byte, error) {
+	var data any = ev.Data
+	if version.NeedsTransform(v) {
+		var obj map[string]any
+		if err := json.Unmarshal(ev.Data, &obj); err != nil {
+			return nil, apierr.Wrap("webhooks.Render", apierr.Internal, err)
+		}
+		kind, _ := obj["object"].(string)
+		data = version.Apply(v, version.Ctx{Kind: kind}, obj)
+	}
+	env := map[string]any{"id": ev.ID, "type": ev.Type, "created": ev.Created, "data": data, "account": ev.Account}
+	env = version.Apply(v, version.Ctx{Kind: version.KindEvent}, env)
+	delete(env, "account") // only the legacy envelope names it (merchantId)
+	b, err := json.Marshal(env)
+	if err != nil {
+		return nil, apierr.Wrap("webhooks.Render", apierr.Internal, err)
+	}
+	return b, nil
+}
+
+// noteHealth keeps the endpoint's failing_since: set at the first failure
+// after a success, cleared by a success. An endpoint failing for the
+// schedule's whole MaxAge is disabled with a reason. Best effort: a lost race
+// with a merchant's update leaves it to the next attempt.
+func (s *Sender) noteHealth(ctx context.Context, e *Endpoint, ok bool, now time.Time) {
+	accountID, id := e.AccountID, e.ID
+	for attempt := range updateAttempts {
+		if attempt > 0 { // lost a race: read the endpoint as it is now
+			var err error
+			if e, err = s.svc.Get(ctx, accountID, id); err != nil {
+				return
+			}
+		}
+		switch {
+		case ok && e.FailingSince == nil:
+			return
+		case ok:
+			e.FailingSince = nil
+		case e.FailingSince == nil:
+			t := now
+			e.FailingSince = &t
+		case !e.Disabled && now.Sub(*e.FailingSince) >= s.schedule.MaxAge:
+			e.Disabled = true
+			e.DisabledReason = fmt.Sprintf("every delivery attempt failed since %s (%s); fix the receiver and re-enable the endpoint",
+				e.FailingSince.Format(time.RFC3339), s.schedule.MaxAge)
+		default:
+			return
+		}
+		e.UpdatedAt = now
+		op, err := e.putOp()
+		if err != nil {
+			return
+		}
+		err = s.svc.st.Write(ctx, op)
+		if _, ok := store.IsConditionFailed(err); ok {
+			continue
+		}
+		if err != nil {
+			s.log.Warn("webhooks: endpoint health not saved", "endpoint_id", id, "error", err.Error())
+		}
+		return
+	}
+}

@@ -1,0 +1,254 @@
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/shared/pay/checkout/processor"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Customer is a stored customer.
+type Customer struct {
+	ID          string            `json:"id"`
+	AccountID   string            `json:"account_id"`
+	Livemode    bool              `json:"livemode"`
+	ExternalRef string            `json:"external_ref,omitempty"` // checkout's shopperReference
+	Email       string            `json:"email,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Metadata    map[string]string `json:"metadata"`
+	CreatedAt   time.Time         `json:"created_at"`
+}
+
+// CardToken is a stored card token: a card saved for a customer, never
+// its number or CVC.
+type CardToken struct {
+	ID               string `json:"id"`
+	AccountID        string `json:"account_id"`
+	CustomerID       string `json:"customer_id"`
+	ShopperReference string `json:"shopper_reference"` // the customer's external_ref: checkout's check
+	Livemode         bool   `json:"livemode"`
+	Brand            string `json:"brand"`
+	Last4            string `json:"last4"`
+	ExpiryMonth      string `json:"expiry_month"` // two digits
+	ExpiryYear       string `json:"expiry_year"`  // four digits
+	HolderName       string `json:"holder_name,omitempty"`
+	// Profile is the sandbox test card's outcome profile: what the sandbox
+	// processor replays on a charge. A live token would hold the
+	// processor's network token reference instead.
+	Profile processor.Profile `json:"profile"`
+	// FirstTransactionID is the payment that saved the card first (the
+	// scheme's initial transaction that later merchant-initiated charges
+	// refer to).
+	FirstTransactionID string    `json:"first_transaction_id,omitempty"`
+	CreatedAt          time.Time `json:"created_at"`
+	UpdatedAt          time.Time `json:"updated_at"` // saved again
+}
+
+// Card is the processor's view of the token.
+func (t *CardToken) Card() processor.SavedCard {
+	return processor.SavedCard{Profile: t.Profile, Brand: t.Brand, Last4: t.Last4, ExpiryMonth: t.ExpiryMonth,
+		ExpiryYear: t.ExpiryYear, HolderName: t.HolderName}
+}
+
+// Expired reports whether the card expired before now (valid through the
+// last day of its expiry month).
+func (t *CardToken) Expired(now time.Time) bool {
+	return processor.CheckExpiry(t.ExpiryMonth, t.ExpiryYear, now) != nil
+}
+
+// CustomerKey addresses a customer.
+func CustomerKey(accountID, id string) store.Key {
+	return store.Key{Table: store.TablePayments, PK: CustomersPK(accountID), SK: id}
+}
+
+// CustomersPK is the partition of an account's customers.
+func CustomersPK(accountID string) string { return "cus#" + accountID }
+
+// RefKey is the claim of an external_ref.
+func RefKey(accountID, ref string) store.Key {
+	return store.Key{Table: store.TablePayments, PK: RefPK(accountID, ref), SK: "customer"}
+}
+
+// RefPK is the claim's partition.
+func RefPK(accountID, ref string) string { return "cusref#" + accountID + "#" + ref }
+
+// EmailPK is the partition of the customers with one e-mail address.
+func EmailPK(accountID, email string) string {
+	return "cusemail#" + accountID + "#" + strings.ToLower(email)
+}
+
+// TokenKey addresses a card token.
+func TokenKey(accountID, id string) store.Key {
+	return store.Key{Table: store.TablePayments, PK: TokensPK(accountID), SK: id}
+}
+
+// TokensPK is the partition of an account's card tokens.
+func TokensPK(accountID string) string { return "ctok#" + accountID }
+
+// CustomerTokensPK is the partition of a customer's card tokens (copies).
+func CustomerTokensPK(accountID, customerID string) string {
+	return "cusctok#" + accountID + "#" + customerID
+}
+
+// Vault reads customers and card tokens and builds their writes.
+type Vault struct{ st store.Store }
+
+// New builds a vault over st.
+func New(st store.Store) *Vault { return &Vault{st: st} }
+
+type refClaim struct {
+	CustomerID string `json:"customer_id"`
+}
+
+func (v *Vault) get(ctx context.Context, op string, k store.Key, out any) error {
+	it, err := v.st.Get(ctx, k)
+	if errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return apierr.Wrap(op, apierr.Unavailable, err)
+	}
+	if err := json.Unmarshal(it.Data, out); err != nil {
+		return apierr.Wrap(op, apierr.Internal, err)
+	}
+	return nil
+}
+
+// Customer reads one of the account's customers. Errors: NotFound (missing,
+// or another account's), Unavailable, Internal.
+func (v *Vault) Customer(ctx context.Context, accountID, id string) (*Customer, error) {
+	var c Customer
+	if err := v.get(ctx, "vault.Customer", CustomerKey(accountID, id), &c); err != nil {
+		return nil, notFound(err, "no such customer: %s", id)
+	}
+	return &c, nil
+}
+
+// CustomerID is the id of the customer of external_ref ref. Errors:
+// NotFound, Unavailable, Internal.
+func (v *Vault) CustomerID(ctx context.Context, accountID, ref string) (string, error) {
+	var c refClaim
+	if err := v.get(ctx, "vault.CustomerID", RefKey(accountID, ref), &c); err != nil {
+		return "", notFound(err, "no customer has external_ref %q", ref)
+	}
+	return c.CustomerID, nil
+}
+
+// Token reads one of the account's card tokens. Errors: NotFound (missing,
+// deleted, or another account's), Unavailable, Internal.
+func (v *Vault) Token(ctx context.Context, accountID, id string) (*CardToken, error) {
+	var t CardToken
+	if err := v.get(ctx, "vault.Token", TokenKey(accountID, id), &t); err != nil {
+		return nil, notFound(err, "no such card token: %s", id)
+	}
+	return &t, nil
+}
+
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.NotFoundf(format, args...)
+	}
+	return err
+}
+
+// DecodeToken reads a token item (a record or a customer's copy).
+func DecodeToken(it store.Item) (*CardToken, error) {
+	var t CardToken
+	if err := json.Unmarshal(it.Data, &t); err != nil {
+		return nil, apierr.Wrap("vault.DecodeToken", apierr.Internal, err)
+	}
+	return &t, nil
+}
+
+// DecodeCustomer reads a customer item.
+func DecodeCustomer(it store.Item) (*Customer, error) {
+	var c Customer
+	if err := json.Unmarshal(it.Data, &c); err != nil {
+		return nil, apierr.Wrap("vault.DecodeCustomer", apierr.Internal, err)
+	}
+	return &c, nil
+}
+
+// defaultBudget bounds the tokens read to pick a customer's default.
+const defaultBudget = 1000
+
+// Default is the customer's default card token: the one saved most recently
+// (UpdatedAt, then the greater id), among those whose card has not expired
+// at now. Errors: NotFound when the customer has none (no token, or every
+// card expired), Unavailable, Internal.
+func (v *Vault) Default(ctx context.Context, accountID, customerID string, now time.Time) (*CardToken, error) {
+	var best *CardToken
+	q := store.Query{Table: store.TablePayments, PK: CustomerTokensPK(accountID, customerID), Limit: 100}
+	for read := 0; read < defaultBudget; {
+		page, err := v.st.Query(ctx, q)
+		if err != nil {
+			return nil, apierr.Wrap("vault.Default", apierr.Unavailable, err)
+		}
+		for _, it := range page.Items {
+			read++
+			t, err := DecodeToken(it)
+			if err != nil {
+				return nil, err
+			}
+			if t.Expired(now) {
+				continue
+			}
+			if best == nil || t.UpdatedAt.After(best.UpdatedAt) || (t.UpdatedAt.Equal(best.UpdatedAt) && t.ID > best.ID) {
+				best = t
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		q.Cursor = page.Next
+	}
+	if best == nil {
+		return nil, apierr.NotFoundf("customer %s has no card token that can be charged", customerID)
+	}
+	return best, nil
+}
+
+// MaxShopperTokens bounds the tokens checkout lists for a shopper (Adyen's
+// storedPaymentMethods).
+const MaxShopperTokens = 20
+
+// ShopperTokens are the card tokens of the customer whose external_ref is
+// ref (at most MaxShopperTokens), for checkout's storedPaymentMethods; a
+// shopper without a customer yet is listed from its legacy stored cards.
+// Errors: Unavailable, Internal.
+func (v *Vault) ShopperTokens(ctx context.Context, accountID, ref string) ([]CardToken, error) {
+	id, err := v.CustomerID(ctx, accountID, ref)
+	if apierr.Is(err, apierr.NotFound) {
+		legacy, err := v.legacyCards(ctx, accountID, ref, MaxShopperTokens)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]CardToken, 0, len(legacy))
+		for _, l := range legacy {
+			out = append(out, *l.token(accountID, "", ref, time.Time{}))
+		}
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	page, err := v.st.Query(ctx, store.Query{Table: store.TablePayments, PK: CustomerTokensPK(accountID, id), Limit: MaxShopperTokens})
+	if err != nil {
+		return nil, apierr.Wrap("vault.ShopperTokens", apierr.Unavailable, err)
+	}
+	out := make([]CardToken, 0, len(page.Items))
+	for _, it := range page.Items {
+		t, err := DecodeToken(it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *t)
+	}
+	return out, nil
+}

@@ -1,0 +1,155 @@
+package balance
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/paygate/paygate/shared/domain/metadata"
+	"github.com/paygate/paygate/shared/pay/checkout/processor"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Sandbox payout cards: a test key's payout to one of these ends as the
+// table says; any other valid card fails with not_a_sandbox_card. The
+// outcome is decided when the card is saved and kept with it; the number is
+// not kept at all.
+//
+//	number               brand  payout
+//	4000 0566 5566 5556  visa   paid
+//	5200 8282 8282 8210  mc     paid
+//	4000 0000 0000 9995  visa   failed: insufficient_funds
+//	4000 0000 0000 0069  visa   failed: expired_card
+//	4000 0000 0000 0127  visa   failed: card_declined
+//	4000 0000 0000 0119  visa   no answer (the processor times out); after
+//	                            MaxPayAttempts calls the processor is asked
+//	                            for the payout, has none, and it fails with
+//	                            processor_timeout
+var sandboxCards = map[string]string{
+	"4000056655665556": OutcomePaid,
+	"5200828282828210": OutcomePaid,
+	"4000000000009995": ReasonInsufficientFunds,
+	"4000000000000069": ReasonExpiredCard,
+	"4000000000000127": ReasonDeclined,
+	"4000000000000119": OutcomeTimeout,
+}
+
+// Sandbox outcomes besides the failure reasons.
+const (
+	OutcomePaid    = "paid"
+	OutcomeTimeout = "timeout"
+)
+
+// SandboxOutcome is what the sandbox payout processor does with a payout to
+// number (digits only).
+func SandboxOutcome(number string) string {
+	if o, ok := sandboxCards[number]; ok {
+		return o
+	}
+	return ReasonNotSandboxCard
+}
+
+// PayoutCard is a saved payout card as the API shows it: never its number.
+type PayoutCard struct {
+	ID          string            `json:"id"`
+	Object      string            `json:"object"`
+	Brand       string            `json:"brand"`
+	Last4       string            `json:"last4"`
+	ExpiryMonth int               `json:"expiry_month"`
+	ExpiryYear  int               `json:"expiry_year"`
+	HolderName  string            `json:"holder_name"`
+	Livemode    bool              `json:"livemode"`
+	Metadata    map[string]string `json:"metadata"`
+	CreatedAt   time.Time         `json:"created_at"`
+}
+
+// card is the stored record: the view and the sandbox outcome. What a live
+// payout processor would keep instead: see doc.go.
+type card struct {
+	PayoutCard
+	AccountID string `json:"account_id"`
+	Outcome   string `json:"outcome"`
+}
+
+func (c *card) View() PayoutCard {
+	v := c.PayoutCard
+	v.Object = KindCard
+	if v.Metadata == nil {
+		v.Metadata = map[string]string{}
+	}
+	return v
+}
+
+func (c *card) item() (store.Item, error) {
+	data, err := json.Marshal(c)
+	return store.Item{Key: cardKey(c.AccountID, c.ID), Data: data}, err
+}
+
+func decodeCard(it store.Item) (*card, error) {
+	var c card
+	if err := json.Unmarshal(it.Data, &c); err != nil {
+		return nil, apierr.Wrap("balance.decodeCard", apierr.Internal, err)
+	}
+	return &c, nil
+}
+
+// CardRequest is the body of POST /v1/payouts/cards.
+type CardRequest struct {
+	Number      *string           `json:"number" maxlen:"19"`
+	ExpiryMonth *int64            `json:"expiry_month"`
+	ExpiryYear  *int64            `json:"expiry_year"`
+	HolderName  *string           `json:"holder_name" maxlen:"100"`
+	Metadata    map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
+}
+
+// MaxHolderName is the longest holder name.
+const MaxHolderName = 100
+
+// validate checks the card at now; errors name the field and never echo the
+// number. It returns the digits and the brand.
+func (in *CardRequest) validate(now time.Time) (number, brand string, err error) {
+	if in.Number == nil {
+		return "", "", apierr.Missing("number")
+	}
+	number = *in.Number
+	if len(number) < 12 || len(number) > 19 || strings.Trim(number, "0123456789") != "" {
+		return "", "", apierr.Invalidf("number", "number must be the card number's 12 to 19 digits, without spaces")
+	}
+	if !processor.Luhn(number) {
+		return "", "", apierr.New(processor.CodeInvalidNumber, "number is not a valid card number").WithParam("number")
+	}
+	brand = processor.Brand(number)
+	if brand != "visa" && brand != "mc" {
+		return "", "", apierr.New(processor.CodeCardNotSupported, "payouts go to visa and mc cards only").WithParam("number")
+	}
+	if in.ExpiryMonth == nil {
+		return "", "", apierr.Missing("expiry_month")
+	}
+	if *in.ExpiryMonth < 1 || *in.ExpiryMonth > 12 {
+		return "", "", apierr.Invalidf("expiry_month", "expiry_month must be 1 to 12")
+	}
+	if in.ExpiryYear == nil {
+		return "", "", apierr.Missing("expiry_year")
+	}
+	now = now.UTC()
+	y, m := *in.ExpiryYear, *in.ExpiryMonth
+	if y < 2000 || y > int64(now.Year())+20 {
+		return "", "", apierr.Invalidf("expiry_year", "expiry_year must be the four-digit year, at most 20 years ahead")
+	}
+	// Valid through the last day of its expiry month.
+	if !now.Before(time.Date(int(y), time.Month(m)+1, 1, 0, 0, 0, 0, time.UTC)) {
+		return "", "", apierr.New(processor.CodeExpiredCard, "the card expired in %02d/%d", m, y).WithParam("expiry_year")
+	}
+	if in.HolderName == nil {
+		return "", "", apierr.Missing("holder_name")
+	}
+	if n := utf8.RuneCountInString(strings.TrimSpace(*in.HolderName)); n < 1 || n > MaxHolderName {
+		return "", "", apierr.Invalidf("holder_name", "holder_name must be 1 to %d characters", MaxHolderName)
+	}
+	if err := metadata.Check(in.Metadata); err != nil {
+		return "", "", err
+	}
+	return number, brand, nil
+}

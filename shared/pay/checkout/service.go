@@ -1,0 +1,59 @@
+package checkout
+
+import (
+	"unicode/utf8"
+
+	"log/slog"
+	"time"
+
+	"github.com/paygate/paygate/shared/domain/payments"
+	"github.com/paygate/paygate/shared/domain/vault"
+	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
+	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/platform/auth"
+	"github.com/paygate/paygate/shared/platform/idempotency"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// Service holds what every checkout route needs.
+type Service struct {
+	st     store.Store
+	pays   *payments.Repo
+	signer *sessiondata.Signer
+	vault  *vault.Vault // card tokens: checkout's stored payment methods
+	keys   *auth.Keys   // the client keys' origins, for CORS preflights (cors.go)
+}
+
+// New builds the service over st, sealing tokens with signer.
+func New(st store.Store, signer *sessiondata.Signer) *Service {
+	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st),
+		keys: auth.NewKeys(st, accounts.NewRepo(st, nil), nil)}
+}
+
+// Caller is who calls a checkout operation and how, typed and without HTTP:
+// the handlers build it from the request, and a queue consumer, a scheduled
+// job or the admin CLI can build it alike.
+type Caller struct {
+	AccountID       string
+	MerchantAccount string // the key's merchant account
+	TestMode        bool   // a test key: sandbox data and processor
+	Now             time.Time
+	// Idem is the keyed call (httpapi.Request.Idem) whose record joins the
+	// operation's transaction; nil without an Idempotency-Key.
+	Idem *idempotency.Call
+	Log  *slog.Logger // nil: discard
+	// Link is the payment link the caller pays (its hosted page), read for
+	// this request: a payment link's session takes payments only with it
+	// (links.go).
+	Link LinkHold
+}
+
+// invalid is a 400 of code naming param.
+func invalid(param string, code apierr.Code, format string, args ...any) *apierr.Error {
+	return apierr.New(code, format, args...).WithParam(param)
+}
+
+// chars is a string's length in characters, as the document's maxLength and
+// minLength count it (JSON Schema), not in bytes.
+func chars(s string) int { return utf8.RuneCountInString(s) }

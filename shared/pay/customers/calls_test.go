@@ -1,0 +1,46 @@
+package customers
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/store"
+)
+
+// TestCallsPerRecurringPayment counts DynamoDB calls on DynamoDB Local. A
+// recurring payment of card_token_id: GetItem of the API key, of the
+// Idempotency-Key and of the token, then one TransactWriteItems (the key's
+// record, the payment, its events, its order-reference and customer index
+// entries; the capture is in the authorisation's write). By customer_id:
+// the customer's GetItem and a Query of its tokens in place of the token's
+// GetItem. A replay: the two key reads. infra/bench reports the same rows.
+func TestCallsPerRecurringPayment(t *testing.T) {
+	counter := dynamostore.NewCallCounter()
+	client := dynamotest.Client(t, counter.Option())
+	st := dynamostore.New(client, dynamotest.Tables(t, client), nil)
+	e := newEnv(t, backend{"dynamodb", func(testing.TB) store.Store { return st }})
+	s := e.saveCard("calls-shopper", "4111111111111111")
+
+	counter.Reset()
+	r := e.Do("POST", "/v1/payments/recurring", recurring(s.token, "calls-1"), "Idempotency-Key", "calls-recurring")
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	assert.Equal(t, "charged", r.Map(t)["status"])
+	assert.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), "by card_token_id")
+
+	counter.Reset()
+	r = e.Do("POST", "/v1/payments/recurring", recurring(s.token, "calls-1"), "Idempotency-Key", "calls-recurring")
+	require.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
+	assert.Equal(t, map[string]int{"GetItem": 2}, counter.Counts(), "replay")
+
+	body := recurring("", "calls-2")
+	delete(body, "card_token_id")
+	body["customer_id"] = s.customer
+	counter.Reset()
+	r = e.Do("POST", "/v1/payments/recurring", body, "Idempotency-Key", "calls-recurring-2")
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]int{"GetItem": 3, "Query": 1, "TransactWriteItems": 1}, counter.Counts(), "by customer_id")
+}

@@ -1,0 +1,30 @@
+// Package health serves the liveness probe and the OpenAPI document. Liveness
+// calls no dependency: it says the function runs, nothing more.
+package health
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/openapi"
+)
+
+// Status is the liveness body.
+type Status struct {
+	Status  string    `json:"status"`
+	Service string    `json:"service"`
+	Time    time.Time `json:"time"`
+}
+
+// Group is the HealthFunction's routes (declared in HealthGroup).
+func Group() httpapi.Group {
+	return HealthGroup.Bind(map[string]httpapi.Handler{
+		"GET /health": func(r *httpapi.Request) (*httpapi.Response, error) {
+			return httpapi.OK("", Status{Status: "ok", Service: "paygate", Time: r.Now.UTC().Truncate(time.Second)}), nil
+		},
+		"GET /openapi.json": func(r *httpapi.Request) (*httpapi.Response, error) {
+			return httpapi.Raw(http.StatusOK, openapi.Document()), nil
+		},
+	})
+}

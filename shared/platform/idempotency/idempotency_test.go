@@ -1,0 +1,430 @@
+package idempotency
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/platform/apierr"
+	"github.com/paygate/paygate/shared/store"
+	"github.com/paygate/paygate/shared/store/boltstore"
+	"github.com/paygate/paygate/shared/testkit/storetest"
+)
+
+type newStoreFunc func(t *testing.T) (*Store, store.Store, *storetest.Clock)
+
+// backends runs f on the embedded store and on DynamoDB Local.
+func backends(t *testing.T, f func(t *testing.T, newStore newStoreFunc)) {
+	start := time.Date(2024, 1, 15, 10, 0, 0, 0, time.UTC)
+	t.Run("embedded", func(t *testing.T) {
+		f(t, func(t *testing.T) (*Store, store.Store, *storetest.Clock) {
+			clock := storetest.NewClock(start)
+			st, err := boltstore.Open(filepath.Join(t.TempDir(), "s.db"), clock.Now)
+			require.NoError(t, err)
+			t.Cleanup(func() { st.Close() })
+			return New(st, clock.Now), st, clock
+		})
+	})
+	t.Run("dynamodb", func(t *testing.T) {
+		f(t, func(t *testing.T) (*Store, store.Store, *storetest.Clock) {
+			clock := storetest.NewClock(start)
+			st := dynamotest.New(t, clock.Now)
+			return New(st, clock.Now), st, clock
+		})
+	})
+}
+
+func TestFingerprintIgnoresKeyOrderAndSpace(t *testing.T) {
+	a := Fingerprint("POST", "/orders", []byte(`{"a":1,"b":{"c":"x"}}`))
+	b := Fingerprint("POST", "/orders", []byte(` { "b" : {"c":"x"}, "a" : 1 } `))
+	assert.Equal(t, a, b)
+	assert.NotEqual(t, a, Fingerprint("POST", "/orders", []byte(`{"a":2,"b":{"c":"x"}}`)))
+	assert.NotEqual(t, a, Fingerprint("POST", "/other", []byte(`{"a":1,"b":{"c":"x"}}`)))
+	// Large integers stay exact.
+	assert.NotEqual(t, Fingerprint("POST", "/x", []byte(`{"n":9007199254740993}`)), Fingerprint("POST", "/x", []byte(`{"n":9007199254740992}`)))
+	// Two ids in the path are two requests.
+	assert.NotEqual(t, Fingerprint("POST", "/test-helpers/orders/A/complete", nil), Fingerprint("POST", "/test-helpers/orders/B/complete", nil))
+}
+
+func TestValidateKey(t *testing.T) {
+	assert.Error(t, ValidateKey(""))
+	assert.Error(t, ValidateKey(strings.Repeat("k", MaxKeyLen+1)))
+	assert.Error(t, ValidateKey("tab\there"))
+	assert.NoError(t, ValidateKey(strings.Repeat("k", MaxKeyLen)))
+	assert.NoError(t, ValidateKey("550e8400-e29b-41d4-a716-446655440000"))
+}
+
+func TestClaimCompleteReplay(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, _ := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f1"}
+		res, c, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		require.Nil(t, res)
+		_, _, err = s.Claim(ctx, r)
+		assert.True(t, apierr.Is(err, apierr.Conflict), "in flight: %v", err)
+		require.NoError(t, s.Complete(ctx, c, Result{Status: 201, Body: []byte(`{"id":1}`)}))
+		res, _, err = s.Claim(ctx, r)
+		require.NoError(t, err)
+		require.NotNil(t, res)
+		assert.Equal(t, 201, res.Status)
+		assert.JSONEq(t, `{"id":1}`, string(res.Body))
+		_, _, err = s.Claim(ctx, Request{Account: "a", Key: "k", Fingerprint: "f2"})
+		assert.True(t, apierr.Is(err, apierr.IdempotencyMismatch))
+		res, c2, err := s.Claim(ctx, Request{Account: "b", Key: "k", Fingerprint: "f2"})
+		require.NoError(t, err, "scope is account + key")
+		assert.Nil(t, res)
+		assert.NotNil(t, c2)
+	})
+}
+
+func TestReleaseFreesTheKey(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, _ := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f"}
+		_, c, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		require.NoError(t, s.Release(ctx, c))
+		res, c2, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		assert.Nil(t, res)
+		assert.NotNil(t, c2)
+	})
+}
+
+func TestLeaseLapsesAndResultsExpire(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, clock := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f"}
+		_, _, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		clock.Advance(Lease + time.Second)
+		res, c, err := s.Claim(ctx, r)
+		require.NoError(t, err, "a crashed holder's claim lapses")
+		assert.Nil(t, res)
+		require.NoError(t, s.Complete(ctx, c, Result{Status: 200, Body: []byte(`{}`)}))
+		clock.Advance(Retention - time.Minute)
+		res, err = s.Lookup(ctx, r)
+		require.NoError(t, err)
+		require.NotNil(t, res, "kept at least 24 h")
+		clock.Advance(2 * time.Minute)
+		res, err = s.Lookup(ctx, r)
+		require.NoError(t, err)
+		assert.Nil(t, res)
+	})
+}
+
+// TestLapsedHolderCannotOverwrite: Complete and Release act only on the
+// caller's own claim, however the key changed hands meanwhile.
+func TestLapsedHolderCannotOverwrite(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, clock := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f"}
+		_, a, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		clock.Advance(Lease + time.Second)
+		_, b, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		require.NotNil(t, b, "a retry takes the lapsed claim over")
+
+		err = s.Complete(ctx, a, Result{Status: 201, Body: []byte(`{"by":"a"}`)})
+		require.True(t, apierr.Is(err, apierr.Conflict), "the lapsed holder's Complete fails: %v", err)
+		require.NoError(t, s.Release(ctx, a), "the lapsed holder's Release is a no-op")
+		_, _, err = s.Claim(ctx, r)
+		require.True(t, apierr.Is(err, apierr.Conflict), "b still holds the key: %v", err)
+
+		require.NoError(t, s.Complete(ctx, b, Result{Status: 201, Body: []byte(`{"by":"b"}`)}))
+		require.True(t, apierr.Is(s.Complete(ctx, a, Result{Status: 201, Body: []byte(`{"by":"a"}`)}), apierr.Conflict))
+		require.NoError(t, s.Release(ctx, a))
+		res, err := s.Lookup(ctx, r)
+		require.NoError(t, err)
+		require.NotNil(t, res, "a's Release did not delete b's result")
+		assert.JSONEq(t, `{"by":"b"}`, string(res.Body))
+
+		// Released and claimed anew (the version starts again after a
+		// delete): the first holder's token still does not match.
+		r2 := Request{Account: "a", Key: "k2", Fingerprint: "f"}
+		_, x, err := s.Claim(ctx, r2)
+		require.NoError(t, err)
+		clock.Advance(Lease + time.Second)
+		_, y, err := s.Claim(ctx, r2)
+		require.NoError(t, err)
+		require.NoError(t, s.Release(ctx, y))
+		_, z, err := s.Claim(ctx, r2)
+		require.NoError(t, err)
+		require.True(t, apierr.Is(s.Complete(ctx, x, Result{Status: 201, Body: []byte(`{"by":"x"}`)}), apierr.Conflict))
+		require.NoError(t, s.Complete(ctx, z, Result{Status: 201, Body: []byte(`{"by":"z"}`)}))
+		res, err = s.Lookup(ctx, r2)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"by":"z"}`, string(res.Body))
+	})
+}
+
+// TestSlowHolderStillCompletes: a holder past its lease whom nobody replaced
+// still records its result (the claim is stored longer than its lease).
+func TestSlowHolderStillCompletes(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, clock := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "slow", Fingerprint: "f"}
+		_, c, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		clock.Advance(Lease + 10*time.Second)
+		require.NoError(t, s.Complete(ctx, c, Result{Status: 201, Body: []byte(`{}`)}))
+		res, err := s.Lookup(ctx, r)
+		require.NoError(t, err)
+		require.NotNil(t, res)
+	})
+}
+
+func TestTakeoverOfALapsedClaimIsExclusive(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, clock := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f"}
+		_, _, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		clock.Advance(Lease + time.Second)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		held, busy := 0, 0
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, c, err := s.Claim(ctx, r)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil && c != nil:
+					held++
+				case apierr.Is(err, apierr.Conflict):
+					busy++
+				default:
+					t.Errorf("unexpected: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, 1, held, "exactly one retry takes the claim over")
+		assert.Equal(t, 19, busy)
+	})
+}
+
+// TestKeyKindsAreSeparateNamespaces: the same key from a client key and a
+// secret key of one account are two records; neither can burn the other.
+func TestKeyKindsAreSeparateNamespaces(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, _ := newStore(t)
+		ctx := context.Background()
+		client := Request{Account: "a", KeyKind: KeyKindClient, Key: "k", Fingerprint: "shopper"}
+		secret := Request{Account: "a", KeyKind: "secret", Key: "k", Fingerprint: "merchant"}
+		_, c, err := s.Claim(ctx, client)
+		require.NoError(t, err)
+		require.NoError(t, s.Complete(ctx, c, Result{Status: 200, Body: []byte(`{"who":"shopper"}`)}))
+		res, m, err := s.Claim(ctx, secret)
+		require.NoError(t, err, "the shopper's use of the key does not touch the merchant's")
+		require.Nil(t, res)
+		require.NoError(t, s.Complete(ctx, m, Result{Status: 201, Body: []byte(`{"who":"merchant"}`)}))
+		got, err := s.Lookup(ctx, client)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"who":"shopper"}`, string(got.Body))
+		got, err = s.Lookup(ctx, secret)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"who":"merchant"}`, string(got.Body))
+		// A secret key's request without a kind (operators' tools) shares the
+		// secret namespace.
+		got, err = s.Lookup(ctx, Request{Account: "a", Key: "k", Fingerprint: "merchant"})
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"who":"merchant"}`, string(got.Body))
+	})
+}
+
+// TestClaimAndCompleteIgnoreTheCallersCancellation: a client that gives up
+// after the work ran must still get its result recorded.
+func TestClaimAndCompleteIgnoreTheCallersCancellation(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, _ := newStore(t)
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f"}
+		_, c, err := s.Claim(cancelled, r)
+		require.NoError(t, err)
+		require.NoError(t, s.Complete(cancelled, c, Result{Status: 201, Body: []byte(`{}`)}))
+		res, err := s.Lookup(context.Background(), r)
+		require.NoError(t, err)
+		require.NotNil(t, res)
+
+		r2 := Request{Account: "a", Key: "k2", Fingerprint: "f"}
+		_, c2, err := s.Claim(context.Background(), r2)
+		require.NoError(t, err)
+		require.NoError(t, s.Release(cancelled, c2))
+		_, c3, err := s.Claim(context.Background(), r2)
+		require.NoError(t, err)
+		require.NotNil(t, c3, "released despite the cancelled context")
+
+		deadline, stop := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		defer stop()
+		biz := store.Key{Table: store.TableOrders, PK: "ord#a", SK: "cancelled"}
+		call := &Call{req: Request{Account: "a", Key: "k3", Fingerprint: "f"}, render: jsonRender, idem: s}
+		require.NoError(t, Commit(deadline, s.st, call, Outcome{Created: true, Value: map[string]int{"n": 1}},
+			store.Put(store.Item{Key: biz, Data: []byte(`{}`)}, store.IfAbsent)), "a passed deadline does not stop the commit")
+		_, err = s.st.Get(context.Background(), biz)
+		require.NoError(t, err)
+	})
+}
+
+func jsonRender(o Outcome) (Result, error) {
+	b, err := json.Marshal(o.Value)
+	status := 200
+	if o.Created {
+		status = 201
+	}
+	return Result{Status: status, Body: b}, err
+}
+
+func TestInlineRecordInATransaction(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, st, _ := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f"}
+		biz := store.Key{Table: store.TableOrders, PK: "ord#a", SK: "1"}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins, replays := 0, 0
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				for attempt := 0; attempt < 20; attempt++ {
+					err = st.Write(ctx,
+						s.RecordOp(r, Result{Status: 201, Body: []byte(`{"order":1}`)}, store.IfAbsent),
+						store.Put(store.Item{Key: biz, Data: []byte(`{}`)}, store.IfAbsent))
+					if _, isCF := store.IsConditionFailed(err); err == nil || isCF || !apierr.Is(err, apierr.Conflict) {
+						break // DynamoDB may give up on transaction conflicts: write again, as a caller would
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					wins++
+					return
+				}
+				cf, ok := store.IsConditionFailed(err)
+				require.True(t, ok, "%v", err)
+				if cf.Index == 0 {
+					res, err := s.Resolve(r, cf)
+					require.NoError(t, err)
+					require.Equal(t, 201, res.Status)
+					replays++
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, 1, wins)
+		assert.Equal(t, 19, replays)
+		res, err := s.Lookup(ctx, r)
+		require.NoError(t, err)
+		assert.Equal(t, 201, res.Status)
+	})
+}
+
+// TestCommit is the money-moving helper: record and business ops in one
+// transaction, the key's verdicts mapped, business failures numbered in the
+// caller's ops, many concurrent duplicates settled to one write.
+func TestCommit(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, st, _ := newStore(t)
+		ctx := context.Background()
+		r := Request{Account: "a", Key: "k", Fingerprint: "f"}
+		biz := func(sk string) store.Op {
+			return store.Put(store.Item{Key: store.Key{Table: store.TableOrders, PK: "ord#a", SK: sk}, Data: []byte(`{}`)}, store.IfAbsent)
+		}
+
+		call, err := s.Begin(ctx, r, jsonRender)
+		require.NoError(t, err)
+		require.NoError(t, Commit(ctx, st, call, Outcome{Created: true, Value: map[string]string{"id": "1"}}, biz("1")))
+		got, ok := call.Recorded()
+		require.True(t, ok)
+		assert.JSONEq(t, `{"id":"1"}`, string(got.Body))
+
+		_, err = s.Begin(ctx, r, jsonRender)
+		rep, ok := AsReplayed(err)
+		require.True(t, ok, "Begin replays a stored result: %v", err)
+		assert.Equal(t, 201, rep.Result.Status)
+		_, err = s.Begin(ctx, Request{Account: "a", Key: "k", Fingerprint: "other"}, jsonRender)
+		assert.True(t, apierr.Is(err, apierr.IdempotencyMismatch), "%v", err)
+		assert.True(t, FromKey(err))
+
+		// A failed business condition comes back numbered in the caller's ops.
+		call, err = s.Begin(ctx, Request{Account: "a", Key: "k2", Fingerprint: "f"}, jsonRender)
+		require.NoError(t, err)
+		err = Commit(ctx, st, call, Outcome{Created: true}, biz("2"), biz("1"))
+		cf, ok := store.IsConditionFailed(err)
+		require.True(t, ok, "%v", err)
+		assert.Equal(t, 1, cf.Index)
+		assert.False(t, FromKey(err))
+		_, ok = call.Recorded()
+		assert.False(t, ok, "nothing recorded when the business write failed")
+		res, err := s.Lookup(ctx, Request{Account: "a", Key: "k2", Fingerprint: "f"})
+		require.NoError(t, err)
+		assert.Nil(t, res, "the key stays free for a retry")
+
+		// Without a key: the business ops alone.
+		require.NoError(t, Commit(ctx, st, nil, Outcome{}, biz("3")))
+		unkeyed, err := s.Begin(ctx, Request{Account: "a"}, jsonRender)
+		require.NoError(t, err)
+		require.NoError(t, Commit(ctx, st, unkeyed, Outcome{}, biz("4")))
+		_, ok = unkeyed.Recorded()
+		assert.False(t, ok)
+
+		// 30 concurrent duplicates that all passed Begin: one writes, the
+		// others replay its result.
+		dup := Request{Account: "a", Key: "dup", Fingerprint: "f"}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins, replays := 0, 0
+		for i := 0; i < 30; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				for attempt := 0; attempt < 20; attempt++ {
+					var c *Call
+					if c, err = s.Begin(ctx, dup, jsonRender); err == nil {
+						err = Commit(ctx, st, c, Outcome{Created: true, Value: map[string]string{"id": "dup"}}, biz("dup"))
+					}
+					if !apierr.Is(err, apierr.Conflict) || FromKey(err) {
+						break // DynamoDB transaction conflicts: try again, as a client would
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					wins++
+				} else if rep, ok := AsReplayed(err); ok {
+					assert.JSONEq(t, `{"id":"dup"}`, string(rep.Result.Body))
+					replays++
+				} else {
+					t.Errorf("unexpected: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, 1, wins)
+		assert.Equal(t, 29, replays)
+	})
+}
