@@ -17,7 +17,7 @@ func TestGateCatalogDepositsBalance(t *testing.T) {
 		Account struct{ ID string } `json:"account"`
 	}](t, embedded(t, dir, "accounts", "create", "--name", "Reseller", "--json")).Account.ID
 
-	demo := filepath.Join("..", "catalog", "demo.json")
+	demo := filepath.Join("..", "democatalog", "demo.json")
 	r := embedded(t, dir, "catalog", "load", "--account", acct, "--file", demo)
 	require.Contains(t, r.stdout, "13 products")
 	r = embedded(t, dir, "catalog", "load", "--account", acct, "--file", demo, "--json")

@@ -9,8 +9,6 @@ var (
 		Meaning: "The payment's status does not allow this operation (capture of a refused payment, refund of one not captured); the message names the status."})
 	CodeChanged = apierr.Register(apierr.CodeInfo{Name: "payment_changed", Kind: apierr.Conflict,
 		Meaning: "The payment changed concurrently and could not be recorded; retry with the same Idempotency-Key."})
-	CodeLiveProcessingUnavailable = apierr.Register(apierr.CodeInfo{Name: "live_processing_unavailable", Kind: apierr.Forbidden,
-		Meaning: "Live card processing is not enabled for this account; use a test-mode key."})
 	CodeDisputed = apierr.Register(apierr.CodeInfo{Name: "payment_disputed", Kind: apierr.Conflict,
 		Meaning: "The payment is disputed (or the dispute was lost): the cardholder is paid back through the dispute, so it cannot be refunded."})
 	CodeAmountExceedsCapturable = apierr.Register(apierr.CodeInfo{Name: "amount_exceeds_capturable", Kind: apierr.Invalid, Param: "amount",

@@ -58,7 +58,7 @@
 // # Sandbox payout processor and payout cards
 //
 // Sandbox is the payout processor of test keys (no live processor is
-// wired: a live key cannot save a payout card, 403 live_payouts_unavailable).
+// wired: a live key cannot save a payout card, 403 live_mode_unavailable).
 // Its cards are listed in card.go (paid, insufficient_funds, expired_card,
 // card_declined, no answer; any other valid card: not_a_sandbox_card). It
 // keeps its own record of each payout it answered (sbxpo#<payout id>), as a
@@ -102,7 +102,7 @@
 //
 // # Codes (codes.go)
 //
-// live_payouts_unavailable (403: a live key saves a payout card),
+// live_mode_unavailable (403: a live key saves a payout card),
 // invalid_number, card_not_supported and expired_card (400 card_error naming
 // number or expiry_year: the card checks' codes, checkout/processor's),
 // besides insufficient_balance, parameter_invalid and

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/metadata"
@@ -155,9 +156,8 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*PayoutCard, 
 	if err != nil {
 		return nil, err
 	}
-	if !in.TestMode {
-		return nil, apierr.New(CodeLivePayoutsUnavailable,
-			"no live payout processor is configured: payout cards can be saved with test keys only")
+	if err := connectors.Choose(!in.TestMode, connectors.PayoutProcessor, nil); err != nil {
+		return nil, err
 	}
 	c := &card{PayoutCard: PayoutCard{ID: ids.NewAt(now), Brand: brand, Last4: number[len(number)-4:],
 		ExpiryMonth: int(*in.Request.ExpiryMonth), ExpiryYear: int(*in.Request.ExpiryYear),

@@ -10,8 +10,6 @@ var (
 		Meaning: "The beneficiary is disabled: enable it before paying it or distributing to it; param names it."})
 	CodeDuplicateBeneficiary = apierr.Register(apierr.CodeInfo{Name: "duplicate_beneficiary", Kind: apierr.Invalid,
 		Meaning: "A distribution names one beneficiary on two lines; param names the second."})
-	CodeLiveSettlementUnavailable = apierr.Register(apierr.CodeInfo{Name: "live_settlement_unavailable", Kind: apierr.Forbidden,
-		Meaning: "No live bank is configured: settlement payment orders can be made with test keys only."})
 	CodeRequestIDReused = apierr.Register(apierr.CodeInfo{Name: "request_id_reused", Kind: apierr.IdempotencyMismatch, Param: "request_id",
 		Meaning: "The request_id already made a payment order with another beneficiary, amount, purpose code or description."})
 )

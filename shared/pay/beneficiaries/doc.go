@@ -85,7 +85,7 @@
 // paying" (the slow sandbox IBAN) is asked again every 20 s without counting.
 // The sandbox bank (bank.go) answers by IBAN (SandboxIBANs, the README's
 // table) and keeps its own record per order (sbxbank#). Live keys cannot
-// make orders (403 live_settlement_unavailable): no live bank is wired.
+// make orders (403 live_mode_unavailable): no live bank is wired.
 //
 // # Distributions: all lines or none, beyond one transaction
 //
@@ -149,7 +149,7 @@
 // # Codes (codes.go)
 //
 // beneficiary_state_conflict and beneficiary_disabled (409),
-// duplicate_beneficiary (400 naming the line), live_settlement_unavailable
+// duplicate_beneficiary (400 naming the line), live_mode_unavailable
 // (403), request_id_reused (422 naming request_id), besides
 // insufficient_balance, parameter_invalid and parameter_missing. A change
 // (an update, a decision, a chunk) that keeps losing its race to

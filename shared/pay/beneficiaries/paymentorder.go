@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/kzid"
@@ -261,9 +262,8 @@ func (s *Service) CreateOrder(ctx context.Context, in OrderInput) (*OrderResult,
 	if err != nil {
 		return nil, err
 	}
-	if in.Livemode {
-		return nil, apierr.New(CodeLiveSettlementUnavailable,
-			"no live bank is configured: settlement payment orders can be made with test keys only")
+	if err := connectors.Choose(in.Livemode, connectors.Bank, nil); err != nil {
+		return nil, err
 	}
 	b, err := s.load(ctx, in.AccountID, f.beneficiaryID)
 	if err != nil {

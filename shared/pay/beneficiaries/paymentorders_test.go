@@ -403,7 +403,7 @@ func TestPaymentOrderBadInput(t *testing.T) {
 		r = e.DoKey(live, "POST", "/v1/merchants/settlement-payment-orders", orderBody(ben, 100, "req-live"), "Idempotency-Key", e.key())
 		require.Equal(t, 403, r.Status, string(r.Body))
 		code, _ = errOf(t, r)
-		assert.Equal(t, "live_settlement_unavailable", code)
+		assert.Equal(t, "live_mode_unavailable", code)
 
 		var list struct {
 			Data []map[string]any `json:"data"`

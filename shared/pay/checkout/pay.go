@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/adyen"
@@ -110,7 +111,7 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 		if m.usesTestData() {
 			return nil, invalid("paymentMethod", CodeTestDataInLiveMode, "raw card numbers and test_ data are accepted only with test keys")
 		}
-		return nil, apierr.New(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
+		return nil, connectors.Choose(true, connectors.CardProcessor, nil)
 	}
 	switch m.Type {
 	case "scheme", "":

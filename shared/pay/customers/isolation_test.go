@@ -148,7 +148,7 @@ func TestRecurringBadInput(t *testing.T) {
 		r = e.DoKey(live, "POST", "/v1/payments/recurring", recurring("spm_live", "live-2"), "Idempotency-Key", e.key())
 		require.Equal(t, 403, r.Status, "%s", r.Body)
 		code, _ := errOf(t, r)
-		assert.Equal(t, "live_processing_unavailable", code)
+		assert.Equal(t, "live_mode_unavailable", code)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
 	"github.com/paygate/paygate/shared/domain/money"
@@ -139,8 +140,8 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 	if err != nil {
 		return nil, err
 	}
-	if !in.TestMode {
-		return nil, apierr.New(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
+	if err := connectors.Choose(!in.TestMode, connectors.CardProcessor, nil); err != nil {
+		return nil, err
 	}
 	now := s.clock().UTC()
 	out, err := processor.AuthoriseStored(t.Card(), in.offSession(), now)

@@ -323,7 +323,7 @@ func TestLiveKeys(t *testing.T) {
 	r := e.DoKey(live, "POST", "/v1/payments/direct", body(e.encrypt(e.card("4111111111111111", "737")), "order-live"), "Idempotency-Key", e.key())
 	require.Equal(t, 403, r.Status, "%s", r.Body)
 	code, _, _ := errOf(t, r)
-	assert.Equal(t, "live_processing_unavailable", code)
+	assert.Equal(t, "live_mode_unavailable", code)
 	r = e.DoKey(live, "POST", "/v1/payments/direct", body("x.y.z.w.v", "order-live"), "Idempotency-Key", e.key())
 	require.Equal(t, 400, r.Status, "%s", r.Body)
 }

@@ -74,7 +74,7 @@
 //     TransactWriteItems; KMS one Decrypt (RSAES_OAEP_SHA_256). GET /keys is
 //     GetItem (key) + GetItem (keyring). No Scan.
 //   - Live keys: the card is decrypted (a bad JWE is the same 400), then
-//     403 live_processing_unavailable: no live processor is connected.
+//     403 live_mode_unavailable: no live processor is connected.
 //   - Errors: Invalid (fields named, encrypted_card_invalid, card_error,
 //     amount_mismatch, payment_token_expired), NotFound (a payment token of
 //     another account, or none), Conflict (payment_token_used), Forbidden,

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
 	"github.com/paygate/paygate/shared/domain/money"
@@ -307,8 +308,8 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 	if err != nil {
 		return nil, s.settled(ctx, in, err)
 	}
-	if !in.TestMode {
-		return nil, apierr.New(payments.CodeLiveProcessingUnavailable, "live card processing is not enabled for this account")
+	if err := connectors.Choose(!in.TestMode, connectors.CardProcessor, nil); err != nil {
+		return nil, err
 	}
 	out, err := s.authorise(src)
 	if err != nil {

@@ -40,8 +40,9 @@ func (s *Service) Advance(ctx context.Context, accountID, id string) (again time
 		return 0, err
 	}
 	if cur.Live {
-		// No live wallet provider is configured: live transactions fail
-		// rather than wait for an answer that cannot come.
+		// No live wallet provider is configured: live keys are refused at
+		// authorisation (live_mode_unavailable); a live transaction made
+		// before that fails rather than wait for an answer that cannot come.
 		_, _, err = s.move(ctx, cur, nil, toStatus(StatusFailed, ReasonUnavailable))
 		return 0, err
 	}

@@ -56,9 +56,10 @@
 //
 // # What is not here
 //
-// No live wallet provider is wired: a live key's transaction fails with
-// wallet_unavailable when the consumer takes it (test keys get the sandbox
-// wallet).
+// No live wallet provider is wired: a live key's authorisation is refused
+// with the one live_mode_unavailable (403, domain/connectors); test keys get
+// the sandbox wallet. A live transaction recorded before that fails with
+// wallet_unavailable when the consumer takes it.
 //
 // # The merchant's books
 //

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -93,6 +94,9 @@ func (s *Service) Authorize(ctx context.Context, in AuthorizeInput) (*Transactio
 		return nil, idempotency.ValidateKey("")
 	}
 	if err := in.Request.validate(in.TestMode); err != nil {
+		return nil, err
+	}
+	if err := connectors.Choose(!in.TestMode, connectors.WalletProvider, nil); err != nil {
 		return nil, err
 	}
 	now := s.clock().UTC()

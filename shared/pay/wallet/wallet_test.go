@@ -1,6 +1,7 @@
 package wallet
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
@@ -354,27 +357,37 @@ func TestListFilters(t *testing.T) {
 	})
 }
 
-// TestLiveKeysGetNoSandbox: a live key cannot reach the test helpers, and
-// its transactions never reach the sandbox wallet (no live wallet provider
-// is configured: they fail with wallet_unavailable).
+// TestLiveKeysGetNoSandbox: no live wallet provider is configured, so a
+// live key's authorisation is refused with the one live_mode_unavailable
+// and nothing is written; a live transaction recorded before that never
+// reaches the sandbox wallet (it fails with wallet_unavailable), and a live
+// key cannot reach the test helpers.
 func TestLiveKeysGetNoSandbox(t *testing.T) {
 	e := newEnv(t, backend{"embedded", embeddedStore, embeddedQueue})
 	live, key := e.NewAccount(accounts.Live)
 	r := e.DoKey(key, "POST", "/v1/wallet/authorize", body(PhoneApprove, 1000), "Idempotency-Key", e.key())
-	require.Equal(t, 200, r.Status, string(r.Body))
-	id := r.Map(t)["walletTransactionId"].(string)
-	assert.Equal(t, true, r.Map(t)["livemode"])
-	h := e.DoKey(key, "POST", "/test-helpers/wallet/"+id+"/confirm", nil)
-	assert.Equal(t, 403, h.Status, string(h.Body))
-	e.drain()
-	g := e.DoKey(key, "GET", "/v1/wallet/transaction/"+id, nil).Map(t)
-	assert.Equal(t, "FAILED", g["walletTransactionStatus"], "the sandbox's approving phone does not approve a live transaction")
-	assert.Equal(t, ReasonUnavailable, g["failureReason"])
-	assert.Equal(t, []string{EventCreated, EventFailed}, e.events(live.ID, id))
+	require.Equal(t, 403, r.Status, string(r.Body))
+	assert.Equal(t, "live_mode_unavailable", r.Err(t)["code"])
 	m := body(phoneWaits, 1000)
 	m["currency"] = "EUR"
-	assert.Equal(t, 200, e.DoKey(key, "POST", "/v1/wallet/authorize", m, "Idempotency-Key", e.key()).Status,
-		"live keys are not held to the sandbox wallet's currencies")
+	r = e.DoKey(key, "POST", "/v1/wallet/authorize", m, "Idempotency-Key", e.key())
+	assert.Equal(t, 403, r.Status, "live keys are not held to the sandbox wallet's currencies: the mode is decided first: %s", r.Body)
+	assert.Empty(t, e.DoKey(key, "GET", "/v1/wallet/transactions", nil).Map(t)["data"], "nothing written")
+
+	// A live transaction recorded before live keys were refused.
+	now := e.Clock.Now().UTC()
+	rec := &record{ID: ids.NewAt(now), AccountID: live.ID, Status: StatusNew, OrderReference: "old", Amount: 1000,
+		Currency: "KZT", Phone: PhoneApprove, IIN: iinValid, Live: true, CreatedAt: now, UpdatedAt: now}
+	item, err := rec.item()
+	require.NoError(t, err)
+	require.NoError(t, e.Deps.Store.Write(context.Background(), store.Put(item, store.IfAbsent), openPut(rec)))
+	e.svc.enqueue(context.Background(), rec.AccountID, rec.ID, 0)
+	h := e.DoKey(key, "POST", "/test-helpers/wallet/"+rec.ID+"/confirm", nil)
+	assert.Equal(t, 403, h.Status, string(h.Body))
+	e.drain()
+	g := e.DoKey(key, "GET", "/v1/wallet/transaction/"+rec.ID, nil).Map(t)
+	assert.Equal(t, "FAILED", g["walletTransactionStatus"], "the sandbox's approving phone does not approve a live transaction")
+	assert.Equal(t, ReasonUnavailable, g["failureReason"])
 }
 
 // TestConcurrentDuplicatesReplay: 20 copies of one capture sent at once with

@@ -8,8 +8,6 @@ var (
 		Meaning: "The Apple Pay token failed a check (signature, signing time, merchant, decryption); the message says which."})
 	CodeGooglePayTokenInvalid = apierr.Register(apierr.CodeInfo{Name: "googlepay_token_invalid", Kind: apierr.Invalid, Param: "token",
 		Meaning: "The Google Pay token failed a check (signatures, expiry, merchant, decryption); the message says which."})
-	CodeLiveWalletsUnavailable = apierr.Register(apierr.CodeInfo{Name: "live_wallets_unavailable", Kind: apierr.Forbidden,
-		Meaning: "Apple Pay and Google Pay are not configured for live mode on this platform; use a test-mode key."})
 	CodeValidationURLNotAllowed = apierr.Register(apierr.CodeInfo{Name: "validation_url_not_allowed", Kind: apierr.Invalid, Param: "validation_url",
 		Meaning: "The validation URL is not one of Apple's merchant validation hosts."})
 	CodeApplePaySessionRefused = apierr.Register(apierr.CodeInfo{Name: "apple_pay_session_refused", Kind: apierr.Invalid, Param: "domain_name",

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/pay/direct"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
@@ -91,11 +92,11 @@ func (s *Service) init() {
 // one.
 func (s *Service) liveConfig(ctx context.Context) (*Live, error) {
 	if s.live == nil {
-		return nil, apierr.New(CodeLiveWalletsUnavailable, "Apple Pay and Google Pay are not configured for live mode on this platform")
+		return nil, connectors.Unavailable()
 	}
 	l, err := s.live(ctx)
 	if errors.Is(err, ErrLiveNotConfigured) {
-		return nil, apierr.New(CodeLiveWalletsUnavailable, "Apple Pay and Google Pay are not configured for live mode on this platform")
+		return nil, connectors.Unavailable()
 	}
 	if err != nil {
 		return nil, apierr.Wrap("walletpay.live", apierr.Unavailable, err)

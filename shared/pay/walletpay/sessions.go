@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
@@ -91,7 +92,7 @@ func (s *Service) AppleSession(ctx context.Context, c Caller, in AppleSessionReq
 		return nil, err
 	}
 	if live.AppleIdentity == nil || live.AppleGateway == nil {
-		return nil, apierr.New(CodeLiveWalletsUnavailable, "Apple Pay is not configured for live mode on this platform")
+		return nil, connectors.Unavailable()
 	}
 	session, err := live.AppleGateway.Session(ctx, *live.AppleIdentity, req)
 	var refused *applepay.SessionError
@@ -174,7 +175,7 @@ func (s *Service) GoogleSession(ctx context.Context, c Caller, in GoogleSessionR
 			return nil, err
 		}
 		if live.GoogleMerchantID == "" || len(live.GoogleRecipientKeys) == 0 {
-			return nil, apierr.New(CodeLiveWalletsUnavailable, "Google Pay is not configured for live mode on this platform")
+			return nil, connectors.Unavailable()
 		}
 		out.Environment, out.Livemode = "PRODUCTION", true
 		out.PaymentDataRequest.MerchantInfo.MerchantID = live.GoogleMerchantID
