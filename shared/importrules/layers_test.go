@@ -38,7 +38,7 @@ func packages(t *testing.T) []pkg {
 }
 
 // area is the area a package belongs to (shared/pay/checkout for
-// shared/pay/checkout/processor), or "" outside the areas.
+// shared/pay/checkout/sessiondata), or "" outside the areas.
 func area(path string) string {
 	for _, a := range []string{"shared/pay/", "shared/gate/", "shared/console/"} {
 		if rest, ok := strings.CutPrefix(path, a); ok {
@@ -52,14 +52,9 @@ func area(path string) string {
 // Known exceptions, each the work of a later step of the layers issue (27):
 // remove the line when the step lands, and the test holds the rule from then.
 var (
-	// The card processor is still a package of checkout that other areas
-	// call directly (item 2 makes it a port of the domain), and wallet
-	// payment tokens reuse direct's card decryption.
+	// Wallet payment tokens reuse direct's card decryption.
 	crossAreaExceptions = map[string][]string{
-		"shared/pay/balance":   {"shared/pay/checkout/processor"},
-		"shared/pay/customers": {"shared/pay/checkout/processor"},
-		"shared/pay/direct":    {"shared/pay/checkout/processor"},
-		"shared/pay/walletpay": {"shared/pay/checkout/processor", "shared/pay/direct/cse"},
+		"shared/pay/walletpay": {"shared/pay/direct/cse"},
 	}
 	// app.Deps still carries an *aws.Config, and the card keyring's KMS
 	// client is built in directwire (item 4: Deps of interfaces, builders
@@ -68,9 +63,6 @@ var (
 	// walletpay still builds the sandbox's wallet tokens itself (item 2:
 	// the wallet provider a port, the sandbox its adapter chosen by wiring).
 	sandboxExceptions = []string{"shared/pay/walletpay"}
-	// A saved card keeps the sandbox processor's replay profile (item 2:
-	// the processor's own reference, opaque to the domain).
-	domainExceptions = map[string][]string{"shared/domain/vault": {"shared/pay/checkout/processor"}}
 )
 
 func inLayer(path string, layers ...string) bool { return under(path, layers...) }
@@ -90,9 +82,6 @@ func TestTheDomainStandsAlone(t *testing.T) {
 		}
 		for _, d := range p.deps {
 			rel := strings.TrimPrefix(d, module)
-			if slices.ContainsFunc(domainExceptions[p.path], func(x string) bool { return inLayer(rel, x) }) {
-				continue
-			}
 			switch {
 			case inLayer(rel, "shared/pay", "shared/gate", "shared/console"):
 				t.Errorf("%s depends on the area %s", p.path, rel)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -70,12 +70,16 @@ func (v *Vault) LegacyToken(ctx context.Context, accountID, ref, id string) (*Ca
 		return nil, apierr.Wrap("vault.LegacyToken", apierr.Internal, err)
 	}
 	l.ID = id
-	return l.token(accountID, "", ref, time.Time{}), nil
+	return l.token(accountID, "", ref, time.Time{}, v.reference), nil
 }
 
 // token converts a legacy card: the same id, the profile of its number, and
 // no number.
-func (l legacyCard) token(accountID, customerID, ref string, now time.Time) *CardToken {
+func (l legacyCard) token(accountID, customerID, ref string, now time.Time, reference func(string) cards.Profile) *CardToken {
+	var profile cards.Profile // no processor to ask: charges of it are refused
+	if reference != nil {
+		profile = reference(l.Number)
+	}
 	month, year := l.ExpiryMonth, l.ExpiryYear
 	if len(month) == 1 {
 		month = "0" + month
@@ -85,5 +89,5 @@ func (l legacyCard) token(accountID, customerID, ref string, now time.Time) *Car
 	}
 	return &CardToken{ID: l.ID, AccountID: accountID, CustomerID: customerID, ShopperReference: ref, Brand: l.Brand,
 		Last4: l.Last4, ExpiryMonth: month, ExpiryYear: year, HolderName: l.HolderName,
-		Profile: processor.ProfileOf(l.Number), CreatedAt: now, UpdatedAt: now}
+		Profile: profile, CreatedAt: now, UpdatedAt: now}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -41,7 +41,7 @@ type CardToken struct {
 	// Profile is the sandbox test card's outcome profile: what the sandbox
 	// processor replays on a charge. A live token would hold the
 	// processor's network token reference instead.
-	Profile processor.Profile `json:"profile"`
+	Profile cards.Profile `json:"profile"`
 	// FirstTransactionID is the payment that saved the card first (the
 	// scheme's initial transaction that later merchant-initiated charges
 	// refer to).
@@ -51,15 +51,15 @@ type CardToken struct {
 }
 
 // Card is the processor's view of the token.
-func (t *CardToken) Card() processor.SavedCard {
-	return processor.SavedCard{Profile: t.Profile, Brand: t.Brand, Last4: t.Last4, ExpiryMonth: t.ExpiryMonth,
+func (t *CardToken) Card() cards.SavedCard {
+	return cards.SavedCard{Profile: t.Profile, Brand: t.Brand, Last4: t.Last4, ExpiryMonth: t.ExpiryMonth,
 		ExpiryYear: t.ExpiryYear, HolderName: t.HolderName}
 }
 
 // Expired reports whether the card expired before now (valid through the
 // last day of its expiry month).
 func (t *CardToken) Expired(now time.Time) bool {
-	return processor.CheckExpiry(t.ExpiryMonth, t.ExpiryYear, now) != nil
+	return cards.CheckExpiry(t.ExpiryMonth, t.ExpiryYear, now) != nil
 }
 
 // CustomerKey addresses a customer.
@@ -97,10 +97,23 @@ func CustomerTokensPK(accountID, customerID string) string {
 }
 
 // Vault reads customers and card tokens and builds their writes.
-type Vault struct{ st store.Store }
+type Vault struct {
+	st store.Store
+	// reference is the card processor's reference of a number, for the
+	// legacy cards that kept theirs (LegacyToken).
+	reference func(number string) cards.Profile
+}
 
 // New builds a vault over st.
 func New(st store.Store) *Vault { return &Vault{st: st} }
+
+// WithReferences is the vault that converts legacy cards (which kept their
+// number) to the references of the card processor that charges them.
+func (v *Vault) WithReferences(reference func(number string) cards.Profile) *Vault {
+	c := *v
+	c.reference = reference
+	return &c
+}
 
 type refClaim struct {
 	CustomerID string `json:"customer_id"`
@@ -231,7 +244,7 @@ func (v *Vault) ShopperTokens(ctx context.Context, accountID, ref string) ([]Car
 		}
 		out := make([]CardToken, 0, len(legacy))
 		for _, l := range legacy {
-			out = append(out, *l.token(accountID, "", ref, time.Time{}))
+			out = append(out, *l.token(accountID, "", ref, time.Time{}, v.reference))
 		}
 		return out, nil
 	}

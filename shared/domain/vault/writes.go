@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/ids"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -128,7 +128,7 @@ func (v *Vault) create(ctx context.Context, nc NewCustomer, now time.Time) (*opS
 		return nil, nil, err
 	}
 	for _, l := range legacy {
-		t := l.token(c.AccountID, c.ID, c.ExternalRef, now)
+		t := l.token(c.AccountID, c.ID, c.ExternalRef, now, v.reference)
 		t.Livemode = c.Livemode
 		if err := tokenOps(set, t); err != nil {
 			return nil, nil, err
@@ -158,7 +158,7 @@ type SaveCard struct {
 	ShopperRef string // the customer's external_ref
 	Email      string // the customer's e-mail when this save creates it ("" for none)
 	TokenID    string // the card's id: the same for the same card of the same shopper
-	Card       processor.SavedCard
+	Card       cards.SavedCard
 	PaymentID  string
 }
 

@@ -6,8 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/metadata"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -117,12 +117,12 @@ func (in *CardRequest) validate(now time.Time) (number, brand string, err error)
 	if len(number) < 12 || len(number) > 19 || strings.Trim(number, "0123456789") != "" {
 		return "", "", apierr.Invalidf("number", "number must be the card number's 12 to 19 digits, without spaces")
 	}
-	if !processor.Luhn(number) {
-		return "", "", apierr.New(processor.CodeInvalidNumber, "number is not a valid card number").WithParam("number")
+	if !cards.Luhn(number) {
+		return "", "", apierr.New(cards.CodeInvalidNumber, "number is not a valid card number").WithParam("number")
 	}
-	brand = processor.Brand(number)
+	brand = cards.Brand(number)
 	if brand != "visa" && brand != "mc" {
-		return "", "", apierr.New(processor.CodeCardNotSupported, "payouts go to visa and mc cards only").WithParam("number")
+		return "", "", apierr.New(cards.CodeCardNotSupported, "payouts go to visa and mc cards only").WithParam("number")
 	}
 	if in.ExpiryMonth == nil {
 		return "", "", apierr.Missing("expiry_month")
@@ -140,7 +140,7 @@ func (in *CardRequest) validate(now time.Time) (number, brand string, err error)
 	}
 	// Valid through the last day of its expiry month.
 	if !now.Before(time.Date(int(y), time.Month(m)+1, 1, 0, 0, 0, 0, time.UTC)) {
-		return "", "", apierr.New(processor.CodeExpiredCard, "the card expired in %02d/%d", m, y).WithParam("expiry_year")
+		return "", "", apierr.New(cards.CodeExpiredCard, "the card expired in %02d/%d", m, y).WithParam("expiry_year")
 	}
 	if in.HolderName == nil {
 		return "", "", apierr.Missing("holder_name")

@@ -104,7 +104,7 @@
 //
 // live_mode_unavailable (403: a live key saves a payout card),
 // invalid_number, card_not_supported and expired_card (400 card_error naming
-// number or expiry_year: the card checks' codes, checkout/processor's),
+// number or expiry_year: the card checks' codes, domain/cards'),
 // besides insufficient_balance, parameter_invalid and
 // parameter_missing; the metadata rule is metadata.Check's.
 package balance

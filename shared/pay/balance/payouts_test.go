@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
@@ -21,8 +21,8 @@ import (
 
 func TestSandboxPayoutCardsAreValidCards(t *testing.T) {
 	for number, outcome := range sandboxCards {
-		assert.True(t, processor.Luhn(number), "%s (%s) passes Luhn", number, outcome)
-		assert.Contains(t, []string{"visa", "mc"}, processor.Brand(number), number)
+		assert.True(t, cards.Luhn(number), "%s (%s) passes Luhn", number, outcome)
+		assert.Contains(t, []string{"visa", "mc"}, cards.Brand(number), number)
 	}
 }
 

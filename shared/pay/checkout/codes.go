@@ -31,8 +31,6 @@ var (
 		Meaning: "Encrypted card fields are not taken on this route: send them to /v1/payments/direct, or send the card fields as the Drop-in does."})
 	CodeTestDataInLiveMode = apierr.Register(apierr.CodeInfo{Name: "test_data_in_live_mode", Kind: apierr.Invalid, Param: "paymentMethod",
 		Meaning: "Raw card numbers and test_ tokens are taken only with test-mode keys."})
-	CodeInvalidWalletToken = apierr.Register(apierr.CodeInfo{Name: "invalid_wallet_token", Kind: apierr.Invalid,
-		Meaning: "The Apple Pay or Google Pay token is not one the sandbox knows (test_<wallet>_authorised or test_<wallet>_refused)."})
 	CodeAmountMismatch = apierr.Register(apierr.CodeInfo{Name: "amount_mismatch", Kind: apierr.Invalid, Param: "amount",
 		Meaning: "The payment's amount is not its session's."})
 	CodeReferenceMismatch = apierr.Register(apierr.CodeInfo{Name: "reference_mismatch", Kind: apierr.Invalid, Param: "reference",

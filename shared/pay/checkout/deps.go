@@ -5,18 +5,20 @@ import (
 	"fmt"
 
 	"github.com/paygate/paygate/shared/aws/ssmkeys"
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-// FromDeps builds the service for a function group. Deployed functions read
+// FromDeps builds the service for a function group, authorising cards
+// with proc (the wiring chooses it). Deployed functions read
 // their signing keys from the SecureString parameter named by
 // SESSION_SIGNING_SECRET_PARAM at cold start (and every
 // sessiondata.RefreshEvery), so no secret sits in their configuration; local
 // runs (the embedded store, or the local environment) take
 // SESSION_SIGNING_SECRET or the store's generated key.
-func FromDeps(d *app.Deps) (*Service, error) {
+func FromDeps(d *app.Deps, proc cards.Processor) (*Service, error) {
 	ctx := context.Background()
 	getenv := d.Config.Getenv
 	if getenv == nil { // dependencies built by hand (tests, tools)
@@ -30,7 +32,7 @@ func FromDeps(d *app.Deps) (*Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session signing keys: %w", err)
 		}
-		return withLedgerPolicy(New(d.Store, signer), getenv)
+		return withLedgerPolicy(New(d.Store, signer, proc), getenv)
 	}
 	allowGenerated := d.Config.Store != "dynamodb" || d.Config.Environment == "local"
 	keys, err := sessiondata.LoadKeys(ctx, d.Store, getenv, allowGenerated)
@@ -41,7 +43,7 @@ func FromDeps(d *app.Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withLedgerPolicy(New(d.Store, signer), getenv)
+	return withLedgerPolicy(New(d.Store, signer, proc), getenv)
 }
 
 // withLedgerPolicy makes the payments the service captures (automatic

@@ -5,8 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/payments"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
 )
@@ -117,30 +117,30 @@ func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *Detai
 	if sessionID != "" && c.Session != sessionID {
 		return nil, invalid("paymentData", CodePaymentDataInvalid, "paymentData belongs to another session")
 	}
-	var out processor.Outcome
+	var out cards.Outcome
 	switch c.Stage {
 	case stageFingerprint:
 		if tds == nil {
 			return nil, apierr.Missing("details.threeDSResult")
 		}
-		out = processor.AfterFingerprint(processor.Flow(p.Flow.Processor))
+		out = svc.cards.AfterFingerprint(cards.Flow(p.Flow.Processor))
 	case stageChallenge:
 		if tds == nil {
 			return nil, apierr.Missing("details.threeDSResult")
 		}
-		out = processor.AfterChallenge(tds.TransStatus)
+		out = svc.cards.AfterChallenge(tds.TransStatus)
 	case stageRedirect:
 		if in.Details.RedirectResult == "" {
 			return nil, apierr.Missing("details.redirectResult")
 		}
-		out = processor.Outcome{Result: processor.Authorised}
+		out = cards.Outcome{Result: cards.Authorised}
 	}
 	return svc.complete(ctx, caller, p, c.Stage, out)
 }
 
 // complete applies an outcome to payment p, waiting at stage, and its
 // session. A payment that no longer waits there answers as it stands.
-func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment, stage string, out processor.Outcome) (*PaymentResponse, error) {
+func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment, stage string, out cards.Outcome) (*PaymentResponse, error) {
 	if p.Status != payments.RequiresAction {
 		return svc.answer(ctx, c, p) // already decided: the same answer again
 	}
@@ -215,7 +215,7 @@ func (svc *Service) answer(ctx context.Context, c Caller, p *payments.Payment) (
 // expiredRefusal is how a payment whose session expired during 3-D Secure
 // ends: Adyen refuses a 3-D Secure authentication the shopper did not finish
 // in time as "3D Not Authenticated" (refusalReasonCode 11).
-var expiredRefusal = processor.Outcome{Result: processor.Refused, RefusalReason: "3D Not Authenticated", RefusalReasonCode: "11"}
+var expiredRefusal = cards.Outcome{Result: cards.Refused, RefusalReason: "3D Not Authenticated", RefusalReasonCode: "11"}
 
 // abandon ends waiting payment p that lost its session s (nil: none):
 // refused when the session expired (why's code session_expired), else

@@ -104,7 +104,7 @@
 //     shopper make one customer (the reference's claim is put-if-absent; the
 //     loser re-reads and writes again). storedPaymentMethodId charges a
 //     token of that shopperReference with the shopper present
-//     (processor.AuthoriseStored); legacy stored cards (which kept the test
+//     (cards.Processor.AuthoriseStored); legacy stored cards (which kept the test
 //     number) still pay, and migrate to tokens in that payment's write. A
 //     payment with a shopperReference whose customer exists is that
 //     customer's (customer_id, the customer's transactions).

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -84,7 +86,7 @@ func TestSigningKeysFromSSM(t *testing.T) {
 	var built []*checkout.Service
 	build := func(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
 		return func(d *app.Deps) (httpapi.Group, error) {
-			svc, err := checkout.FromDeps(deployed(d))
+			svc, err := checkout.FromDeps(deployed(d), cardprocessor.New())
 			if err != nil {
 				return httpapi.Group{}, err
 			}
@@ -127,9 +129,9 @@ func TestSigningKeysFromSSM(t *testing.T) {
 	require.Equal(t, 400, r.Status, "a key not in the parameter: %s", r.Body)
 
 	delete(env, sessiondata.ParamEnvVar)
-	_, err = checkout.FromDeps(deployed(e.Deps))
+	_, err = checkout.FromDeps(deployed(e.Deps), cardprocessor.New())
 	require.Error(t, err, "a deployed function without its key refuses to start")
 	env[sessiondata.ParamEnvVar] = name + "-missing"
-	_, err = checkout.FromDeps(deployed(e.Deps))
+	_, err = checkout.FromDeps(deployed(e.Deps), cardprocessor.New())
 	require.Error(t, err)
 }

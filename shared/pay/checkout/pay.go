@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/adyen"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
 	"github.com/paygate/paygate/shared/platform/metrics"
@@ -96,13 +96,14 @@ func (m *MethodDetails) usesTestData() bool {
 
 // attempt is a processed payment method, before it is recorded.
 type attempt struct {
-	out    processor.Outcome
-	method string          // payment record's paymentMethod (the response's type follows from it)
-	card   *processor.Card // a card entered now
-	token  *tokenUse       // or a stored one (a card token)
+	out    cards.Outcome
+	method string      // payment record's paymentMethod (the response's type follows from it)
+	card   *cards.Card // a card entered now
+	token  *tokenUse   // or a stored one (a card token)
 }
 
-// run sends the method to the sandbox processor. Live keys never reach it.
+// run sends the method to the card processor (the sandbox for test keys;
+// live keys never reach it: domain/connectors).
 func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopperRef string) (*attempt, error) {
 	if m == nil {
 		return nil, apierr.Missing("paymentMethod")
@@ -116,17 +117,19 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 	switch m.Type {
 	case "scheme", "":
 		return svc.runCard(ctx, c, m, shopperRef)
-	case processor.ApplePay, processor.GooglePay:
+	case cards.ApplePay, cards.GooglePay:
 		token, field := m.ApplePayToken, "paymentMethod.applePayToken"
-		if m.Type == processor.GooglePay {
+		if m.Type == cards.GooglePay {
 			token, field = m.GooglePayToken, "paymentMethod.googlePayToken"
 		}
 		if token == "" {
 			return nil, apierr.Missing(field)
 		}
-		out, ok := processor.AuthoriseWallet(m.Type, token)
-		if !ok {
-			return nil, invalid(field, CodeInvalidWalletToken, "unknown sandbox token: use test_%s_authorised or test_%s_refused", m.Type, m.Type)
+		out, err := svc.cards.AuthoriseWallet(m.Type, token)
+		if err != nil {
+			e := *apierr.As(err)
+			e.Param = field
+			return nil, &e
 		}
 		return &attempt{out: out, method: m.Type}, nil
 	default:
@@ -138,7 +141,7 @@ func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails
 	if m.StoredPaymentMethodID != "" {
 		return svc.runToken(ctx, caller, m.StoredPaymentMethodID, shopperRef)
 	}
-	var c processor.Card
+	var c cards.Card
 	names := map[string]string{}
 	var err error
 	fields := []struct {
@@ -163,7 +166,7 @@ func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails
 		}
 	}
 	c.HolderName = m.HolderName
-	out, err := processor.AuthoriseCard(c, caller.Now)
+	out, err := svc.cards.AuthoriseCard(c, caller.Now)
 	if err != nil {
 		e := *apierr.As(err)
 		if n, ok := names[e.Param]; ok {
@@ -213,9 +216,9 @@ func (svc *Service) action(p *payments.Payment, tok string) (*Action, error) {
 		detail := map[string]string{"threeDSServerTransID": txID, "messageVersion": "2.2.0"}
 		if stage == stageChallenge {
 			detail["acsTransID"] = threeDSTransID(svc.signer.Fingerprint("3ds-acs", p.ID))
-			detail["acsURL"] = "https://sandbox.paygate.test/3ds2/challenge"
+			detail["acsURL"] = svc.cards.ThreeDS().ChallengeURL
 		} else {
-			detail["threeDSMethodUrl"] = "https://sandbox.paygate.test/3ds2/fingerprint"
+			detail["threeDSMethodUrl"] = svc.cards.ThreeDS().MethodURL
 		}
 		b, err := json.Marshal(detail)
 		if err != nil {
@@ -263,8 +266,8 @@ var resultCodes = map[payments.Status]string{
 }
 
 var waitingCodes = map[string]string{
-	stageFingerprint: string(processor.IdentifyShopper), stageChallenge: string(processor.ChallengeShopper),
-	stageRedirect: string(processor.RedirectShopper),
+	stageFingerprint: string(cards.IdentifyShopper), stageChallenge: string(cards.ChallengeShopper),
+	stageRedirect: string(cards.RedirectShopper),
 }
 
 // response is the answer for p as it stands, built from the record alone
@@ -273,7 +276,7 @@ var waitingCodes = map[string]string{
 // same bytes.
 func (svc *Service) response(p *payments.Payment) (PaymentResponse, error) {
 	kind, brand := "scheme", p.PaymentMethod
-	if p.PaymentMethod == processor.ApplePay || p.PaymentMethod == processor.GooglePay {
+	if p.PaymentMethod == cards.ApplePay || p.PaymentMethod == cards.GooglePay {
 		kind, brand = p.PaymentMethod, ""
 	}
 	resp := PaymentResponse{ResultCode: resultCodes[p.Status], PSPReference: p.ID, MerchantReference: p.MerchantReference,
@@ -303,19 +306,19 @@ func (svc *Service) response(p *payments.Payment) (PaymentResponse, error) {
 
 // apply moves p (and s, when the payment belongs to a session) to the
 // outcome's state. It returns the response body.
-func (svc *Service) apply(p *payments.Payment, s *Session, out processor.Outcome, now time.Time) (PaymentResponse, error) {
+func (svc *Service) apply(p *payments.Payment, s *Session, out cards.Outcome, now time.Time) (PaymentResponse, error) {
 	var err error
 	switch out.Result {
-	case processor.Authorised:
+	case cards.Authorised:
 		err = p.Authorise("", now) // and captures it, in automatic capture mode
-	case processor.Refused:
+	case cards.Refused:
 		err = p.Transition(payments.Rejected, out.RefusalReason, now)
-	case processor.Error:
+	case cards.Error:
 		err = p.Transition(payments.Failed, out.RefusalReason, now)
-	case processor.Cancelled:
+	case cards.Cancelled:
 		err = p.Transition(payments.Cancelled, "cancelled by the shopper", now)
 	default:
-		stage := map[processor.Result]string{processor.IdentifyShopper: stageFingerprint, processor.ChallengeShopper: stageChallenge, processor.RedirectShopper: stageRedirect}[out.Result]
+		stage := map[cards.Result]string{cards.IdentifyShopper: stageFingerprint, cards.ChallengeShopper: stageChallenge, cards.RedirectShopper: stageRedirect}[out.Result]
 		if p.Status != payments.RequiresAction {
 			err = p.Transition(payments.RequiresAction, "3-D Secure "+stage, now)
 		}

@@ -3,8 +3,8 @@ package checkout
 import (
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/payments"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 )
 
 // ApplyOutcome moves p, a new payment with no session (a charge of a card
@@ -19,8 +19,8 @@ import (
 // action; a redirect returns to p.Flow.ReturnURL. requestID goes in
 // the authorisation's history entry. Errors: Conflict
 // payment_state_conflict, Internal.
-func (svc *Service) ApplyOutcome(p *payments.Payment, out processor.Outcome, requestID string, now time.Time) (*Action, error) {
-	if out.Result == processor.Authorised {
+func (svc *Service) ApplyOutcome(p *payments.Payment, out cards.Outcome, requestID string, now time.Time) (*Action, error) {
+	if out.Result == cards.Authorised {
 		if err := p.Authorise(requestID, now); err != nil {
 			return nil, err
 		}

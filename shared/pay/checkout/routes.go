@@ -3,8 +3,8 @@ package checkout
 import (
 	"context"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/payments"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 )
@@ -232,7 +232,11 @@ func (svc *Service) CompleteChallenge(ctx context.Context, c Caller, id string, 
 	if p.Status != payments.RequiresAction || p.Flow.Stage != stageChallenge {
 		return nil, apierr.New(CodeNoChallengePending, "payment %s is not waiting for a 3-D Secure challenge", p.ID)
 	}
-	return svc.complete(ctx, c, p, stageChallenge, processor.ChallengeWithPassword(in.Password))
+	screen, ok := svc.cards.(cards.ChallengeScreen)
+	if !ok { // the issuer's own screen challenges the shopper
+		return nil, apierr.New(CodeNoChallengePending, "payment %s is challenged by its issuer's screen, not this one", p.ID)
+	}
+	return svc.complete(ctx, c, p, stageChallenge, screen.ChallengeWithPassword(in.Password))
 }
 
 // paymentMethods serves POST /v2/paymentMethods.

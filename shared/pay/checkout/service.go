@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
 	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
@@ -22,14 +23,20 @@ type Service struct {
 	pays   *payments.Repo
 	signer *sessiondata.Signer
 	vault  *vault.Vault // card tokens: checkout's stored payment methods
-	keys   *auth.Keys   // the client keys' origins, for CORS preflights (cors.go)
+	cards  cards.Processor
+	keys   *auth.Keys // the client keys' origins, for CORS preflights (cors.go)
 }
 
-// New builds the service over st, sealing tokens with signer.
-func New(st store.Store, signer *sessiondata.Signer) *Service {
-	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st),
-		keys: auth.NewKeys(st, accounts.NewRepo(st, nil), nil)}
+// New builds the service over st, sealing tokens with signer and
+// authorising cards with proc.
+func New(st store.Store, signer *sessiondata.Signer, proc cards.Processor) *Service {
+	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st).WithReferences(proc.Reference),
+		cards: proc, keys: auth.NewKeys(st, accounts.NewRepo(st, nil), nil)}
 }
+
+// Cards is the card processor the service authorises with, for the areas
+// that charge cards beside checkout (direct payments, recurring charges).
+func (svc *Service) Cards() cards.Processor { return svc.cards }
 
 // Caller is who calls a checkout operation and how, typed and without HTTP:
 // the handlers build it from the request, and a queue consumer, a scheduled

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
@@ -48,7 +48,7 @@ func (svc *Service) runToken(ctx context.Context, c Caller, id, shopperRef strin
 		return nil, unknown
 	}
 	use.token = t
-	out, err := processor.AuthoriseStored(t.Card(), false, c.Now)
+	out, err := svc.cards.AuthoriseStored(t.Card(), false, c.Now)
 	if err != nil {
 		e := *apierr.As(err)
 		e.Param = field
@@ -74,7 +74,7 @@ func cardIdentity(number, month, year string) (string, string, string) {
 // (sessiondata.Signer.Fingerprint) of the account, shopper, number and
 // expiry, never the number in clear. It is the id stored methods always
 // had, so a card saved again, and a legacy record of it, share one id.
-func (svc *Service) tokenID(accountID, shopperRef string, c *processor.Card) string {
+func (svc *Service) tokenID(accountID, shopperRef string, c *cards.Card) string {
 	num, month, year := cardIdentity(c.Number, c.ExpiryMonth, c.ExpiryYear)
 	return "spm_" + svc.signer.Fingerprint("stored-card", accountID, shopperRef, num, month, year)
 }
@@ -83,10 +83,10 @@ func (svc *Service) tokenID(accountID, shopperRef string, c *processor.Card) str
 // no number, no CVC. A payment waiting for 3-D Secure keeps it in its flow
 // (Flow.KeepCard) until the details call decides it.
 type keptCard struct {
-	ShopperRef string              `json:"s"`
-	Email      string              `json:"e,omitempty"`
-	TokenID    string              `json:"t"`
-	Card       processor.SavedCard `json:"c"`
+	ShopperRef string          `json:"s"`
+	Email      string          `json:"e,omitempty"`
+	TokenID    string          `json:"t"`
+	Card       cards.SavedCard `json:"c"`
 }
 
 // cardToKeep is the card payment in saves (storePaymentMethod with a
@@ -101,7 +101,7 @@ func (svc *Service) cardToKeep(c Caller, in *PaymentRequest, shopperRef string, 
 		email = in.ShopperEmail
 	}
 	return &keptCard{ShopperRef: shopperRef, Email: email, TokenID: svc.tokenID(c.AccountID, shopperRef, att.card),
-		Card: processor.SavedCard{Profile: att.out.Profile, Brand: att.out.Brand, Last4: att.out.Last4, ExpiryMonth: month,
+		Card: cards.SavedCard{Profile: att.out.Profile, Brand: att.out.Brand, Last4: att.out.Last4, ExpiryMonth: month,
 			ExpiryYear: year, HolderName: att.card.HolderName}}
 }
 

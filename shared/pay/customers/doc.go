@@ -27,7 +27,7 @@
 //     card_on_file is the shopper paying with a saved card (on session; true
 //     is a 400 off_session_not_allowed).
 //   - Off session, the sandbox never waits for the shopper
-//     (processor.AuthoriseStored): authorised or refused, never
+//     (cards.Processor.AuthoriseStored): authorised or refused, never
 //     requires_action. On session, a card enrolled in 3-D Secure (or
 //     redirected) waits: the payment is moved by checkout's own code
 //     (checkout.Service.ApplyOutcome), so its action's paymentData is

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
@@ -49,7 +51,7 @@ func stores(t *testing.T, f func(t *testing.T, b backend)) {
 // build is customerwire.Customers (which this package's tests cannot
 // import: it imports the package).
 func build(d *app.Deps) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d)
+	co, err := checkout.FromDeps(d, cardprocessor.New())
 	if err != nil {
 		return httpapi.Group{}, err
 	}

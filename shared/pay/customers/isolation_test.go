@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/vault"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -141,7 +142,7 @@ func TestRecurringBadInput(t *testing.T) {
 		liveAccount, live := e.NewAccount(accounts.Live)
 		assert.Equal(t, 404, e.DoKey(live, "POST", "/v1/payments/recurring", recurring(s.token, "live-1"), "Idempotency-Key", e.key()).Status)
 		w, err := vault.New(e.Deps.Store).Save(context.Background(), vault.SaveCard{AccountID: liveAccount.ID, Livemode: true,
-			ShopperRef: "live-shopper", TokenID: "spm_live", Card: processor.SavedCard{Profile: processor.ProfileAuthorised,
+			ShopperRef: "live-shopper", TokenID: "spm_live", Card: cards.SavedCard{Profile: cardprocessor.ProfileAuthorised,
 				Brand: "visa", Last4: "1111", ExpiryMonth: "03", ExpiryYear: "2030"}}, e.Clock.Now())
 		require.NoError(t, err)
 		require.NoError(t, e.Deps.Store.Write(context.Background(), w.Ops...))

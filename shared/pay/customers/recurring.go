@@ -5,13 +5,13 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
@@ -115,7 +115,7 @@ func (s *Service) token(ctx context.Context, in *RecurringInput) (*vault.CardTok
 // Recurring charges a card token (POST /v1/payments/recurring): a
 // merchant-initiated payment of a saved card, or one the shopper makes with
 // it (card_on_file). The sandbox processor replays the token's test card
-// (processor.AuthoriseStored): an off-session charge never waits for the
+// (cards.AuthoriseStored): an off-session charge never waits for the
 // shopper, so it is authorised (and captured, in automatic mode, in the
 // same write) or refused; an on-session one may need 3-D Secure or a
 // redirect, answered as requires_action with next_action, which checkout's
@@ -144,13 +144,13 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 		return nil, err
 	}
 	now := s.clock().UTC()
-	out, err := processor.AuthoriseStored(t.Card(), in.offSession(), now)
+	out, err := s.checkout.Cards().AuthoriseStored(t.Card(), in.offSession(), now)
 	if err != nil {
 		e := *apierr.As(err)
 		e.Param = "card_token_id"
 		return nil, &e
 	}
-	if out.Result == processor.RedirectShopper && in.ReturnURL == "" {
+	if out.Result == cards.RedirectShopper && in.ReturnURL == "" {
 		return nil, apierr.New(apierr.CodeParameterMissing, "this card needs the shopper to be redirected to its issuer: send return_url (where the shopper comes back), or charge it off_session").WithParam("return_url")
 	}
 	mode := in.Capture

@@ -8,13 +8,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/checkout"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -201,7 +201,7 @@ func undecryptable(param string) error {
 
 // source is the card a payment charges, decrypted.
 type source struct {
-	card   processor.Card
+	card   cards.Card
 	token  *PaymentToken // a wallet's: used by this payment
 	crypto bool          // the card carries a wallet's cryptogram
 }
@@ -233,7 +233,7 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 	case err != nil:
 		return nil, apierr.Wrap("direct.open", apierr.Unavailable, err)
 	}
-	src := &source{card: processor.Card{Number: card.Number, ExpiryMonth: card.ExpiryMonth, ExpiryYear: card.ExpiryYear,
+	src := &source{card: cards.Card{Number: card.Number, ExpiryMonth: card.ExpiryMonth, ExpiryYear: card.ExpiryYear,
 		CVC: card.CVC, HolderName: card.HolderName}, token: tok}
 	if tok != nil {
 		src.crypto = card.Cryptogram != ""
@@ -256,15 +256,15 @@ func (t *PaymentToken) payable(now time.Time, c checked) error {
 	return nil
 }
 
-// authorise runs the card through the sandbox processor.
-func (s *Service) authorise(src *source) (processor.Outcome, error) {
+// authorise runs the card through checkout's card processor.
+func (s *Service) authorise(src *source) (cards.Outcome, error) {
 	now := s.clock()
-	var out processor.Outcome
+	var out cards.Outcome
 	var err error
 	if src.token != nil {
-		out, err = processor.AuthoriseNetworkToken(src.card, src.crypto, now)
+		out, err = s.checkout.Cards().AuthoriseNetworkToken(src.card, src.crypto, now)
 	} else {
-		out, err = processor.AuthoriseCard(src.card, now)
+		out, err = s.checkout.Cards().AuthoriseCard(src.card, now)
 	}
 	if err != nil {
 		// A card error names the field inside the card: encrypted_card.number.
@@ -316,11 +316,11 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 		return nil, err
 	}
 	secure3D := false
-	if out.Result == processor.IdentifyShopper || out.Result == processor.ChallengeShopper {
+	if out.Result == cards.IdentifyShopper || out.Result == cards.ChallengeShopper {
 		// A host-to-host payment has no 3DS2 component on the page: the
 		// shopper is authenticated by the issuer's page, through a redirect
 		// (Adyen's redirect flavour of 3-D Secure 2).
-		out.Result, secure3D = processor.RedirectShopper, true
+		out.Result, secure3D = cards.RedirectShopper, true
 	}
 	now := s.clock().UTC()
 	method := out.Brand

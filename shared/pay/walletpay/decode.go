@@ -6,8 +6,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/money"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/pay/direct"
 	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
@@ -162,9 +162,9 @@ func twoDigits(n int) string {
 // call's record; a token of the same wallet transaction stored before is
 // answered as it stands (200), never written twice.
 func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) (*Decoded, error) {
-	brand := processor.Brand(nt.Card.Number)
-	if brand == "" || !processor.Luhn(nt.Card.Number) {
-		return nil, invalidToken(processor.CodeCardNotSupported, "the token's card is not a visa, mc or amex card")
+	brand := cards.Brand(nt.Card.Number)
+	if brand == "" || !cards.Luhn(nt.Card.Number) {
+		return nil, invalidToken(cards.CodeCardNotSupported, "the token's card is not a visa, mc or amex card")
 	}
 	nt.AccountID, nt.Livemode, nt.Brand, nt.Now = in.AccountID, !in.TestMode, brand, s.clock()
 	tok, ops, err := s.tokens.Build(ctx, nt)

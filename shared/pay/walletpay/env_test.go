@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
@@ -57,7 +59,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 	t.Helper()
 	keyDir := t.TempDir()
 	buildDirect := func(d *app.Deps) (httpapi.Group, error) {
-		co, err := checkout.FromDeps(d)
+		co, err := checkout.FromDeps(d, cardprocessor.New())
 		if err != nil {
 			return httpapi.Group{}, err
 		}

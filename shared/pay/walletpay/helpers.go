@@ -5,8 +5,8 @@ import (
 	"encoding/base64"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/money"
-	"github.com/paygate/paygate/shared/pay/checkout/processor"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/sandbox/paytokens"
@@ -47,7 +47,7 @@ func sandboxNumber(n *string) (string, error) {
 	if n == nil {
 		return "4111111111111111", nil
 	}
-	if !processor.Luhn(*n) || processor.Brand(*n) == "" {
+	if !cards.Luhn(*n) || cards.Brand(*n) == "" {
 		return "", apierr.Invalidf("number", "number must be a visa, mc or amex test card number (digits, passing Luhn)")
 	}
 	return *n, nil

@@ -6,6 +6,8 @@ package checkoutwire
 import (
 	"context"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -14,7 +16,7 @@ import (
 // group builds one checkout function group.
 func group(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
 	return func(d *app.Deps) (httpapi.Group, error) {
-		svc, err := checkout.FromDeps(d)
+		svc, err := checkout.FromDeps(d, cardprocessor.New())
 		if err != nil {
 			return httpapi.Group{}, err
 		}

@@ -1,4 +1,4 @@
-package processor
+package cards
 
 import "github.com/paygate/paygate/shared/platform/apierr"
 
@@ -17,4 +17,8 @@ var (
 		Meaning: "The expiry month is not 01 to 12."})
 	CodeInvalidExpiryYear = apierr.Register(apierr.CodeInfo{Name: "invalid_expiry_year", Kind: apierr.CardDeclined,
 		Meaning: "The expiry year is malformed or too far ahead."})
+	// CodeInvalidWalletToken is the processor's answer to a wallet token it
+	// cannot read; the caller names the field.
+	CodeInvalidWalletToken = apierr.Register(apierr.CodeInfo{Name: "invalid_wallet_token", Kind: apierr.Invalid,
+		Meaning: "The Apple Pay or Google Pay token is not one the processor takes (the sandbox's: test_<wallet>_authorised or test_<wallet>_refused)."})
 )

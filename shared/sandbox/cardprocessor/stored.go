@@ -1,21 +1,11 @@
-package processor
+package cardprocessor
 
 import (
 	"strings"
 	"time"
-)
 
-// SavedCard is a card as the sandbox keeps it once saved: never its number
-// or CVC. Profile replays the test card's outcome; the holder name keeps
-// its forced outcomes (DECLINED, ...).
-type SavedCard struct {
-	Profile     Profile
-	Brand       string
-	Last4       string
-	ExpiryMonth string
-	ExpiryYear  string
-	HolderName  string
-}
+	"github.com/paygate/paygate/shared/domain/cards"
+)
 
 // AuthoriseStored runs a charge of a saved card at now. offSession is a
 // merchant-initiated charge without the shopper (a subscription's renewal,
@@ -25,13 +15,13 @@ type SavedCard struct {
 // included). A card whose Profile refuses saved charges (4000 0000 0000
 // 0341) is Refused "Not enough balance" either way. Errors: card_error
 // naming expiryMonth or expiryYear (an expired card), as AuthoriseCard.
-func AuthoriseStored(c SavedCard, offSession bool, now time.Time) (Outcome, error) {
-	if err := CheckExpiry(c.ExpiryMonth, c.ExpiryYear, now); err != nil {
-		return Outcome{}, err
+func AuthoriseStored(c cards.SavedCard, offSession bool, now time.Time) (cards.Outcome, error) {
+	if err := cards.CheckExpiry(c.ExpiryMonth, c.ExpiryYear, now); err != nil {
+		return cards.Outcome{}, err
 	}
-	out := Outcome{Brand: c.Brand, Last4: c.Last4, Profile: c.Profile}
+	out := cards.Outcome{Brand: c.Brand, Last4: c.Last4, Profile: c.Profile}
 	if p, ok := holderOutcomes[strings.ToUpper(strings.TrimSpace(c.HolderName))]; ok {
-		return out.with(p), nil
+		return with(out, p), nil
 	}
 	p, ok := profiles[c.Profile]
 	if !ok {
@@ -39,12 +29,12 @@ func AuthoriseStored(c SavedCard, offSession bool, now time.Time) (Outcome, erro
 	}
 	switch {
 	case p.savedRefused:
-		out.Result, out.RefusalReason, out.RefusalReasonCode = Refused, p.reason, p.code
+		out.Result, out.RefusalReason, out.RefusalReasonCode = cards.Refused, p.reason, p.code
 		return out, nil
-	case offSession && p.result != Refused && p.result != Error:
+	case offSession && p.result != cards.Refused && p.result != cards.Error:
 		// Authenticated when it was saved; a merchant-initiated charge is
 		// exempt from 3-D Secure.
-		return out.with(profiles[ProfileAuthorised]), nil
+		return with(out, profiles[ProfileAuthorised]), nil
 	}
-	return out.with(p), nil
+	return with(out, p), nil
 }

@@ -1,4 +1,4 @@
-package processor
+package cardprocessor
 
 import (
 	"testing"
@@ -7,30 +7,31 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
 var now = time.Date(2024, 3, 15, 12, 0, 0, 0, time.UTC)
 
-func card(n string) Card {
-	return Card{Number: n, ExpiryMonth: "03", ExpiryYear: "2030", CVC: "737"}
+func card(n string) cards.Card {
+	return cards.Card{Number: n, ExpiryMonth: "03", ExpiryYear: "2030", CVC: "737"}
 }
 
 func TestTestCards(t *testing.T) {
 	cases := []struct {
 		number string
-		result Result
-		flow   Flow
+		result cards.Result
+		flow   cards.Flow
 		brand  string
 	}{
-		{"4111111111111111", Authorised, FlowNone, "visa"},
-		{"5555555555554444", Authorised, FlowNone, "mc"},
-		{"4917610000000000", IdentifyShopper, FlowFrictionless, "visa"},
-		{"5454545454545454", IdentifyShopper, FlowChallenge, "mc"},
-		{"4212345678901237", RedirectShopper, FlowRedirect, "visa"},
-		{"4000000000000010", Refused, FlowNone, "visa"},
-		{"4000000000000002", Error, FlowNone, "visa"},
-		{"4000020000000000", Refused, FlowNone, "visa"},
+		{"4111111111111111", cards.Authorised, cards.FlowNone, "visa"},
+		{"5555555555554444", cards.Authorised, cards.FlowNone, "mc"},
+		{"4917610000000000", cards.IdentifyShopper, cards.FlowFrictionless, "visa"},
+		{"5454545454545454", cards.IdentifyShopper, cards.FlowChallenge, "mc"},
+		{"4212345678901237", cards.RedirectShopper, cards.FlowRedirect, "visa"},
+		{"4000000000000010", cards.Refused, cards.FlowNone, "visa"},
+		{"4000000000000002", cards.Error, cards.FlowNone, "visa"},
+		{"4000020000000000", cards.Refused, cards.FlowNone, "visa"},
 	}
 	for _, c := range cases {
 		out, err := AuthoriseCard(card(c.number), now)
@@ -44,7 +45,7 @@ func TestTestCards(t *testing.T) {
 	amex.CVC = "7373"
 	out, err := AuthoriseCard(amex, now)
 	require.NoError(t, err)
-	assert.Equal(t, Authorised, out.Result)
+	assert.Equal(t, cards.Authorised, out.Result)
 	assert.Equal(t, "amex", out.Brand)
 }
 
@@ -55,25 +56,25 @@ func TestHolderNames(t *testing.T) {
 		out, err := AuthoriseCard(c, now)
 		require.NoError(t, err)
 		assert.Equal(t, want, out.RefusalReason)
-		assert.NotEqual(t, Authorised, out.Result)
+		assert.NotEqual(t, cards.Authorised, out.Result)
 	}
 }
 
 func TestChecks(t *testing.T) {
 	bad := []struct {
-		mut   func(*Card)
+		mut   func(*cards.Card)
 		param string
 		code  string
 	}{
-		{func(c *Card) { c.Number = "4111111111111112" }, "number", "invalid_number"},
-		{func(c *Card) { c.Number = "41111" }, "number", "invalid_number"},
-		{func(c *Card) { c.Number = "6011111111111117" }, "number", "card_not_supported"},
-		{func(c *Card) { c.ExpiryMonth = "13" }, "expiryMonth", "invalid_expiry_month"},
-		{func(c *Card) { c.ExpiryMonth = "0" }, "expiryMonth", "invalid_expiry_month"},
-		{func(c *Card) { c.ExpiryMonth, c.ExpiryYear = "02", "2024" }, "expiryYear", "expired_card"},
-		{func(c *Card) { c.ExpiryYear = "20x0" }, "expiryYear", "invalid_expiry_year"},
-		{func(c *Card) { c.CVC = "73" }, "cvc", "invalid_cvc"},
-		{func(c *Card) { c.CVC = "7373" }, "cvc", "invalid_cvc"},
+		{func(c *cards.Card) { c.Number = "4111111111111112" }, "number", "invalid_number"},
+		{func(c *cards.Card) { c.Number = "41111" }, "number", "invalid_number"},
+		{func(c *cards.Card) { c.Number = "6011111111111117" }, "number", "card_not_supported"},
+		{func(c *cards.Card) { c.ExpiryMonth = "13" }, "expiryMonth", "invalid_expiry_month"},
+		{func(c *cards.Card) { c.ExpiryMonth = "0" }, "expiryMonth", "invalid_expiry_month"},
+		{func(c *cards.Card) { c.ExpiryMonth, c.ExpiryYear = "02", "2024" }, "expiryYear", "expired_card"},
+		{func(c *cards.Card) { c.ExpiryYear = "20x0" }, "expiryYear", "invalid_expiry_year"},
+		{func(c *cards.Card) { c.CVC = "73" }, "cvc", "invalid_cvc"},
+		{func(c *cards.Card) { c.CVC = "7373" }, "cvc", "invalid_cvc"},
 	}
 	for _, b := range bad {
 		c := card("4111111111111111")
@@ -99,24 +100,24 @@ func TestChecks(t *testing.T) {
 }
 
 func TestWalletsAnd3DS(t *testing.T) {
-	out, ok := AuthoriseWallet(ApplePay, "test_applepay_authorised")
+	out, ok := AuthoriseWallet(cards.ApplePay, "test_applepay_authorised")
 	assert.True(t, ok)
-	assert.Equal(t, Authorised, out.Result)
-	out, ok = AuthoriseWallet(GooglePay, "test_googlepay_refused")
+	assert.Equal(t, cards.Authorised, out.Result)
+	out, ok = AuthoriseWallet(cards.GooglePay, "test_googlepay_refused")
 	assert.True(t, ok)
-	assert.Equal(t, Refused, out.Result)
-	_, ok = AuthoriseWallet(GooglePay, "test_applepay_authorised")
+	assert.Equal(t, cards.Refused, out.Result)
+	_, ok = AuthoriseWallet(cards.GooglePay, "test_applepay_authorised")
 	assert.False(t, ok)
 
-	assert.Equal(t, Authorised, AfterFingerprint(FlowFrictionless).Result)
-	assert.Equal(t, ChallengeShopper, AfterFingerprint(FlowChallenge).Result)
-	assert.Equal(t, Authorised, ChallengeWithPassword("password").Result)
-	assert.Equal(t, Refused, ChallengeWithPassword("nope").Result)
-	assert.Equal(t, Cancelled, AfterChallenge("U").Result)
+	assert.Equal(t, cards.Authorised, AfterFingerprint(cards.FlowFrictionless).Result)
+	assert.Equal(t, cards.ChallengeShopper, AfterFingerprint(cards.FlowChallenge).Result)
+	assert.Equal(t, cards.Authorised, ChallengeWithPassword("password").Result)
+	assert.Equal(t, cards.Refused, ChallengeWithPassword("nope").Result)
+	assert.Equal(t, cards.Cancelled, AfterChallenge("U").Result)
 }
 
 func TestProfiles(t *testing.T) {
-	for number, want := range map[string]Profile{
+	for number, want := range map[string]cards.Profile{
 		"4111111111111111": ProfileAuthorised, "4111 1111 1111 1111": ProfileAuthorised, "4917610000000000": ProfileFrictionless,
 		"5454545454545454": ProfileChallenge, "4212345678901237": ProfileRedirect, "4000000000000341": ProfileInsufficientFunds,
 		"4000020000000000": ProfileUnknown,
@@ -127,33 +128,33 @@ func TestProfiles(t *testing.T) {
 	// save it; its profile goes with the outcome.
 	out, err := AuthoriseCard(card("4000000000000341"), now)
 	require.NoError(t, err)
-	assert.Equal(t, Authorised, out.Result)
+	assert.Equal(t, cards.Authorised, out.Result)
 	assert.Empty(t, out.RefusalReason)
 	assert.Equal(t, ProfileInsufficientFunds, out.Profile)
 }
 
 func TestAuthoriseStored(t *testing.T) {
-	saved := func(p Profile) SavedCard {
-		return SavedCard{Profile: p, Brand: "visa", Last4: "0000", ExpiryMonth: "03", ExpiryYear: "2030"}
+	saved := func(p cards.Profile) cards.SavedCard {
+		return cards.SavedCard{Profile: p, Brand: "visa", Last4: "0000", ExpiryMonth: "03", ExpiryYear: "2030"}
 	}
 	cases := []struct {
-		profile    Profile
+		profile    cards.Profile
 		offSession bool
-		result     Result
-		flow       Flow
+		result     cards.Result
+		flow       cards.Flow
 	}{
-		{ProfileAuthorised, false, Authorised, FlowNone},
-		{ProfileAuthorised, true, Authorised, FlowNone},
-		{ProfileFrictionless, false, IdentifyShopper, FlowFrictionless},
-		{ProfileFrictionless, true, Authorised, FlowNone},
-		{ProfileChallenge, false, IdentifyShopper, FlowChallenge},
-		{ProfileChallenge, true, Authorised, FlowNone},
-		{ProfileRedirect, false, RedirectShopper, FlowRedirect},
-		{ProfileRedirect, true, Authorised, FlowNone},
-		{ProfileInsufficientFunds, false, Refused, FlowNone},
-		{ProfileInsufficientFunds, true, Refused, FlowNone},
-		{ProfileError, true, Error, FlowNone},
-		{"no-such-profile", true, Refused, FlowNone},
+		{ProfileAuthorised, false, cards.Authorised, cards.FlowNone},
+		{ProfileAuthorised, true, cards.Authorised, cards.FlowNone},
+		{ProfileFrictionless, false, cards.IdentifyShopper, cards.FlowFrictionless},
+		{ProfileFrictionless, true, cards.Authorised, cards.FlowNone},
+		{ProfileChallenge, false, cards.IdentifyShopper, cards.FlowChallenge},
+		{ProfileChallenge, true, cards.Authorised, cards.FlowNone},
+		{ProfileRedirect, false, cards.RedirectShopper, cards.FlowRedirect},
+		{ProfileRedirect, true, cards.Authorised, cards.FlowNone},
+		{ProfileInsufficientFunds, false, cards.Refused, cards.FlowNone},
+		{ProfileInsufficientFunds, true, cards.Refused, cards.FlowNone},
+		{ProfileError, true, cards.Error, cards.FlowNone},
+		{"no-such-profile", true, cards.Refused, cards.FlowNone},
 	}
 	for _, c := range cases {
 		out, err := AuthoriseStored(saved(c.profile), c.offSession, now)
@@ -162,7 +163,7 @@ func TestAuthoriseStored(t *testing.T) {
 		assert.Equal(t, c.flow, out.Flow, "%s off_session=%v", c.profile, c.offSession)
 		assert.Equal(t, "0000", out.Last4)
 		if c.offSession {
-			assert.NotContains(t, []Result{IdentifyShopper, ChallengeShopper, RedirectShopper}, out.Result, "off-session never waits for the shopper")
+			assert.NotContains(t, []cards.Result{cards.IdentifyShopper, cards.ChallengeShopper, cards.RedirectShopper}, out.Result, "off-session never waits for the shopper")
 		}
 	}
 	out, _ := AuthoriseStored(saved(ProfileInsufficientFunds), true, now)
@@ -172,7 +173,7 @@ func TestAuthoriseStored(t *testing.T) {
 	declined := saved(ProfileAuthorised)
 	declined.HolderName = "declined"
 	out, _ = AuthoriseStored(declined, true, now)
-	assert.Equal(t, Refused, out.Result, "holder names still force their outcome")
+	assert.Equal(t, cards.Refused, out.Result, "holder names still force their outcome")
 
 	expired := saved(ProfileAuthorised)
 	expired.ExpiryMonth, expired.ExpiryYear = "02", "2024"

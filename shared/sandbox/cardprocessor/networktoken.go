@@ -1,8 +1,10 @@
-package processor
+package cardprocessor
 
 import (
 	"strings"
 	"time"
+
+	"github.com/paygate/paygate/shared/domain/cards"
 )
 
 // AuthoriseNetworkToken runs a wallet's network token: the device account
@@ -14,22 +16,22 @@ import (
 // authorises without the shopper; without one (Google Pay's PAN_ONLY) the
 // card's own flow applies, 3-D Secure included. Errors: as AuthoriseCard,
 // without the CVC's (a network token has none).
-func AuthoriseNetworkToken(c Card, cryptogram bool, now time.Time) (Outcome, error) {
+func AuthoriseNetworkToken(c cards.Card, cryptogram bool, now time.Time) (cards.Outcome, error) {
 	num := strings.ReplaceAll(c.Number, " ", "")
 	// The card checks (Luhn, brand, expiry) are the card's; a token has no
 	// CVC, so the CVC rule is given the length the brand asks for.
 	c.HolderName, c.CVC = "", "000"
-	if Brand(num) == "amex" {
+	if cards.Brand(num) == "amex" {
 		c.CVC = "0000"
 	}
 	out, err := AuthoriseCard(c, now)
 	if err != nil {
-		return Outcome{}, err
+		return cards.Outcome{}, err
 	}
 	if cryptogram {
 		switch out.Result {
-		case IdentifyShopper, ChallengeShopper, RedirectShopper:
-			out.Result, out.Flow = Authorised, FlowNone
+		case cards.IdentifyShopper, cards.ChallengeShopper, cards.RedirectShopper:
+			out.Result, out.Flow = cards.Authorised, cards.FlowNone
 		}
 	}
 	return out, nil

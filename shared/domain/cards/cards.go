@@ -1,0 +1,115 @@
+// Package cards is the card processor's port: what the areas (checkout,
+// direct payments, recurring charges) ask of whoever authorises a card, and
+// the card rules every operation checks before (Luhn, brand, expiry, CVC)
+// with their codes. The sandbox processor (shared/sandbox/cardprocessor) is
+// one adapter; a connection to an acquirer or a processor is another, chosen
+// where the functions are wired (domain/connectors decides by the key's
+// mode). Results and flows are Adyen's, the shapes the /v2 face answers in.
+package cards
+
+import "time"
+
+// Result is an Adyen resultCode.
+type Result string
+
+const (
+	Authorised       Result = "Authorised"
+	Refused          Result = "Refused"
+	Error            Result = "Error"
+	Cancelled        Result = "Cancelled"
+	IdentifyShopper  Result = "IdentifyShopper"
+	ChallengeShopper Result = "ChallengeShopper"
+	RedirectShopper  Result = "RedirectShopper"
+)
+
+// Flow is what a card needs after the first call.
+type Flow string
+
+const (
+	FlowNone         Flow = ""
+	FlowFrictionless Flow = "3ds2_frictionless"
+	FlowChallenge    Flow = "3ds2_challenge"
+	FlowRedirect     Flow = "redirect"
+)
+
+// Wallet kinds a processor takes tokens of.
+const (
+	ApplePay  = "applepay"
+	GooglePay = "googlepay"
+)
+
+// Card is card data as the shopper entered it (decrypted, never stored).
+type Card struct {
+	Number, ExpiryMonth, ExpiryYear, CVC, HolderName string
+}
+
+// Profile is the processor's own reference for a card, kept by a saved card
+// so later charges reach the same card; opaque to everything but the
+// processor that issued it (the sandbox names its test card's outcome row).
+type Profile string
+
+// SavedCard is a card as it is kept once saved: never its number or CVC.
+type SavedCard struct {
+	Profile     Profile
+	Brand       string
+	Last4       string
+	ExpiryMonth string
+	ExpiryYear  string
+	HolderName  string
+}
+
+// Outcome is the processor's answer.
+type Outcome struct {
+	Result            Result
+	RefusalReason     string
+	RefusalReasonCode string
+	Brand             string
+	Last4             string
+	Flow              Flow
+	// Profile is the card's reference (cards only): what a saved card
+	// keeps so later charges replay its outcome.
+	Profile Profile
+}
+
+// ThreeDS are the 3-D Secure 2 endpoints the shopper's device is sent to:
+// the issuer's method (device fingerprint) URL and its challenge (ACS) URL.
+type ThreeDS struct {
+	MethodURL    string
+	ChallengeURL string
+}
+
+// Processor authorises cards. Calls that fail a card rule answer its
+// card_error (codes.go); an outcome that is not Authorised is an answer,
+// not an error.
+type Processor interface {
+	// AuthoriseCard runs a card's first call at now.
+	AuthoriseCard(c Card, now time.Time) (Outcome, error)
+	// AuthoriseStored charges a saved card; offSession is a
+	// merchant-initiated charge without the shopper (no 3-D Secure, no
+	// redirect).
+	AuthoriseStored(c SavedCard, offSession bool, now time.Time) (Outcome, error)
+	// AuthoriseNetworkToken runs a wallet's network token (its device
+	// account number), with the wallet's cryptogram when the shopper was
+	// authenticated on the device.
+	AuthoriseNetworkToken(c Card, cryptogram bool, now time.Time) (Outcome, error)
+	// AuthoriseWallet runs an Apple Pay or Google Pay token as the
+	// processor receives it; a token it cannot read is a
+	// CodeInvalidWalletToken error.
+	AuthoriseWallet(kind, token string) (Outcome, error)
+	// AfterFingerprint is the answer once the device fingerprint is in.
+	AfterFingerprint(f Flow) Outcome
+	// AfterChallenge maps a challenge's 3DS2 transStatus.
+	AfterChallenge(transStatus string) Outcome
+	// Reference is the Profile a saved card of number keeps (a card saved
+	// before the vault kept its number; it is converted once).
+	Reference(number string) Profile
+	// ThreeDS is where 3-D Secure sends the shopper's device.
+	ThreeDS() ThreeDS
+}
+
+// ChallengeScreen is a processor that is its own issuer's challenge screen
+// (the sandbox's ACS, served by checkout): the password the shopper typed
+// decides the challenge.
+type ChallengeScreen interface {
+	ChallengeWithPassword(password string) Outcome
+}

@@ -1,0 +1,62 @@
+package cardprocessor
+
+import (
+	"time"
+
+	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/platform/apierr"
+)
+
+// Sandbox is the sandbox processor as the card processor port
+// (cards.Processor): the areas hold it as they would a live connection, and
+// the wiring hands it to test keys' calls.
+type Sandbox struct{}
+
+var (
+	_ cards.Processor       = Sandbox{}
+	_ cards.ChallengeScreen = Sandbox{}
+)
+
+// New is the sandbox processor.
+func New() Sandbox { return Sandbox{} }
+
+// The 3-D Secure endpoints the sandbox's actions name: its issuer's method
+// and challenge screens (the Drop-in serves the challenge itself).
+const (
+	MethodURL    = "https://sandbox.paygate.test/3ds2/fingerprint"
+	ChallengeURL = "https://sandbox.paygate.test/3ds2/challenge"
+)
+
+func (Sandbox) AuthoriseCard(c cards.Card, now time.Time) (cards.Outcome, error) {
+	return AuthoriseCard(c, now)
+}
+
+func (Sandbox) AuthoriseStored(c cards.SavedCard, offSession bool, now time.Time) (cards.Outcome, error) {
+	return AuthoriseStored(c, offSession, now)
+}
+
+func (Sandbox) AuthoriseNetworkToken(c cards.Card, cryptogram bool, now time.Time) (cards.Outcome, error) {
+	return AuthoriseNetworkToken(c, cryptogram, now)
+}
+
+func (Sandbox) AuthoriseWallet(kind, token string) (cards.Outcome, error) {
+	out, ok := AuthoriseWallet(kind, token)
+	if !ok {
+		return out, apierr.New(cards.CodeInvalidWalletToken, "unknown sandbox token: use test_%s_authorised or test_%s_refused", kind, kind)
+	}
+	return out, nil
+}
+
+func (Sandbox) AfterFingerprint(f cards.Flow) cards.Outcome { return AfterFingerprint(f) }
+
+func (Sandbox) AfterChallenge(transStatus string) cards.Outcome { return AfterChallenge(transStatus) }
+
+func (Sandbox) Reference(number string) cards.Profile { return ProfileOf(number) }
+
+func (Sandbox) ThreeDS() cards.ThreeDS {
+	return cards.ThreeDS{MethodURL: MethodURL, ChallengeURL: ChallengeURL}
+}
+
+func (Sandbox) ChallengeWithPassword(password string) cards.Outcome {
+	return ChallengeWithPassword(password)
+}
