@@ -398,7 +398,7 @@ func TestGivenUpAfterMaxAge(t *testing.T) {
 		rc := newReceiver(t, always(503))
 		ep, _ := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
 		evt := p.publish(t)
-		p.pump(t, 20*time.Second, func() bool {
+		p.pump(t, liveness, func() bool {
 			as := p.attempts(t, ep)
 			return len(as) > 0 && as[0]["next_attempt_at"] == nil
 		})
@@ -446,7 +446,7 @@ func TestSlowReceiverFailsAtTenSeconds(t *testing.T) {
 	ep, _ := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
 	p.publish(t)
 	start := time.Now()
-	p.pump(t, 30*time.Second, func() bool { return len(p.attempts(t, ep)) == 1 })
+	p.pump(t, liveness, func() bool { return len(p.attempts(t, ep)) == 1 })
 	took := time.Since(start)
 	a := p.attempts(t, ep)[0]
 	assert.Equal(t, "failed", a["status"])
@@ -469,7 +469,7 @@ func TestLegacyEnvelopeForOldVersions(t *testing.T) {
 	p.endpoint(t, mid.srv.URL, []string{"*"}, map[string]any{"api_version": "2023-09-01"})
 	p.endpoint(t, cur.srv.URL, []string{"*"}, nil) // the account's default: current
 	evt := p.publish(t)
-	p.pump(t, 10*time.Second, func() bool {
+	p.pump(t, liveness, func() bool {
 		return len(old.requests()) == 1 && len(mid.requests()) == 1 && len(cur.requests()) == 1
 	})
 	var o, m, c map[string]any
@@ -522,7 +522,7 @@ func TestStreamToReceiverOnDynamoDBAndSQS(t *testing.T) {
 	_, secret := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
 	order := writeOrderEvent(t, p.Deps.Store, p.Account.ID, time.Now())
 	writePaymentEvents(t, p.Deps.Store, p.Account.ID, time.Now(), time.Now())
-	p.pump(t, 30*time.Second, func() bool { return len(rc.requests()) >= 3 })
+	p.pump(t, liveness, func() bool { return len(rc.requests()) >= 3 })
 
 	types := map[string]string{}
 	for _, rq := range rc.requests() {
