@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/health"
 	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
@@ -26,7 +27,7 @@ import (
 func BenchmarkOrdersVsHealth(b *testing.B) {
 	e := &env{}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, SerializeBalances: true, ProductTTL: time.Minute})
+		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Sandbox: gatesupplier.New(), Clock: d.Clock, SerializeBalances: true, ProductTTL: time.Minute})
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(b, apitest.Options{}, build, func(*app.Deps) (httpapi.Group, error) { return health.Group(), nil })

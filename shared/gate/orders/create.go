@@ -47,7 +47,7 @@ const (
 type PlaceInput struct {
 	AccountID string
 	// TestMode: the caller's key is a test key (the order is a test order,
-	// fulfilled by the sandbox).
+	// fulfilled by the test supplier).
 	TestMode bool
 	Order    CreateOrder
 	// Idem is the keyed call (httpapi.Request.Idem); its key is stored on the

@@ -113,8 +113,8 @@ func (s *Service) load(ctx context.Context, accountID, id string) (*record, erro
 	return r, nil
 }
 
-// vendorFor routes an order: test orders to the sandbox, the rest to the live
-// vendor (nil when none is configured).
+// vendorFor routes an order: test orders to the test supplier, the rest to
+// the live vendor (nil when none is configured).
 func (s *Service) vendorFor(r *record) supplier.Supplier {
 	if r.IsTest {
 		return s.sandbox
@@ -207,7 +207,7 @@ func (s *Service) notePending(ctx context.Context, rec *record, vendorOrderID st
 }
 
 // ForceOutcome is the test helper's transition: the same finish as the
-// consumer's, with the sandbox deliverable for a completion.
+// consumer's, with the test supplier's deliverable for a completion.
 // ForceInput forces a pending test order's outcome (the test helpers).
 type ForceInput struct {
 	AccountID string
@@ -227,7 +227,7 @@ func (s *Service) ForceOutcome(ctx context.Context, in ForceInput) (*Order, erro
 	}
 	out := outcome{status: in.Status, reason: in.Reason, idem: in.Idem}
 	if in.Status == StatusCompleted {
-		out.content = supplier.Deliverable(vendorRequest(rec))
+		out.content = s.sandbox.Deliverable(vendorRequest(rec))
 	}
 	done, changed, err := s.finish(ctx, rec, out)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/idempotency"
+	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -86,7 +87,7 @@ func TestCancelledClientAtCommitReplays(t *testing.T) {
 		e.deposit(e.Account.ID, "USD", 5000)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		svc := New(Config{Store: &cancelAtCommit{Store: e.Deps.Store, cancel: cancel}, Queue: e.Deps.Queue, Clock: e.Deps.Clock})
+		svc := New(Config{Store: &cancelAtCommit{Store: e.Deps.Store, cancel: cancel}, Queue: e.Deps.Queue, Sandbox: gatesupplier.New(), Clock: e.Deps.Clock})
 		req := idempotency.Request{Account: e.Account.ID, KeyKind: "secret", Key: "cancelled-1", Fingerprint: "place-1"}
 
 		call, err := e.Deps.Idem.Begin(ctx, req, jsonRender)

@@ -18,8 +18,10 @@ type Config struct {
 	Queue queue.Queue
 	Clock func() time.Time // nil: time.Now
 	Log   *slog.Logger     // nil: discard
-	// Sandbox fulfils test orders (test-mode keys, or "test": true).
-	Sandbox supplier.Supplier
+	// Sandbox fulfils test orders (test-mode keys, or "test": true), and
+	// makes the deliverable of a forced completion. Required: the wiring
+	// chooses it.
+	Sandbox supplier.TestSupplier
 	// Live fulfils the other orders; nil means no live vendor is configured,
 	// and such orders fail with reason vendor_unavailable (charge returned).
 	Live supplier.Supplier
@@ -40,7 +42,7 @@ type Service struct {
 	q        queue.Queue
 	clock    func() time.Time
 	log      *slog.Logger
-	sandbox  supplier.Supplier
+	sandbox  supplier.TestSupplier
 	live     supplier.Supplier
 	ledger   *prepaid.Ledger
 	products *productCache
@@ -58,7 +60,7 @@ func New(c Config) *Service {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	if c.Sandbox == nil {
-		c.Sandbox = supplier.NewSandbox()
+		panic("orders: Config.Sandbox is required")
 	}
 	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, sandbox: c.Sandbox, live: c.Live,
 		ledger: prepaid.New(c.Store, c.Clock), products: &productCache{st: c.Store, ttl: c.ProductTTL}, serial: c.SerializeBalances}

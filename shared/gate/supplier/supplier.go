@@ -1,7 +1,8 @@
 // Package supplier is the port to the suppliers that deliver gate orders
-// (voucher codes, transfers, top-ups), and the deterministic sandbox supplier
-// every test-mode order uses. Vendors must be idempotent by Request.OrderID:
-// asking again about one order never delivers twice and answers the same.
+// (voucher codes, transfers, top-ups). Vendors must be idempotent by
+// Request.OrderID: asking again about one order never delivers twice and
+// answers the same. The supplier of test orders is the wiring's choice
+// (shared/sandbox/gatesupplier).
 package supplier
 
 import (
@@ -48,6 +49,13 @@ type Result struct {
 // caller retries later with the same OrderID.
 type Supplier interface {
 	Fulfil(ctx context.Context, req Request) (Result, error)
+}
+
+// TestSupplier fulfils test orders. It also says what an order would
+// deliver, for the test helper that forces a completion without asking it.
+type TestSupplier interface {
+	Supplier
+	Deliverable(req Request) map[string]string
 }
 
 // Validate checks a result is usable, so a misbehaving adapter cannot write a

@@ -2,7 +2,6 @@ package walletpay
 
 import (
 	"context"
-	"crypto/ecdh"
 	"errors"
 	"strconv"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
-	"github.com/paygate/paygate/shared/sandbox/paytokens"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -46,8 +44,8 @@ func invalidToken(code apierr.Code, reason string) error {
 	return apierr.New(code, "%s", reason).WithParam("token")
 }
 
-// AppleDecode verifies and decrypts an Apple Pay EC_v1 token (the sandbox's
-// root and processing key in test mode; Apple Root CA - G3 and the
+// AppleDecode verifies and decrypts an Apple Pay EC_v1 token (the test
+// wallets' root and processing key in test mode; Apple Root CA - G3 and the
 // platform's processing keys in live mode) and keeps its card as a
 // single-use payment token for POST /v1/payments/direct. The same Apple Pay
 // transaction decoded again answers the same payment_token_id (200), so it
@@ -66,7 +64,7 @@ func (s *Service) AppleDecode(ctx context.Context, in DecodeInput) (*Decoded, er
 	if err != nil {
 		return nil, appleRefusal(err)
 	}
-	opener := s.sandboxApple
+	opener := s.test.AppleOpener()
 	if !in.TestMode {
 		live, err := s.liveConfig(ctx)
 		if err != nil {
@@ -97,10 +95,10 @@ func appleRefusal(err error) error {
 	return apierr.Wrap("walletpay.AppleDecode", apierr.Internal, err)
 }
 
-// GoogleDecode verifies and decrypts a Google Pay ECv2 token (the sandbox's
-// root key and recipient key in test mode; Google's published root keys and
-// the platform's recipient keys in live mode), checks it was issued for this
-// account (gatewayMerchantId) and keeps its card as a single-use payment
+// GoogleDecode verifies and decrypts a Google Pay ECv2 token (the test
+// wallets' root key and recipient key in test mode; Google's published
+// root keys and the platform's recipient keys in live mode), checks it was
+// issued for this account (gatewayMerchantId) and keeps its card as a single-use payment
 // token, as AppleDecode does (the same messageId is the same token).
 // Errors: Invalid (token: googlepay_token_invalid saying which check
 // failed; card_not_supported), Forbidden, IdempotencyMismatch, Unavailable.
@@ -112,8 +110,7 @@ func (s *Service) GoogleDecode(ctx context.Context, in DecodeInput) (*Decoded, e
 	if err != nil {
 		return nil, googleRefusal(err)
 	}
-	opener := googlepay.Opener{RootKeys: paytokens.GoogleRootKeys(), RecipientID: paytokens.GoogleRecipientID,
-		Keys: []*ecdh.PrivateKey{paytokens.GoogleRecipientKey()}}
+	opener := s.test.GoogleOpener()
 	if !in.TestMode {
 		live, err := s.liveConfig(ctx)
 		if err != nil {

@@ -10,12 +10,13 @@
 //     money; the payment is the DirectPaymentsFunction's). It seals decoded
 //     cards to the card keys' public halves (cse.NewSealer) and has no KMS
 //     grant: it cannot decrypt what it stored.
-//   - Modes: test keys use the sandbox (package sandbox: a published Apple
-//     Pay root, intermediate and leaf with Apple's certificate markers, a
-//     processing key; a Google Pay root signing key and the gateway's
-//     recipient key). Live keys use Apple Root CA - G3, Google's published
-//     root keys (fetched, cached for their max-age) and the platform's own
-//     keys and merchant identity certificate from one SecureString parameter
+//   - Modes: test keys use the test wallets the wiring passes (TestWallets:
+//     the sandbox's, shared/sandbox/paytokens, a published Apple Pay root,
+//     intermediate and leaf with Apple's certificate markers, a processing
+//     key; a Google Pay root signing key and the gateway's recipient key).
+//     Live keys use Apple Root CA - G3, Google's published root keys
+//     (fetched, cached for their max-age) and the platform's own keys and
+//     merchant identity certificate from one SecureString parameter
 //     (LiveSecrets, read like checkout's signing keys, every RefreshEvery);
 //     without it live wallets answer 403.
 //   - Apple Pay sessions: the validation URL must be https on one of
@@ -23,8 +24,8 @@
 //     anything else is a 400 before anything is sent, in both modes. Live:
 //     one POST to it with the merchant identity certificate (mTLS), no
 //     redirect followed, 10 s at most; Apple's 4xx is a 400 with Apple's
-//     message, anything else a 503. Test mode sends nothing: a sandbox
-//     session of Apple's shape.
+//     message, anything else a 503. Test mode sends nothing: the test
+//     wallets make a session of Apple's shape.
 //   - Google Pay sessions: the PaymentDataRequest parts in Google's own
 //     names (the page passes them on as they are; names_test.go's
 //     foreignNames), tokenized for gateway "paygate" with the account id as
@@ -53,8 +54,9 @@
 //     token's put); the session routes store nothing (an Apple session is
 //     minutes long: a replay of one would be stale).
 //   - Test helpers (test keys only): POST /test-helpers/wallet-tokens/applepay
-//     and /googlepay make sandbox tokens, so a merchant without a device, the
-//     schemathesis run and the README's walk-through can decode one.
+//     and /googlepay make test tokens (TestWallets'), so a merchant without
+//     a device, the schemathesis run and the README's walk-through can
+//     decode one.
 //   - Calls per request: a decode is GetItem (key), GetItem (the keyring, at
 //     most once a minute per instance), one TransactWriteItems (the token,
 //     its claim, the key's record), and on a repeat a GetItem of the token; sessions are the

@@ -70,7 +70,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 		return direct.New(direct.Config{Store: d.Store, Checkout: co, Keys: keys, Clock: d.Clock, Log: d.Log}).Group(), nil
 	}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		c := Config{Store: d.Store, Tokens: direct.NewTokens(d.Store, cse.NewSealer(d.Store, d.Clock)), Live: o.live, Clock: d.Clock, Log: d.Log}
+		c := Config{Store: d.Store, Tokens: direct.NewTokens(d.Store, cse.NewSealer(d.Store, d.Clock)), Live: o.live, Test: paytokens.New(), Clock: d.Clock, Log: d.Log}
 		if o.googleRoots != nil {
 			c.GoogleRoots = func(context.Context) ([]googlepay.RootKey, error) { return o.googleRoots, nil }
 		}
@@ -103,11 +103,9 @@ func (e *env) appleToken(number string, amount int64, currency string) string {
 // records its number and cryptogram, which no log may hold.
 func (e *env) remember(tok string) {
 	e.T.Helper()
-	roots, err := applepay.Roots(paytokens.AppleRootPEM())
-	require.NoError(e.T, err)
 	pd, err := applepay.Parse(tok)
 	require.NoError(e.T, err)
-	d, err := applepay.Opener{Roots: roots, Keys: []applepay.ProcessingKey{paytokens.AppleProcessingKey()}}.Open(pd, time.Now())
+	d, err := paytokens.New().AppleOpener().Open(pd, time.Now())
 	require.NoError(e.T, err)
 	apitest.RememberSensitive(d.PaymentData.OnlinePaymentCryptogram, tok)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // SessionsGroup is the WalletSessionsFunction: Apple Pay and Google Pay
-// sessions and decodes, and the sandbox's token helpers. It moves no money
+// sessions and decodes, and the test token helpers. It moves no money
 // (a decoded token is paid by the DirectPaymentsFunction) and decrypts
 // nothing it stores: it seals decoded cards to the direct-payment keys'
 // public halves, and has no KMS grant.

@@ -14,7 +14,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/apierr"
-	"github.com/paygate/paygate/shared/sandbox/paytokens"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -40,6 +39,9 @@ type Config struct {
 	// payment keys (a sealer: this function decrypts nothing it stores).
 	Tokens *direct.Tokens
 	Live   LiveSource
+	// Test stands in for the wallets behind test keys (required: the
+	// wiring chooses it).
+	Test TestWallets
 	// GoogleRoots are Google's production root signing keys (fetched);
 	// nil: googlepay.RootKeys from Google's URL.
 	GoogleRoots func(context.Context) ([]googlepay.RootKey, error)
@@ -52,13 +54,13 @@ type Service struct {
 	st          store.Store
 	tokens      *direct.Tokens
 	live        LiveSource
+	test        TestWallets
 	googleRoots func(context.Context) ([]googlepay.RootKey, error)
 	clock       func() time.Time
 	log         *slog.Logger
 
-	sandboxOnce  sync.Once
-	sandboxApple applepay.Opener
-	appleRoots   *x509.CertPool
+	rootsOnce  sync.Once
+	appleRoots *x509.CertPool
 }
 
 // New builds the service.
@@ -69,21 +71,20 @@ func New(c Config) *Service {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
+	if c.Test == nil {
+		panic("walletpay: Config.Test is required")
+	}
 	if c.GoogleRoots == nil {
 		c.GoogleRoots = (&googlepay.RootKeys{}).Get
 	}
-	return &Service{st: c.Store, tokens: c.Tokens, live: c.Live, googleRoots: c.GoogleRoots, clock: c.Clock, log: c.Log}
+	return &Service{st: c.Store, tokens: c.Tokens, live: c.Live, test: c.Test, googleRoots: c.GoogleRoots, clock: c.Clock, log: c.Log}
 }
 
 func (s *Service) init() {
-	s.sandboxOnce.Do(func() {
-		roots, err := applepay.Roots(paytokens.AppleRootPEM())
-		if err != nil {
-			panic(err) // embedded
-		}
-		s.sandboxApple = applepay.Opener{Roots: roots, Keys: []applepay.ProcessingKey{paytokens.AppleProcessingKey()}}
+	s.rootsOnce.Do(func() {
+		var err error
 		if s.appleRoots, err = applepay.Roots(applepay.RootG3); err != nil {
-			panic(err)
+			panic(err) // embedded
 		}
 	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/apierr"
-	"github.com/paygate/paygate/shared/sandbox/paytokens"
 )
 
 // Limits of the session bodies (the OpenAPI fragment repeats them).
@@ -70,7 +69,7 @@ func (in *AppleSessionRequest) check() error {
 
 // AppleSession asks Apple for a merchant session (live mode: Apple's
 // gateway at the validation URL, with the platform's merchant identity
-// certificate) or makes a sandbox one (test mode: nothing is sent). A
+// certificate) or the test wallets make one (test mode: nothing is sent). A
 // validation URL of any other host is refused before anything is sent, in
 // both modes. Errors: Invalid (fields; validation_url_not_allowed;
 // apple_pay_session_refused: Apple's 4xx, its message), Forbidden (live
@@ -81,7 +80,7 @@ func (s *Service) AppleSession(ctx context.Context, c Caller, in AppleSessionReq
 	}
 	req := applepay.SessionRequest{ValidationURL: in.ValidationURL, DomainName: strings.ToLower(in.DomainName), DisplayName: in.DisplayName}
 	if c.TestMode {
-		ms, err := applepay.SandboxSession(paytokens.MerchantIdentifier, req, s.clock())
+		ms, err := s.test.AppleSession(req, s.clock())
 		if err != nil {
 			return nil, apierr.Wrap("walletpay.AppleSession", apierr.Internal, err)
 		}

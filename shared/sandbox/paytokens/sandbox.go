@@ -1,4 +1,4 @@
-// Package sandbox holds the test mode's Apple Pay and Google Pay keys and
+// Package paytokens holds the test mode's Apple Pay and Google Pay keys and
 // builds tokens with them: an Apple Pay root, intermediate and signing leaf
 // (with Apple's certificate markers), a payment processing certificate and
 // key; a Google Pay root signing key and the gateway's recipient key. They

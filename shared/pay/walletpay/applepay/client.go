@@ -3,11 +3,8 @@ package applepay
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,28 +190,4 @@ func (g *Gateway) Session(ctx context.Context, identity Identity, in SessionRequ
 		return nil, fmt.Errorf("applepay: gateway answer is not a JSON object: %w", err)
 	}
 	return raw, nil
-}
-
-// SandboxSession is a test-mode merchant session: the shape of Apple's
-// (opaque to the merchant, who hands it to completeMerchantValidation), made
-// here without asking Apple, valid for five minutes.
-func SandboxSession(merchantIdentifier string, in SessionRequest, now time.Time) (json.RawMessage, error) {
-	rnd := make([]byte, 32)
-	rand.Read(rnd) // crypto/rand's Read never fails (it panics rather than return short)
-	mid := sha256.Sum256([]byte(merchantIdentifier))
-	sig := sha256.Sum256(append(rnd, []byte(in.DomainName)...))
-	return json.Marshal(map[string]any{
-		"epochTimestamp":                 now.UnixMilli(),
-		"expiresAt":                      now.Add(5 * time.Minute).UnixMilli(),
-		"merchantSessionIdentifier":      "SSH" + strings.ToUpper(hex.EncodeToString(rnd[:16])),
-		"nonce":                          hex.EncodeToString(rnd[16:20]),
-		"merchantIdentifier":             strings.ToUpper(hex.EncodeToString(mid[:])),
-		"domainName":                     in.DomainName,
-		"displayName":                    in.DisplayName,
-		"signature":                      hex.EncodeToString(sig[:]),
-		"operationalAnalyticsIdentifier": in.DisplayName + ":" + strings.ToUpper(hex.EncodeToString(mid[:])),
-		"retries":                        0,
-		"pspId":                          strings.ToUpper(hex.EncodeToString(mid[:])),
-		"sandbox":                        true,
-	})
 }

@@ -7,7 +7,7 @@
 // transactionId and applicationData must come from a leaf certificate with
 // Apple's leaf marker, issued by an intermediate with Apple's intermediate
 // marker, chaining to the trusted root (Apple Root CA - G3 in live mode, the
-// sandbox's root in test mode) at the signing time; the signing time must be
+// test wallets' root in test mode) at the signing time; the signing time must be
 // recent (MaxAge); then the payment processing key named by publicKeyHash
 // agrees a secret with the ephemeral key (crypto/ecdh), the NIST SP 800-56A
 // concatenation KDF (one SHA-256 round) derives the AES-256 key, and
@@ -414,7 +414,7 @@ func openGCM(key, data []byte) ([]byte, error) {
 	return gcm.Open(nil, make([]byte, 16), data, nil)
 }
 
-// SealGCM is openGCM's inverse, for the sandbox's token builder.
+// SealGCM is openGCM's inverse, for test token builders.
 func SealGCM(key, plaintext []byte) ([]byte, error) {
 	block, err := aes.NewCipher(key)
 	if err != nil {

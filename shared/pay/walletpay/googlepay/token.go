@@ -323,7 +323,7 @@ type SealInput struct {
 	KeyLifetime  time.Duration // of the intermediate key; 0: 7 days
 }
 
-// Seal makes an ECv2 token (the sandbox's, and tests'): a fresh intermediate
+// Seal makes an ECv2 token (for test tokens): a fresh intermediate
 // key signed by RootKey, the message encrypted to RecipientKey and signed by
 // the intermediate key for RecipientID.
 func Seal(in SealInput) (string, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
 )
 
 // GateCatalog builds the GateCatalogFunction.
@@ -25,11 +26,11 @@ func GateBalance(d *app.Deps) (httpapi.Group, error) {
 }
 
 // gateOrders is the orders service every gate orders function builds: the
-// sandbox vendor for test orders, no live vendor configured (live orders fail
+// sandbox vendor for test orders (gatesupplier), no live vendor configured (live orders fail
 // with vendor_unavailable and are refunded), per-instance product and balance
 // caches that the order transaction verifies.
 func gateOrders(d *app.Deps) *orders.Service {
-	return orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log,
+	return orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Sandbox: gatesupplier.New(),
 		ProductTTL: 5 * time.Minute, SerializeBalances: true})
 }
 

@@ -1,5 +1,6 @@
 // Package walletpaywire builds the wallet sessions function: Apple Pay and
-// Google Pay sessions and decodes. It seals decoded cards to the direct
+// Google Pay sessions and decodes, with the sandbox's wallets (paytokens)
+// behind test keys. It seals decoded cards to the direct
 // payment keys with a sealer keyring (public halves only: no KMS client is
 // linked), and reads the live wallet configuration from its SecureString
 // parameter when WALLET_SECRETS_PARAM names one.
@@ -16,6 +17,7 @@ import (
 	"github.com/paygate/paygate/shared/pay/walletpay"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/sandbox/paytokens"
 )
 
 // WalletSessions builds the WalletSessionsFunction.
@@ -39,6 +41,6 @@ func WalletSessions(d *app.Deps) (httpapi.Group, error) {
 		}, nil, d.Clock)
 	}
 	tokens := direct.NewTokens(d.Store, cse.NewSealer(d.Store, d.Clock))
-	svc := walletpay.New(walletpay.Config{Store: d.Store, Tokens: tokens, Live: live, Clock: d.Clock, Log: d.Log})
+	svc := walletpay.New(walletpay.Config{Store: d.Store, Tokens: tokens, Live: live, Test: paytokens.New(), Clock: d.Clock, Log: d.Log})
 	return svc.Group(), nil
 }

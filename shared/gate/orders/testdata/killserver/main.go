@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
 	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
 )
 
@@ -41,7 +42,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	svc := orders.New(orders.Config{Store: d.Store, Queue: d.Queue, SerializeBalances: true, ProductTTL: time.Minute})
+	svc := orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Sandbox: gatesupplier.New(), SerializeBalances: true, ProductTTL: time.Minute})
 	poller := &app.Poller{Queue: d.Queue, Name: queue.Fulfilment, Handler: app.SQSLambda(svc.Consume), Wait: time.Second}
 	go poller.Run(ctx)
 	go app.Every(ctx, time.Second, func(ctx context.Context) error { _, err := svc.Reconcile(ctx); return err }, nil)

@@ -1,4 +1,8 @@
-package supplier
+// Package gatesupplier is the sandbox supplier of the Gate API: the
+// deterministic vendor every test order goes to (the wiring hands it to
+// orders as its test supplier), with the magic values that make it fail or
+// wait. It is one adapter of the port shared/gate/supplier.
+package gatesupplier
 
 import (
 	"context"
@@ -7,7 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/paygate/paygate/shared/gate/supplier"
 )
+
+var _ supplier.TestSupplier = (*Sandbox)(nil)
 
 // Sandbox is the deterministic vendor of test mode. Its rules, checked in this
 // order (documented in the OpenAPI description and the README):
@@ -36,29 +44,29 @@ type Sandbox struct {
 // forgotten, which only makes some pending orders wait a little longer.
 const maxTracked = 100_000
 
-// NewSandbox returns the sandbox vendor.
-func NewSandbox() *Sandbox { return &Sandbox{} }
+// New returns the sandbox vendor.
+func New() *Sandbox { return &Sandbox{} }
 
 // Fulfil answers per the sandbox rules.
-func (s *Sandbox) Fulfil(ctx context.Context, req Request) (Result, error) {
+func (s *Sandbox) Fulfil(ctx context.Context, req supplier.Request) (supplier.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return supplier.Result{}, err
 	}
-	res := Result{VendorOrderID: VendorOrderID(req.OrderID)}
+	res := supplier.Result{VendorOrderID: VendorOrderID(req.OrderID)}
 	if reason := sandboxFailure(req); reason != "" {
-		res.Status, res.Reason = Failed, reason
+		res.Status, res.Reason = supplier.Failed, reason
 		return res, nil
 	}
 	if strings.Contains(req.ExternalRef, "pending") && s.poll(req.OrderID) <= s.pendingPolls() {
-		res.Status = Pending
+		res.Status = supplier.Pending
 		return res, nil
 	}
-	res.Status = Completed
-	res.Content = Deliverable(req)
+	res.Status = supplier.Completed
+	res.Content = s.Deliverable(req)
 	return res, nil
 }
 
-func sandboxFailure(req Request) string {
+func sandboxFailure(req supplier.Request) string {
 	for _, v := range req.CustomerAccount {
 		if strings.HasSuffix(v, "0000") {
 			return "invalid_account"
@@ -94,9 +102,10 @@ func (s *Sandbox) poll(orderID string) int {
 // VendorOrderID is the sandbox's id for an order: stable per order id.
 func VendorOrderID(orderID string) string { return "sbx_" + digest(orderID, "vendor")[:24] }
 
-// Deliverable is the sandbox content of a completed order (also used by the
-// test helper that forces completion).
-func Deliverable(req Request) map[string]string {
+// Deliverable is the sandbox content of a completed order: what Fulfil
+// delivers, and what the test helper that forces a completion records
+// (supplier.TestSupplier).
+func (*Sandbox) Deliverable(req supplier.Request) map[string]string {
 	c := map[string]string{"vendor_order_id": VendorOrderID(req.OrderID)}
 	switch req.Product.Type {
 	case "redeem_card":
