@@ -60,9 +60,6 @@ var (
 	// client is built in directwire (item 4: Deps of interfaces, builders
 	// in the areas).
 	sdkExceptions = []string{"shared/platform/app", "shared/platform/wiring/directwire"}
-	// walletpay still builds the sandbox's wallet tokens itself (item 2:
-	// the wallet provider a port, the sandbox its adapter chosen by wiring).
-	sandboxExceptions = []string{"shared/pay/walletpay"}
 )
 
 func inLayer(path string, layers ...string) bool { return under(path, layers...) }
@@ -132,7 +129,7 @@ func TestOnlyAWSAdaptersImportTheSDK(t *testing.T) {
 // chosen where a function is built (the wiring), or by a test kit.
 func TestOnlyTheWiringPicksASandbox(t *testing.T) {
 	for _, p := range packages(t) {
-		if inLayer(p.path, "shared/platform/wiring", "shared/sandbox", "shared/testkit") || slices.Contains(sandboxExceptions, p.path) {
+		if inLayer(p.path, "shared/platform/wiring", "shared/sandbox", "shared/testkit") {
 			continue
 		}
 		for _, im := range p.imports {

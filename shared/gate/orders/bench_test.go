@@ -27,7 +27,7 @@ import (
 func BenchmarkOrdersVsHealth(b *testing.B) {
 	e := &env{}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Sandbox: gatesupplier.New(), Clock: d.Clock, SerializeBalances: true, ProductTTL: time.Minute})
+		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Test: gatesupplier.New(), Clock: d.Clock, SerializeBalances: true, ProductTTL: time.Minute})
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(b, apitest.Options{}, build, func(*app.Deps) (httpapi.Group, error) { return health.Group(), nil })

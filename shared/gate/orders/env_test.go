@@ -69,7 +69,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	e := &env{}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Sandbox: gatesupplier.New(), Clock: d.Clock, Log: d.Log, SerializeBalances: o.serial, ProductTTL: o.ttl})
+		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Test: gatesupplier.New(), Clock: d.Clock, Log: d.Log, SerializeBalances: o.serial, ProductTTL: o.ttl})
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: o.store}, build)

@@ -117,7 +117,7 @@ func (s *Service) load(ctx context.Context, accountID, id string) (*record, erro
 // the live vendor (nil when none is configured).
 func (s *Service) vendorFor(r *record) supplier.Supplier {
 	if r.IsTest {
-		return s.sandbox
+		return s.test
 	}
 	return s.live
 }
@@ -227,7 +227,7 @@ func (s *Service) ForceOutcome(ctx context.Context, in ForceInput) (*Order, erro
 	}
 	out := outcome{status: in.Status, reason: in.Reason, idem: in.Idem}
 	if in.Status == StatusCompleted {
-		out.content = s.sandbox.Deliverable(vendorRequest(rec))
+		out.content = s.test.Deliverable(vendorRequest(rec))
 	}
 	done, changed, err := s.finish(ctx, rec, out)
 	if err != nil {

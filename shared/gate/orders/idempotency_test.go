@@ -87,7 +87,7 @@ func TestCancelledClientAtCommitReplays(t *testing.T) {
 		e.deposit(e.Account.ID, "USD", 5000)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		svc := New(Config{Store: &cancelAtCommit{Store: e.Deps.Store, cancel: cancel}, Queue: e.Deps.Queue, Sandbox: gatesupplier.New(), Clock: e.Deps.Clock})
+		svc := New(Config{Store: &cancelAtCommit{Store: e.Deps.Store, cancel: cancel}, Queue: e.Deps.Queue, Test: gatesupplier.New(), Clock: e.Deps.Clock})
 		req := idempotency.Request{Account: e.Account.ID, KeyKind: "secret", Key: "cancelled-1", Fingerprint: "place-1"}
 
 		call, err := e.Deps.Idem.Begin(ctx, req, jsonRender)

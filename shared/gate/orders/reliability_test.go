@@ -190,7 +190,7 @@ func TestConsumerOneOutcome(t *testing.T) {
 		fs := &faultyStore{Store: base}
 		e := &env{}
 		e.Env = apitest.NewWith(t, apitest.Options{Store: fs, Clock: clock}, func(d *app.Deps) (httpapi.Group, error) {
-			e.svc = New(Config{Store: d.Store, Queue: d.Queue, Sandbox: gatesupplier.New(), Clock: d.Clock, Log: d.Log})
+			e.svc = New(Config{Store: d.Store, Queue: d.Queue, Test: gatesupplier.New(), Clock: d.Clock, Log: d.Log})
 			return e.svc.Group(), nil
 		})
 		e.led = prepaid.New(base, clock.Now)

@@ -18,10 +18,10 @@ type Config struct {
 	Queue queue.Queue
 	Clock func() time.Time // nil: time.Now
 	Log   *slog.Logger     // nil: discard
-	// Sandbox fulfils test orders (test-mode keys, or "test": true), and
+	// Test fulfils test orders (test-mode keys, or "test": true), and
 	// makes the deliverable of a forced completion. Required: the wiring
-	// chooses it.
-	Sandbox supplier.TestSupplier
+	// chooses it (the sandbox supplier).
+	Test supplier.TestSupplier
 	// Live fulfils the other orders; nil means no live vendor is configured,
 	// and such orders fail with reason vendor_unavailable (charge returned).
 	Live supplier.Supplier
@@ -42,7 +42,7 @@ type Service struct {
 	q        queue.Queue
 	clock    func() time.Time
 	log      *slog.Logger
-	sandbox  supplier.TestSupplier
+	test     supplier.TestSupplier
 	live     supplier.Supplier
 	ledger   *prepaid.Ledger
 	products *productCache
@@ -59,10 +59,10 @@ func New(c Config) *Service {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
-	if c.Sandbox == nil {
-		panic("orders: Config.Sandbox is required")
+	if c.Test == nil {
+		panic("orders: Config.Test is required")
 	}
-	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, sandbox: c.Sandbox, live: c.Live,
+	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, test: c.Test, live: c.Live,
 		ledger: prepaid.New(c.Store, c.Clock), products: &productCache{st: c.Store, ttl: c.ProductTTL}, serial: c.SerializeBalances}
 }
 

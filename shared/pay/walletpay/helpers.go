@@ -6,30 +6,30 @@ import (
 	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
-// SandboxAppleTokenRequest is the body of POST
+// AppleTestTokenRequest is the body of POST
 // /test-helpers/wallet-tokens/applepay: the token a device would make for
 // the test wallets' merchant.
-type SandboxAppleTokenRequest struct {
+type AppleTestTokenRequest struct {
 	Number     *string        `json:"number" maxlen:"19"` // a test card; default the test wallets'
 	Amount     *AmountRequest `json:"amount"`
 	Cryptogram *bool          `json:"cryptogram"` // default true (3DSecure); false: an EMV token
 }
 
-// SandboxGoogleTokenRequest is the body of POST
+// GoogleTestTokenRequest is the body of POST
 // /test-helpers/wallet-tokens/googlepay.
-type SandboxGoogleTokenRequest struct {
+type GoogleTestTokenRequest struct {
 	Number     *string `json:"number" maxlen:"19"`
 	Cryptogram *bool   `json:"cryptogram"` // default true (CRYPTOGRAM_3DS); false: PAN_ONLY
 }
 
-// SandboxToken answers both: the token string the merchant's page would
+// TestToken answers both: the token string the merchant's page would
 // get (Apple's paymentData JSON; Google's tokenizationData.token).
-type SandboxToken struct {
+type TestToken struct {
 	Token string `json:"token"`
 }
 
-// KindSandboxToken is its resource kind.
-const KindSandboxToken = "sandbox_wallet_token"
+// KindTestToken is its resource kind.
+const KindTestToken = "sandbox_wallet_token"
 
 // tokenNumber is the card to put in a test token: "" (the test wallets'
 // default card) when none is sent; one sent empty is refused like
@@ -48,9 +48,9 @@ func tokenNumber(n *string) (string, error) {
 // withCryptogram is a token's cryptogram choice: with one unless false is sent.
 func withCryptogram(want *bool) bool { return want == nil || *want }
 
-// SandboxAppleToken builds an Apple Pay token of the test wallets now, for
+// AppleTestToken builds an Apple Pay token of the test wallets now, for
 // POST /v1/applepay/decode with a test key. Errors: Invalid.
-func (s *Service) SandboxAppleToken(in SandboxAppleTokenRequest) (*SandboxToken, error) {
+func (s *Service) AppleTestToken(in AppleTestTokenRequest) (*TestToken, error) {
 	number, err := tokenNumber(in.Number)
 	if err != nil {
 		return nil, err
@@ -71,21 +71,21 @@ func (s *Service) SandboxAppleToken(in SandboxAppleTokenRequest) (*SandboxToken,
 	// The test wallets refuse a currency they cannot put in a token.
 	tok, err := s.test.AppleToken(number, *in.Amount.Value, *in.Amount.Currency, withCryptogram(in.Cryptogram))
 	if err != nil {
-		return nil, apierr.Wrap("walletpay.SandboxAppleToken", apierr.Internal, err)
+		return nil, apierr.Wrap("walletpay.AppleTestToken", apierr.Internal, err)
 	}
-	return &SandboxToken{Token: tok}, nil
+	return &TestToken{Token: tok}, nil
 }
 
-// SandboxGoogleToken builds a Google Pay token of the test wallets for the
+// GoogleTestToken builds a Google Pay token of the test wallets for the
 // caller's account, for POST /v1/googlepay/decode with a test key.
-func (s *Service) SandboxGoogleToken(c Caller, in SandboxGoogleTokenRequest) (*SandboxToken, error) {
+func (s *Service) GoogleTestToken(c Caller, in GoogleTestTokenRequest) (*TestToken, error) {
 	number, err := tokenNumber(in.Number)
 	if err != nil {
 		return nil, err
 	}
 	tok, err := s.test.GoogleToken(number, c.AccountID, withCryptogram(in.Cryptogram), s.clock())
 	if err != nil {
-		return nil, apierr.Wrap("walletpay.SandboxGoogleToken", apierr.Internal, err)
+		return nil, apierr.Wrap("walletpay.GoogleTestToken", apierr.Internal, err)
 	}
-	return &SandboxToken{Token: tok}, nil
+	return &TestToken{Token: tok}, nil
 }

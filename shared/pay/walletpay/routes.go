@@ -12,8 +12,8 @@ func (s *Service) Group() httpapi.Group {
 		"POST /v1/applepay/decode":                   s.appleDecode,
 		"POST /v1/googlepay/sessions":                s.googleSession,
 		"POST /v1/googlepay/decode":                  s.googleDecode,
-		"POST /test-helpers/wallet-tokens/applepay":  s.sandboxAppleToken,
-		"POST /test-helpers/wallet-tokens/googlepay": s.sandboxGoogleToken,
+		"POST /test-helpers/wallet-tokens/applepay":  s.appleTestToken,
+		"POST /test-helpers/wallet-tokens/googlepay": s.googleTestToken,
 	})
 }
 
@@ -79,26 +79,26 @@ func (s *Service) googleDecode(r *httpapi.Request) (*httpapi.Response, error) {
 	return decoded(s.GoogleDecode(r.HTTP.Context(), DecodeInput{Caller: caller(r), Token: in.Token, Idem: r.Idem()}))
 }
 
-func (s *Service) sandboxAppleToken(r *httpapi.Request) (*httpapi.Response, error) {
-	var in SandboxAppleTokenRequest
+func (s *Service) appleTestToken(r *httpapi.Request) (*httpapi.Response, error) {
+	var in AppleTestTokenRequest
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	out, err := s.SandboxAppleToken(in)
+	out, err := s.AppleTestToken(in)
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Created(KindSandboxToken, out), nil
+	return httpapi.Created(KindTestToken, out), nil
 }
 
-func (s *Service) sandboxGoogleToken(r *httpapi.Request) (*httpapi.Response, error) {
-	var in SandboxGoogleTokenRequest
+func (s *Service) googleTestToken(r *httpapi.Request) (*httpapi.Response, error) {
+	var in GoogleTestTokenRequest
 	if err := optionalBody(r, &in); err != nil {
 		return nil, err
 	}
-	out, err := s.SandboxGoogleToken(caller(r), in)
+	out, err := s.GoogleTestToken(caller(r), in)
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Created(KindSandboxToken, out), nil
+	return httpapi.Created(KindTestToken, out), nil
 }

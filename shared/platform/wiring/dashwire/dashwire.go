@@ -41,7 +41,7 @@ func Service(d *app.Deps) (*dashboard.Service, error) {
 		Links:        links.New(links.Config{Store: d.Store, Accounts: d.Accounts, Clock: d.Clock, Log: d.Log, PublicURL: public}),
 		Webhooks:     webhooks.New(d.Store, d.Clock).WithQueue(d.Queue),
 		Balance:      balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log}),
-		Orders:       orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Sandbox: gatesupplier.New()}),
+		Orders:       orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: gatesupplier.New()}),
 		Gate:         prepaid.New(d.Store, d.Clock),
 		Wallet:       wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol}),
 		LinksBaseURL: public,

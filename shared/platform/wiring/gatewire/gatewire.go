@@ -30,7 +30,7 @@ func GateBalance(d *app.Deps) (httpapi.Group, error) {
 // with vendor_unavailable and are refunded), per-instance product and balance
 // caches that the order transaction verifies.
 func gateOrders(d *app.Deps) *orders.Service {
-	return orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Sandbox: gatesupplier.New(),
+	return orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: gatesupplier.New(),
 		ProductTTL: 5 * time.Minute, SerializeBalances: true})
 }
 

@@ -42,7 +42,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	svc := orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Sandbox: gatesupplier.New(), SerializeBalances: true, ProductTTL: time.Minute})
+	svc := orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Test: gatesupplier.New(), SerializeBalances: true, ProductTTL: time.Minute})
 	poller := &app.Poller{Queue: d.Queue, Name: queue.Fulfilment, Handler: app.SQSLambda(svc.Consume), Wait: time.Second}
 	go poller.Run(ctx)
 	go app.Every(ctx, time.Second, func(ctx context.Context) error { _, err := svc.Reconcile(ctx); return err }, nil)
