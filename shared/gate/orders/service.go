@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/gate/prepaid"
-	"github.com/paygate/paygate/shared/gate/supplier"
+	"github.com/paygate/paygate/shared/domain/supplier"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )

@@ -1,7 +1,7 @@
 // Package gatesupplier is the sandbox supplier of the Gate API: the
 // deterministic vendor every test order goes to (the wiring hands it to
 // orders as its test supplier), with the magic values that make it fail or
-// wait. It is one adapter of the port shared/gate/supplier.
+// wait. It is one adapter of the port shared/domain/supplier.
 package gatesupplier
 
 import (
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/paygate/paygate/shared/gate/supplier"
+	"github.com/paygate/paygate/shared/domain/supplier"
 )
 
 var _ supplier.TestSupplier = (*Sandbox)(nil)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/gate/supplier"
+	"github.com/paygate/paygate/shared/domain/supplier"
 )
 
 func TestSandboxRules(t *testing.T) {
