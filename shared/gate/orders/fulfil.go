@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/domain/supplier"
+	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
 	"github.com/paygate/paygate/shared/platform/metrics"

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/domain/supplier"
+	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )

@@ -12,45 +12,6 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// Sandbox payout cards: a test key's payout to one of these ends as the
-// table says; any other valid card fails with not_a_sandbox_card. The
-// outcome is decided when the card is saved and kept with it; the number is
-// not kept at all.
-//
-//	number               brand  payout
-//	4000 0566 5566 5556  visa   paid
-//	5200 8282 8282 8210  mc     paid
-//	4000 0000 0000 9995  visa   failed: insufficient_funds
-//	4000 0000 0000 0069  visa   failed: expired_card
-//	4000 0000 0000 0127  visa   failed: card_declined
-//	4000 0000 0000 0119  visa   no answer (the processor times out); after
-//	                            MaxPayAttempts calls the processor is asked
-//	                            for the payout, has none, and it fails with
-//	                            processor_timeout
-var sandboxCards = map[string]string{
-	"4000056655665556": OutcomePaid,
-	"5200828282828210": OutcomePaid,
-	"4000000000009995": ReasonInsufficientFunds,
-	"4000000000000069": ReasonExpiredCard,
-	"4000000000000127": ReasonDeclined,
-	"4000000000000119": OutcomeTimeout,
-}
-
-// Sandbox outcomes besides the failure reasons.
-const (
-	OutcomePaid    = "paid"
-	OutcomeTimeout = "timeout"
-)
-
-// SandboxOutcome is what the sandbox payout processor does with a payout to
-// number (digits only).
-func SandboxOutcome(number string) string {
-	if o, ok := sandboxCards[number]; ok {
-		return o
-	}
-	return ReasonNotSandboxCard
-}
-
 // PayoutCard is a saved payout card as the API shows it: never its number.
 type PayoutCard struct {
 	ID          string            `json:"id"`
@@ -65,8 +26,9 @@ type PayoutCard struct {
 	CreatedAt   time.Time         `json:"created_at"`
 }
 
-// card is the stored record: the view and the sandbox outcome. What a live
-// payout processor would keep instead: see doc.go.
+// card is the stored record: the view and the processor's reference of the
+// card (Outcome, its stored name: the sandbox's reference is the outcome its
+// test card stands for). See doc.go.
 type card struct {
 	PayoutCard
 	AccountID string `json:"account_id"`

@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 	"github.com/paygate/paygate/shared/testkit/ledgertest"
@@ -43,7 +44,7 @@ const (
 type env struct {
 	*apitest.Env
 	svc  *Service
-	proc *Sandbox
+	proc *payoutprocessor.Sandbox
 	pol  ledger.Policy
 	n    atomic.Int64
 }
@@ -97,7 +98,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 		if o.store != nil {
 			st = o.store(st)
 		}
-		e.proc = NewSandbox(d.Store, d.Clock)
+		e.proc = payoutprocessor.New(d.Store, d.Clock)
 		e.svc = New(Config{Store: st, Queue: d.Queue, Processor: e.proc, Clock: d.Clock, Log: d.Log})
 		return e.svc.Group(), nil
 	}

@@ -3,6 +3,7 @@ package balance
 import (
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cardpayouts"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/registry"
@@ -85,7 +86,7 @@ var Area = registry.Area{
 			{Table: store.TableLedger, Prefix: payoutPK(""), What: "payouts"},
 			{Table: store.TableLedger, Prefix: openIndex.Prefix, What: "the open payout index shards"},
 			{Table: store.TableLedger, Prefix: cardPK(""), What: "payout cards"},
-			{Table: store.TableLedger, Prefix: sandboxKey("").PK, What: "the sandbox payout processor's records"},
+			{Table: store.TableLedger, Prefix: cardpayouts.RecordPrefix, What: "the sandbox payout processor's records"},
 		}
 		for _, p := range ledger.Prefixes {
 			keys = append(keys, registry.Key{Table: store.TableLedger, Prefix: p[0], What: p[1]})

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cardpayouts"
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/money"
@@ -55,12 +56,11 @@ var EventTypes = []string{EventPayoutCreated, EventPayoutPaid, EventPayoutFailed
 
 // Failure reasons of a payout (failure_reason).
 const (
-	ReasonInsufficientFunds = "insufficient_funds" // the card's issuer refused the credit
-	ReasonExpiredCard       = "expired_card"
-	ReasonDeclined          = "card_declined"
-	ReasonNotSandboxCard    = "not_a_sandbox_card" // a test key's card that is not a documented sandbox payout card
-	ReasonProcessorTimeout  = "processor_timeout"  // no answer after MaxPayAttempts, and the processor has no record of it
-	ReasonUnavailable       = "payouts_unavailable"
+	ReasonInsufficientFunds = cardpayouts.ReasonInsufficientFunds // the card's issuer refused the credit
+	ReasonExpiredCard       = cardpayouts.ReasonExpiredCard
+	ReasonDeclined          = cardpayouts.ReasonDeclined
+	ReasonProcessorTimeout  = "processor_timeout" // no answer after MaxPayAttempts, and the processor has no record of it
+	ReasonUnavailable       = cardpayouts.ReasonUnavailable
 )
 
 // CardSummary is what a payout shows of its card.
@@ -85,7 +85,7 @@ type Payout struct {
 type payout struct {
 	Payout
 	remittance.Kept // account_id, attempts: processor calls that got no answer
-	// Outcome is the sandbox outcome of the card, copied at creation so the
+	// Outcome is the processor's reference of the card, copied at creation so the
 	// payout does not depend on the card afterwards (a deleted card's
 	// payouts still complete).
 	Outcome string `json:"outcome"`

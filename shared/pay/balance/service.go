@@ -25,7 +25,7 @@ import (
 type Config struct {
 	Store     store.Store
 	Queue     queue.Queue
-	Processor Processor        // nil: the sandbox payout processor over Store
+	Processor Processor        // required: the payout processor (the wiring chooses it)
 	Clock     func() time.Time // nil: time.Now
 	Log       *slog.Logger     // nil: discard
 }
@@ -47,7 +47,7 @@ func New(c Config) *Service {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	if c.Processor == nil {
-		c.Processor = NewSandbox(c.Store, c.Clock)
+		panic("balance: Config.Processor is required (the wiring chooses it)")
 	}
 	s := &Service{st: c.Store, proc: c.Processor, clock: c.Clock}
 	s.flow = &remittance.Flow[*payout]{Op: "balance", What: "payout", Store: c.Store, Queue: c.Queue,
@@ -162,7 +162,7 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*PayoutCard, 
 	c := &card{PayoutCard: PayoutCard{ID: ids.NewAt(now), Brand: brand, Last4: number[len(number)-4:],
 		ExpiryMonth: int(*in.Request.ExpiryMonth), ExpiryYear: int(*in.Request.ExpiryYear),
 		HolderName: strings.TrimSpace(*in.Request.HolderName), Metadata: in.Request.Metadata, CreatedAt: now},
-		AccountID: in.AccountID, Outcome: SandboxOutcome(number)}
+		AccountID: in.AccountID, Outcome: s.proc.Enrol(number)}
 	view := c.View()
 	it, err := c.item()
 	if err != nil {
@@ -418,5 +418,5 @@ const MaxPayAttempts = remittance.MaxAttempts
 // ask asks the processor to pay p.
 func (s *Service) ask(ctx context.Context, p *payout) (PayResult, error) {
 	return s.proc.Pay(ctx, PayRequest{PayoutID: p.ID, Amount: p.Amount.Value, Currency: p.Amount.Currency,
-		Livemode: p.Livemode, Outcome: p.Outcome})
+		Livemode: p.Livemode, Card: p.Outcome})
 }

@@ -3,6 +3,8 @@ package beneficiaries
 import (
 	"testing"
 
+	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,7 +27,7 @@ func TestWalkThrough(t *testing.T) {
 			return invoices.New(invoices.Config{Store: d.Store, Clock: d.Clock, Log: d.Log}).Group(), nil
 		}
 		bal := func(d *app.Deps) (httpapi.Group, error) {
-			return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log}).Group(), nil
+			return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)}).Group(), nil
 		}
 		e := newEnv(t, b, options{more: []apitest.Builder{inv, bal}})
 		acct := e.Account.ID

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -65,7 +67,7 @@ func newEnv(t testing.TB, b backend) *env {
 		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log}).Group(), nil
 	}
 	bal := func(d *app.Deps) (httpapi.Group, error) {
-		return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log}).Group(), nil
+		return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)}).Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock.Now), Clock: clock}, build, txs, bal)
 	return e

@@ -7,6 +7,8 @@ package balancewire
 import (
 	"context"
 
+	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
+
 	"github.com/paygate/paygate/shared/pay/balance"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -15,7 +17,7 @@ import (
 )
 
 func service(d *app.Deps) *balance.Service {
-	return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log})
+	return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)})
 }
 
 // MerchantBalance builds the MerchantBalanceFunction.

@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
+	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
 )
 
 // Service builds the dashboard over d.
@@ -40,7 +41,7 @@ func Service(d *app.Deps) (*dashboard.Service, error) {
 		Payments:     transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}),
 		Links:        links.New(links.Config{Store: d.Store, Accounts: d.Accounts, Clock: d.Clock, Log: d.Log, PublicURL: public}),
 		Webhooks:     webhooks.New(d.Store, d.Clock).WithQueue(d.Queue),
-		Balance:      balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log}),
+		Balance:      balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)}),
 		Orders:       orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: gatesupplier.New()}),
 		Gate:         prepaid.New(d.Store, d.Clock),
 		Wallet:       wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol}),

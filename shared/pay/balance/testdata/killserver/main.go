@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
 	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
 	"github.com/paygate/paygate/shared/testkit/remittancetest"
 )
@@ -23,8 +24,9 @@ import (
 func main() {
 	remittancetest.Server{Queue: queue.Payouts, Calls: "processor-calls", Crash: "CRASH_AFTER_PAY",
 		Build: func(d *app.Deps, outside crashtest.Outside) (queue.Handler, []httpapi.Group, error) {
-			proc := remittancetest.Crashing[balance.PayRequest]{Payer: balance.NewSandbox(d.Store, nil), Outside: outside,
-				ID: func(r balance.PayRequest) string { return r.PayoutID }}
+			sbx := payoutprocessor.New(d.Store, nil)
+			proc := processor{Crashing: remittancetest.Crashing[balance.PayRequest]{Payer: sbx, Outside: outside,
+				ID: func(r balance.PayRequest) string { return r.PayoutID }}, enrol: sbx.Enrol}
 			svc := balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Processor: proc})
 			pays, err := checkoutwire.CheckoutPayments(d)
 			if err != nil {
@@ -37,3 +39,12 @@ func main() {
 			return svc.Consume, []httpapi.Group{pays, txs, svc.Group()}, nil
 		}}.Main()
 }
+
+// processor is the sandbox processor whose payments note each answer (and
+// die when asked to).
+type processor struct {
+	remittancetest.Crashing[balance.PayRequest]
+	enrol func(string) string
+}
+
+func (p processor) Enrol(number string) string { return p.enrol(number) }
