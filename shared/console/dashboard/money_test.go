@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paygate/paygate/shared/sandbox/bank"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,7 +19,6 @@ import (
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/kzid"
 	"github.com/paygate/paygate/shared/domain/payments"
-	"github.com/paygate/paygate/shared/pay/beneficiaries"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -78,7 +79,7 @@ type money struct {
 	invoice, dispute, disputedPayment, fundedPayment, benName string
 }
 
-var ibanPaid = kzid.IBAN(beneficiaries.SandboxBankCode, "0000000000001")
+var ibanPaid = kzid.IBAN(bank.Code, "0000000000001")
 
 // captured is a 100.00 EUR payment of the account, captured through the API
 // (its amount available at once under the sandbox's settlement policy).

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/bank"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
@@ -67,7 +69,7 @@ func TestCallsPerDistributionAndPaymentOrder(t *testing.T) {
 	e := &env{}
 	build := func(d *app.Deps) (httpapi.Group, error) {
 		q.Queue = d.Queue
-		e.bank = NewSandboxBank(d.Store, d.Clock)
+		e.bank = bank.New(d.Store, d.Clock)
 		e.svc = New(Config{Store: d.Store, Queue: q, Bank: e.bank, Clock: d.Clock, Log: d.Log})
 		return e.svc.Group(), nil
 	}

@@ -83,8 +83,9 @@
 // MaxBankAttempts the bank is asked what it did (Lookup): paid if it paid,
 // else failed bank_timeout and the reserve released. "Accepted, still
 // paying" (the slow sandbox IBAN) is asked again every 20 s without counting.
-// The sandbox bank (bank.go) answers by IBAN (SandboxIBANs, the README's
-// table) and keeps its own record per order (sbxbank#). Live keys cannot
+// The bank is a port (domain/banking); the sandbox bank (sandbox/bank, the
+// wiring's choice for test keys) answers by IBAN (the README's table) and
+// keeps its own record per order (sbxbank#). Live keys cannot
 // make orders (403 live_mode_unavailable): no live bank is wired.
 //
 // # Distributions: all lines or none, beyond one transaction

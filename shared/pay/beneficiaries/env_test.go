@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/bank"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
@@ -35,18 +37,18 @@ const (
 
 // Sandbox bank IBANs.
 var (
-	ibanPaid     = kzid.IBAN(SandboxBankCode, "0000000000001")
-	ibanClosed   = kzid.IBAN(SandboxBankCode, "0000000000002")
-	ibanMismatch = kzid.IBAN(SandboxBankCode, "0000000000003")
-	ibanSlow     = kzid.IBAN(SandboxBankCode, "0000000000004")
-	ibanNoAnswer = kzid.IBAN(SandboxBankCode, "0000000000005")
+	ibanPaid     = kzid.IBAN(bank.Code, "0000000000001")
+	ibanClosed   = kzid.IBAN(bank.Code, "0000000000002")
+	ibanMismatch = kzid.IBAN(bank.Code, "0000000000003")
+	ibanSlow     = kzid.IBAN(bank.Code, "0000000000004")
+	ibanNoAnswer = kzid.IBAN(bank.Code, "0000000000005")
 	ibanOther    = "KZ86125KZT5004100100"
 )
 
 type env struct {
 	*apitest.Env
 	svc  *Service
-	bank *SandboxBank
+	bank *bank.Sandbox
 	n    atomic.Int64
 }
 
@@ -96,7 +98,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 		if o.store != nil {
 			st = o.store(st)
 		}
-		e.bank = NewSandboxBank(d.Store, d.Clock)
+		e.bank = bank.New(d.Store, d.Clock)
 		e.svc = New(Config{Store: st, Queue: d.Queue, Bank: e.bank, Clock: d.Clock, Log: d.Log})
 		return e.svc.Group(), nil
 	}

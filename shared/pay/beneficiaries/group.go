@@ -3,6 +3,7 @@ package beneficiaries
 import (
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/banking"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/queue"
@@ -71,7 +72,7 @@ var Area = registry.Area{
 		{Table: store.TableLedger, Prefix: orderPK(""), What: "settlement payment orders"},
 		{Table: store.TableLedger, Prefix: requestPK(""), What: "payment orders by request_id"},
 		{Table: store.TableLedger, Prefix: orderOpen.Prefix, What: "the open payment order index shards"},
-		{Table: store.TableLedger, Prefix: bankKey("").PK, What: "the sandbox bank's records"},
+		{Table: store.TableLedger, Prefix: banking.RecordPrefix, What: "the sandbox bank's records"},
 		{Table: store.TableLedger, Prefix: distributionPK(""), What: "distributions"},
 		{Table: store.TableLedger, Prefix: distOpen.Prefix, What: "the open distribution index shards"},
 	},

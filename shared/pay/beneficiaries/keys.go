@@ -53,10 +53,6 @@ func distributionKey(accountID, id string) store.Key {
 	return store.Key{Table: store.TableLedger, PK: distributionPK(accountID), SK: id}
 }
 
-func bankKey(orderID string) store.Key {
-	return store.Key{Table: store.TableLedger, PK: "sbxbank#" + orderID, SK: "result"}
-}
-
 // The open indexes.
 var (
 	orderOpen = dueindex.Index{Table: store.TableLedger, Prefix: "spoopen#"}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/bank"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,16 +23,16 @@ import (
 )
 
 func TestSandboxIBANsAreValid(t *testing.T) {
-	for iban, outcome := range SandboxIBANs {
+	for iban, outcome := range bank.IBANs {
 		assert.Len(t, iban, 20, outcome)
-		assert.Equal(t, outcome, SandboxOutcome(iban))
+		assert.Equal(t, outcome, bank.Outcome(iban))
 	}
 	assert.Equal(t, "KZ699990000000000001", ibanPaid, "the README's table")
 	assert.Equal(t, "KZ429990000000000002", ibanClosed)
 	assert.Equal(t, "KZ159990000000000003", ibanMismatch)
 	assert.Equal(t, "KZ859990000000000004", ibanSlow)
 	assert.Equal(t, "KZ589990000000000005", ibanNoAnswer)
-	assert.Equal(t, OutcomePaid, SandboxOutcome(ibanOther))
+	assert.Equal(t, bank.OutcomePaid, bank.Outcome(ibanOther))
 }
 
 // TestPaymentOrderOutcomes: an order reserves the amount from the
@@ -141,7 +143,7 @@ func TestSlowAndSilentBank(t *testing.T) {
 		e.Clock.Advance(remittance.RetryWhileInProcess + 2*time.Second)
 		assert.Equal(t, 1, e.drain())
 		assert.Equal(t, "created", e.getOrder(id)["status"], "still paying")
-		e.Clock.Advance(SlowFor)
+		e.Clock.Advance(bank.SlowFor)
 		assert.Equal(t, 1, e.drain())
 		assert.Equal(t, "paid", e.getOrder(id)["status"])
 		assert.EqualValues(t, 3, e.bank.Calls.Load())

@@ -24,7 +24,7 @@ import (
 type Config struct {
 	Store store.Store
 	Queue queue.Queue
-	Bank  Bank             // nil: the sandbox bank over Store
+	Bank  Bank             // required: the bank (the wiring chooses it)
 	Clock func() time.Time // nil: time.Now
 	Log   *slog.Logger     // nil: discard
 }
@@ -48,7 +48,7 @@ func New(c Config) *Service {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	if c.Bank == nil {
-		c.Bank = NewSandboxBank(c.Store, c.Clock)
+		panic("beneficiaries: Config.Bank is required (the wiring chooses it)")
 	}
 	s := &Service{st: c.Store, bank: c.Bank, clock: c.Clock, log: c.Log}
 	s.flow = &remittance.Flow[*order]{Op: "beneficiaries", What: "payment order", Store: c.Store, Queue: c.Queue,

@@ -8,11 +8,12 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/sandbox/bank"
 )
 
 // Service builds the beneficiaries service over d (the sandbox bank).
 func Service(d *app.Deps) *beneficiaries.Service {
-	return beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log})
+	return beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Bank: bank.New(d.Store, d.Clock)})
 }
 
 // Beneficiaries builds the BeneficiariesFunction.

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 	"github.com/paygate/paygate/shared/queue"
+	"github.com/paygate/paygate/shared/sandbox/bank"
 	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
 	"github.com/paygate/paygate/shared/testkit/remittancetest"
 )
@@ -22,7 +23,7 @@ import (
 func main() {
 	remittancetest.Server{Queue: queue.PaymentOrders, Calls: "bank-calls", Crash: "CRASH_AFTER_BANK",
 		Build: func(d *app.Deps, outside crashtest.Outside) (queue.Handler, []httpapi.Group, error) {
-			bank := remittancetest.Crashing[beneficiaries.BankRequest]{Payer: beneficiaries.NewSandboxBank(d.Store, nil), Outside: outside,
+			bank := remittancetest.Crashing[beneficiaries.BankRequest]{Payer: bank.New(d.Store, nil), Outside: outside,
 				ID: func(r beneficiaries.BankRequest) string { return r.PaymentOrderID }}
 			svc := beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Bank: bank})
 			inv, err := invoicewire.Invoices(d)
