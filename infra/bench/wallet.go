@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/pay/wallet"
@@ -30,7 +32,7 @@ func walletCase(runID int64, key string) loadCase {
 		headers: secretHeaders(key, runID, "bench-wallet"),
 		body: func(i int) []byte {
 			return fmt.Appendf(nil, `{"amount":150000,"phoneNumber":%q,"iin":"900101300017","orderReference":"bench-%d-%d","currency":"KZT"}`,
-				wallet.PhoneApprove, runID, i)
+				walletprovider.PhoneApprove, runID, i)
 		},
 		check: func(b []byte) error {
 			var v struct {

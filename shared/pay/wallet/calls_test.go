@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
@@ -65,23 +67,23 @@ func TestCallsPerAuthorizeAndConfirmation(t *testing.T) {
 	var svc *Service
 	build := func(d *app.Deps) (httpapi.Group, error) {
 		q.Queue = d.Queue
-		svc = New(Config{Store: d.Store, Queue: q, Clock: d.Clock, Log: d.Log})
+		svc = New(Config{Store: d.Store, Queue: q, Clock: d.Clock, Log: d.Log, Provider: walletprovider.New(0)})
 		return svc.Group(), nil
 	}
 	e := &env{Env: apitest.NewWith(t, apitest.Options{Store: st}, build)}
 	e.svc = svc
-	e.authorize(PhoneApprove, 100) // warm
+	e.authorize(walletprovider.PhoneApprove, 100) // warm
 
 	counter.Reset()
 	q.reset()
-	r := e.Do("POST", "/v1/wallet/authorize", body(PhoneApprove, 1000), "Idempotency-Key", "counted")
+	r := e.Do("POST", "/v1/wallet/authorize", body(walletprovider.PhoneApprove, 1000), "Idempotency-Key", "counted")
 	require.Equal(t, 200, r.Status, string(r.Body))
 	id := r.Map(t)["walletTransactionId"].(string)
 	require.Equal(t, map[string]int{"GetItem": 2, "TransactWriteItems": 1}, counter.Counts(), "authorize")
 	require.Equal(t, map[string]int{"SendMessage": 1}, q.reset(), "authorize")
 
 	counter.Reset()
-	r = e.Do("POST", "/v1/wallet/authorize", body(PhoneApprove, 1000), "Idempotency-Key", "counted")
+	r = e.Do("POST", "/v1/wallet/authorize", body(walletprovider.PhoneApprove, 1000), "Idempotency-Key", "counted")
 	require.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
 	require.Equal(t, map[string]int{"GetItem": 2}, counter.Counts(), "replayed authorize")
 	require.Empty(t, q.reset())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/phonewallet"
 	"github.com/paygate/paygate/shared/platform/idempotency"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/consumer"
@@ -24,7 +25,8 @@ func toStatus(status Status, reason string) func(*record) error {
 }
 
 // Advance moves one transaction on as the shopper's wallet answers: NEW to
-// PROCESSING (the push is sent), then the sandbox shopper's answer, or
+// PROCESSING (the push is sent), then the shopper's answer as the
+// provider reports it, or
 // FAILED once the confirmation timeout has passed. It returns again > 0 when
 // the answer is not due yet (ask again after that long). A transaction past
 // NEW/PROCESSING is left as it is, so a message delivered twice changes the
@@ -51,21 +53,18 @@ func (s *Service) Advance(ctx context.Context, accountID, id string) (again time
 			return 0, err
 		}
 	}
-	switch SandboxScenario(cur.Phone) {
-	case ScenarioApprove:
+	answer, again := s.provider.Answer(cur.Phone, age)
+	switch answer {
+	case phonewallet.Approved:
 		_, _, err = s.move(ctx, cur, nil, toStatus(StatusSuccess, ""))
-	case ScenarioApproveLater:
-		if wait := s.approveDelay - age; wait > 0 {
-			return wait, nil
-		}
-		_, _, err = s.move(ctx, cur, nil, toStatus(StatusSuccess, ""))
-	case ScenarioDecline:
+	case phonewallet.Declined:
 		_, _, err = s.move(ctx, cur, nil, toStatus(StatusFailed, ReasonDeclined))
-	case ScenarioInsufficient:
+	case phonewallet.InsufficientFunds:
 		_, _, err = s.move(ctx, cur, nil, toStatus(StatusFailed, ReasonInsufficient))
+	case phonewallet.Pending:
+		// Not due yet, or nothing until a test helper or the expirer.
+		return again, nil
 	}
-	// ScenarioWait, ScenarioNoAnswer: nothing until a test helper or the
-	// expirer.
 	return 0, err
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,12 +23,12 @@ import (
 func TestSandboxWallet(t *testing.T) {
 	queues(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
-		approve := e.authorize(PhoneApprove, 1000)
+		approve := e.authorize(walletprovider.PhoneApprove, 1000)
 		laterAt := time.Now() // before its message is sent: it is hidden until at least laterAt + approveDelayIn
-		later := e.authorize(PhoneApproveLater, 1000)
-		decline := e.authorize(PhoneDecline, 1000)
-		noAnswer := e.authorize(PhoneNoAnswer, 1000)
-		poor := e.authorize(PhoneInsufficient, 1000)
+		later := e.authorize(walletprovider.PhoneApproveLater, 1000)
+		decline := e.authorize(walletprovider.PhoneDecline, 1000)
+		noAnswer := e.authorize(walletprovider.PhoneNoAnswer, 1000)
+		poor := e.authorize(walletprovider.PhoneInsufficient, 1000)
 		waits := e.authorize(phoneWaits, 1000)
 		e.drain()
 		assert.Equal(t, "SUCCESS", e.status(approve))
@@ -69,7 +71,7 @@ func TestSandboxWallet(t *testing.T) {
 func TestConfirmationDeliveredTwice(t *testing.T) {
 	queues(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
-		id := e.authorize(PhoneApprove, 1000)
+		id := e.authorize(walletprovider.PhoneApprove, 1000)
 		msg, _ := json.Marshal(Message{AccountID: e.Account.ID, ID: id})
 		_, err := e.Deps.Queue.Send(context.Background(), queue.WalletConfirmations, msg, 0)
 		require.NoError(t, err, "a duplicate of the message authorize sent")
@@ -80,9 +82,9 @@ func TestConfirmationDeliveredTwice(t *testing.T) {
 		assert.Equal(t, []string{EventCreated, EventProcessing, EventSucceeded}, e.events(e.Account.ID, id))
 
 		// Concurrent deliveries: 10 consumers handle the same message at once.
-		id = e.authorize(PhoneDecline, 1000)
+		id = e.authorize(walletprovider.PhoneDecline, 1000)
 		e.drain()
-		id2 := e.authorize(PhoneApprove, 1000)
+		id2 := e.authorize(walletprovider.PhoneApprove, 1000)
 		ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: `{"account_id":"` + e.Account.ID + `","wallet_transaction_id":"` + id2 + `"}`}}}
 		var wg sync.WaitGroup
 		for range 10 {
@@ -106,7 +108,7 @@ func TestConfirmationDeliveredTwice(t *testing.T) {
 func TestConfirmationAfterCancel(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
-		id := e.authorize(PhoneApprove, 1000)
+		id := e.authorize(walletprovider.PhoneApprove, 1000)
 		require.Equal(t, 200, e.post("/v1/wallet/"+id+"/cancel", nil).Status)
 		e.drain()
 		assert.Equal(t, "CANCELLED", e.status(id))
@@ -137,9 +139,9 @@ func TestExpirerFailsUnconfirmedAfterFiveMinutes(t *testing.T) {
 		e := newEnv(t, b)
 		e.Clock.Set(time.Now().UTC())
 		ctx := context.Background()
-		never := e.authorize(PhoneNoAnswer, 1000)
+		never := e.authorize(walletprovider.PhoneNoAnswer, 1000)
 		waits := e.authorize(phoneWaits, 1000)
-		ok := e.authorize(PhoneApprove, 1000)
+		ok := e.authorize(walletprovider.PhoneApprove, 1000)
 		e.drain()
 		require.Equal(t, "SUCCESS", e.status(ok))
 
@@ -186,7 +188,7 @@ func TestConsumerAppliesTheTimeoutToo(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
 		e.Clock.Set(time.Now().UTC())
-		id := e.authorize(PhoneApprove, 1000)
+		id := e.authorize(walletprovider.PhoneApprove, 1000)
 		e.Clock.Advance(ConfirmTimeout)
 		e.drain()
 		assert.Equal(t, "FAILED", e.status(id))

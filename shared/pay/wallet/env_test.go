@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
@@ -76,7 +78,7 @@ func newEnv(t testing.TB, b backend) *env {
 	t.Helper()
 	e := &env{}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, ApproveDelay: approveDelayIn})
+		e.svc = New(Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Provider: walletprovider.New(approveDelayIn)})
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t), Queue: b.queue(t)}, build)

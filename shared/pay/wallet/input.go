@@ -35,11 +35,9 @@ const (
 	MaxOrderReferenceLen = 64
 )
 
-// sandboxCurrencies are what the sandbox wallet holds.
-var sandboxCurrencies = map[string]bool{"KZT": true, "USD": true}
-
-// validate checks the body; every error names its field.
-func (in *AuthorizeRequest) validate(testMode bool) error {
+// validate checks the body; every error names its field. holds checks the
+// currency against the provider's wallets (nil: not checked here).
+func (in *AuthorizeRequest) validate(holds func(string) error) error {
 	if in.Amount == nil {
 		return apierr.Missing("amount")
 	}
@@ -70,8 +68,10 @@ func (in *AuthorizeRequest) validate(testMode bool) error {
 	if _, err := money.ParseCurrencyField("currency", *in.Currency); err != nil {
 		return err
 	}
-	if testMode && !sandboxCurrencies[*in.Currency] {
-		return apierr.New(money.CodeCurrencyNotSupported, "the sandbox wallet holds KZT and USD only").WithParam("currency")
+	if holds != nil {
+		if err := holds(*in.Currency); err != nil {
+			return err
+		}
 	}
 	return metadata.Check(in.Metadata)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
@@ -48,7 +50,7 @@ func TestKill9WhileProcessing(t *testing.T) {
 	}
 
 	base, kill := startKillServer(t, bin, dataDir, key)
-	phones := []string{PhoneApproveLater, PhoneNoAnswer, PhoneApprove, phoneWaits}
+	phones := []string{walletprovider.PhoneApproveLater, walletprovider.PhoneNoAnswer, walletprovider.PhoneApprove, phoneWaits}
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	var wg sync.WaitGroup

@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
+	"github.com/paygate/paygate/shared/domain/phonewallet"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
 	"github.com/paygate/paygate/shared/queue"
@@ -22,9 +23,6 @@ const (
 	// transaction still NEW or PROCESSING this long after it was created is
 	// FAILED with confirmation_timeout by the expirer (and the consumer).
 	ConfirmTimeout = 5 * time.Minute
-	// ApproveDelay is how long the "approves after a few seconds" sandbox
-	// shopper takes.
-	ApproveDelay = 3 * time.Second
 	// ExpireInterval is how often the expirer runs (its Schedule).
 	ExpireInterval = time.Minute
 )
@@ -35,10 +33,12 @@ type Config struct {
 	Queue queue.Queue
 	Clock func() time.Time // nil: time.Now
 	Log   *slog.Logger     // nil: discard
-	// ConfirmTimeout and ApproveDelay: 0 means the defaults above (tests and
-	// the crash test's server shorten them).
+	// ConfirmTimeout: 0 means the default above (tests and the crash
+	// test's server shorten it).
 	ConfirmTimeout time.Duration
-	ApproveDelay   time.Duration
+	// Provider is the phone-wallet provider test keys' transactions go to
+	// (required: the wiring chooses it).
+	Provider phonewallet.Provider
 	// Ledger is how captures post to the merchant's books (settlement
 	// delay, fee); the zero value is the sandbox's.
 	Ledger ledger.Policy
@@ -46,13 +46,13 @@ type Config struct {
 
 // Service authorises, reads and moves wallet transactions.
 type Service struct {
-	st           store.Store
-	q            queue.Queue
-	clock        func() time.Time
-	log          *slog.Logger
-	timeout      time.Duration
-	approveDelay time.Duration
-	policy       ledger.Policy
+	st       store.Store
+	q        queue.Queue
+	clock    func() time.Time
+	log      *slog.Logger
+	timeout  time.Duration
+	provider phonewallet.Provider
+	policy   ledger.Policy
 }
 
 // StatusNew builds the service.
@@ -66,10 +66,10 @@ func New(c Config) *Service {
 	if c.ConfirmTimeout == 0 {
 		c.ConfirmTimeout = ConfirmTimeout
 	}
-	if c.ApproveDelay == 0 {
-		c.ApproveDelay = ApproveDelay
+	if c.Provider == nil {
+		panic("wallet: Config.Provider is required (the wiring chooses it)")
 	}
-	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, timeout: c.ConfirmTimeout, approveDelay: c.ApproveDelay,
+	return &Service{st: c.Store, q: c.Queue, clock: c.Clock, log: c.Log, timeout: c.ConfirmTimeout, provider: c.Provider,
 		policy: c.Ledger}
 }
 
@@ -93,7 +93,11 @@ func (s *Service) Authorize(ctx context.Context, in AuthorizeInput) (*Transactio
 	if !in.Idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
 	}
-	if err := in.Request.validate(in.TestMode); err != nil {
+	var holds func(string) error
+	if in.TestMode {
+		holds = s.provider.CheckCurrency
+	}
+	if err := in.Request.validate(holds); err != nil {
 		return nil, err
 	}
 	if err := connectors.Choose(!in.TestMode, connectors.WalletProvider, nil); err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -365,7 +367,7 @@ func TestListFilters(t *testing.T) {
 func TestLiveKeysGetNoSandbox(t *testing.T) {
 	e := newEnv(t, backend{"embedded", embeddedStore, embeddedQueue})
 	live, key := e.NewAccount(accounts.Live)
-	r := e.DoKey(key, "POST", "/v1/wallet/authorize", body(PhoneApprove, 1000), "Idempotency-Key", e.key())
+	r := e.DoKey(key, "POST", "/v1/wallet/authorize", body(walletprovider.PhoneApprove, 1000), "Idempotency-Key", e.key())
 	require.Equal(t, 403, r.Status, string(r.Body))
 	assert.Equal(t, "live_mode_unavailable", r.Err(t)["code"])
 	m := body(phoneWaits, 1000)
@@ -377,7 +379,7 @@ func TestLiveKeysGetNoSandbox(t *testing.T) {
 	// A live transaction recorded before live keys were refused.
 	now := e.Clock.Now().UTC()
 	rec := &record{ID: ids.NewAt(now), AccountID: live.ID, Status: StatusNew, OrderReference: "old", Amount: 1000,
-		Currency: "KZT", Phone: PhoneApprove, IIN: iinValid, Live: true, CreatedAt: now, UpdatedAt: now}
+		Currency: "KZT", Phone: walletprovider.PhoneApprove, IIN: iinValid, Live: true, CreatedAt: now, UpdatedAt: now}
 	item, err := rec.item()
 	require.NoError(t, err)
 	require.NoError(t, e.Deps.Store.Write(context.Background(), store.Put(item, store.IfAbsent), openPut(rec)))

@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
 	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
 )
 
 // Service builds the dashboard over d.
@@ -44,7 +45,7 @@ func Service(d *app.Deps) (*dashboard.Service, error) {
 		Balance:      balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)}),
 		Orders:       orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: gatesupplier.New()}),
 		Gate:         prepaid.New(d.Store, d.Clock),
-		Wallet:       wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol}),
+		Wallet:       wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol, Provider: walletprovider.New(0)}),
 		LinksBaseURL: public,
 
 		Beneficiaries: beneficiarywire.Service(d),

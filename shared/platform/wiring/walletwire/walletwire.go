@@ -5,6 +5,8 @@ package walletwire
 import (
 	"context"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/pay/wallet"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -17,7 +19,7 @@ func service(d *app.Deps) (*wallet.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol}), nil
+	return wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol, Provider: walletprovider.New(0)}), nil
 }
 
 // Wallet builds the WalletFunction.

@@ -13,6 +13,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+
 	"github.com/paygate/paygate/shared/pay/wallet"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/queue"
@@ -36,7 +38,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	svc := wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, ConfirmTimeout: timeout, ApproveDelay: time.Second})
+	svc := wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, ConfirmTimeout: timeout, Provider: walletprovider.New(time.Second)})
 	poller := &app.Poller{Queue: d.Queue, Name: queue.WalletConfirmations, Handler: app.SQSLambda(svc.Consume), Wait: 100 * time.Millisecond}
 	go poller.Run(ctx)
 	go app.Every(ctx, 500*time.Millisecond, func(ctx context.Context) error { _, err := svc.Expire(ctx); return err }, nil)
