@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/issuer"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore"
@@ -52,7 +54,7 @@ func TestCallsPerDisputeRequest(t *testing.T) {
 	require.Equal(t, map[string]int{"GetItem": 2}, counter.Counts(), "get")
 
 	counter.Reset()
-	r = e.Do("POST", "/v1/disputes/"+id+"/evidence", map[string]any{"description": WinningEvidence,
+	r = e.Do("POST", "/v1/disputes/"+id+"/evidence", map[string]any{"description": issuer.WinningEvidence,
 		"documents": []any{doc("a.pdf", "application/pdf", sized(ChunkSize+1, 'a'))}}, "Idempotency-Key", "counted-evidence")
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	require.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 2}, counter.Counts(), "evidence")
@@ -62,7 +64,7 @@ func TestCallsPerDisputeRequest(t *testing.T) {
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	require.Equal(t, map[string]int{"GetItem": 4 + 2, "TransactWriteItems": 1}, counter.Counts(), "submit")
 
-	e.Clock.Advance(SandboxReview)
+	e.Clock.Advance(issuer.Review)
 	counter.Reset()
 	require.Equal(t, 1, e.sweep())
 	// A Query per due-index shard, and per shard of its earlier layout.

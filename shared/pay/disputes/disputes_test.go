@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/issuer"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -94,7 +96,7 @@ func TestEvidenceSubmitWonAndLost(t *testing.T) {
 		for _, c := range []struct {
 			marker, want string
 			inDoc        bool
-		}{{WinningEvidence, "won", true}, {LosingEvidence, "lost", false}, {"nothing decisive", "lost", true}} {
+		}{{issuer.WinningEvidence, "won", true}, {issuer.LosingEvidence, "lost", false}, {"nothing decisive", "lost", true}} {
 			tx := e.payment("", 20000, 20000)
 			before := e.bal()
 			id := e.open(tx, nil)["id"].(string)
@@ -136,7 +138,7 @@ func TestEvidenceSubmitWonAndLost(t *testing.T) {
 			require.Equal(t, 409, r.Status, "no evidence once submitted")
 
 			assert.Zero(t, e.sweep(), "the review has not ended")
-			e.Clock.Advance(SandboxReview)
+			e.Clock.Advance(issuer.Review)
 			assert.Equal(t, 1, e.sweep())
 			d = e.get(id)
 			assert.Equal(t, c.want, d["status"], c.marker)
@@ -435,9 +437,9 @@ func TestHoldBeyondAvailableIsOwed(t *testing.T) {
 		// A dispute won repays the rest from its release.
 		won := e.open(e.payment("", 3000, 3000), nil)["id"].(string) // 4500 held: 3000 from available, 1500 owed
 		assert.Equal(t, map[string]int64{"available": 0, "pending": 0, "reserved": 0, "disputed": 4500, "owed": -2000}, e.bal())
-		require.Equal(t, 200, e.post("/v1/disputes/"+won+"/evidence", map[string]any{"description": WinningEvidence}).Status)
+		require.Equal(t, 200, e.post("/v1/disputes/"+won+"/evidence", map[string]any{"description": issuer.WinningEvidence}).Status)
 		require.Equal(t, 200, e.post("/v1/disputes/"+won+"/submit", nil).Status)
-		e.Clock.Advance(SandboxReview)
+		e.Clock.Advance(issuer.Review)
 		assert.Equal(t, 1, e.sweep())
 		assert.Equal(t, map[string]int64{"available": 2500, "pending": 0, "reserved": 0, "disputed": 0, "owed": 0}, e.bal())
 		e.checkBooks(e.Account.ID)

@@ -48,7 +48,7 @@
 //     the sandbox issuer reads the evidence and decides at once (the
 //     description or a document holding winning_evidence wins;
 //     losing_evidence, or neither, loses); the decision is applied when its
-//     review ends (SandboxReview, 15 s) by the sweeper's next run.
+//     review ends (the sandbox issuer's Review, 15 s) by the sweeper's next run.
 //   - Writes: every change is one TransactWriteItems: the dispute
 //     (conditioned on the version read), its due entry moved with its
 //     status, its event (dispute.created, dispute.updated, dispute.closed),

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/issuer"
+
 	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
 
 	"github.com/stretchr/testify/assert"
@@ -60,7 +62,7 @@ func newEnv(t testing.TB, b backend) *env {
 	clock := &apitest.Clock{}
 	clock.Set(time.Now().UTC().Truncate(time.Millisecond))
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		e.svc = New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: DefaultFee})
+		e.svc = New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: DefaultFee, Desk: issuer.New()})
 		return e.svc.Group(), nil
 	}
 	txs := func(d *app.Deps) (httpapi.Group, error) {

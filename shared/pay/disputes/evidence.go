@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/paygate/paygate/shared/domain/disputedesk"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -238,32 +238,15 @@ func readDocument(ctx context.Context, st store.Store, r *record, d storedDoc) (
 	return out, nil
 }
 
-// Sandbox evidence markers: evidence (the description or any document)
-// holding WinningEvidence wins in the sandbox, LosingEvidence loses;
-// neither, or both, loses (the issuer keeps the cardholder's claim unless
-// convinced).
-const (
-	WinningEvidence = "winning_evidence"
-	LosingEvidence  = "losing_evidence"
-)
-
-// SandboxReview is how long the sandbox issuer reviews submitted evidence
-// before its decision is applied (by the sweeper's next run after it).
-const SandboxReview = 15 * time.Second
-
-// sandboxDecision reads the evidence and decides as the sandbox issuer.
-func sandboxDecision(ctx context.Context, st store.Store, r *record) (Status, error) {
-	win, lose := strings.Contains(r.Description, WinningEvidence), strings.Contains(r.Description, LosingEvidence)
-	for _, d := range r.Docs {
-		data, err := readDocument(ctx, st, r, d)
-		if err != nil {
-			return "", err
+// evidence is the dispute's submitted evidence as the issuer's desk reads
+// it: the description, and each document's bytes read when the desk asks.
+func evidence(ctx context.Context, st store.Store, r *record) disputedesk.Evidence {
+	return disputedesk.Evidence{Description: r.Description, Documents: func(yield func([]byte, error) bool) {
+		for _, d := range r.Docs {
+			data, err := readDocument(ctx, st, r, d)
+			if !yield(data, err) || err != nil {
+				return
+			}
 		}
-		win = win || bytes.Contains(data, []byte(WinningEvidence))
-		lose = lose || bytes.Contains(data, []byte(LosingEvidence))
-	}
-	if win && !lose {
-		return Won, nil
-	}
-	return Lost, nil
+	}}
 }

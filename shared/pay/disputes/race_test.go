@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/issuer"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -256,7 +258,7 @@ func TestSweeperRacesSubmit(t *testing.T) {
 				assert.Equal(t, 1, submitted)
 				assert.Zero(t, swept.Load(), "no sweeper closed a dispute submitted in time")
 				assert.Equal(t, []string{EventCreated, EventUpdated, EventUpdated}, e.events(id))
-				e.Clock.Advance(SandboxReview)
+				e.Clock.Advance(issuer.Review)
 				assert.Equal(t, 1, e.sweep(), "the review ended: decided once")
 				d = e.get(id)
 				assert.Equal(t, "lost", d["status"], "no winning evidence")

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/shared/domain/disputedesk"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/metadata"
@@ -54,6 +55,9 @@ type Config struct {
 	Log   *slog.Logger     // nil: discard
 	// Fee is the dispute fee in major units (FeeFromEnv); negative: none.
 	Fee int64
+	// Desk is the card issuer's dispute desk test keys' disputes go to
+	// (required: the wiring chooses it).
+	Desk disputedesk.Desk
 }
 
 // Service manages disputes.
@@ -63,6 +67,7 @@ type Service struct {
 	clock func() time.Time
 	log   *slog.Logger
 	fee   int64
+	desk  disputedesk.Desk
 }
 
 // New builds the service.
@@ -73,7 +78,10 @@ func New(c Config) *Service {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: c.Store, repo: payments.NewRepo(c.Store), clock: c.Clock, log: c.Log, fee: max(c.Fee, 0)}
+	if c.Desk == nil {
+		panic("disputes: Config.Desk is required (the wiring chooses it)")
+	}
+	return &Service{st: c.Store, repo: payments.NewRepo(c.Store), clock: c.Clock, log: c.Log, fee: max(c.Fee, 0), desk: c.Desk}
 }
 
 // feeOf is the dispute fee in minor units of currency.
@@ -328,8 +336,9 @@ func (s *Service) Accept(ctx context.Context, in ActionInput) (*Dispute, error) 
 }
 
 // Submit sends the evidence to the issuer: the dispute is under_review
-// until the issuer decides (the sandbox decides from the evidence now and
-// applies it after SandboxReview, by the sweeper). Submitting twice is a
+// until the issuer decides (its desk decides, and the sweeper applies the
+// decision when the review ends: the sandbox's decides at once and reviews
+// for 15 s). Submitting twice is a
 // 409. Errors: Invalid evidence_missing (nothing to submit), and as Accept.
 func (s *Service) Submit(ctx context.Context, in ActionInput) (*Dispute, error) {
 	return s.change(ctx, in.AccountID, in.ID, in.Idem, func(c *step, now time.Time) error {
@@ -340,12 +349,14 @@ func (s *Service) Submit(ctx context.Context, in ActionInput) (*Dispute, error) 
 		if !r.hasEvidence() {
 			return apierr.New(CodeEvidenceMissing, "dispute %s has no evidence: add a description or documents first (POST /v1/disputes/%s/evidence), or accept it", r.ID, r.ID)
 		}
-		decision, err := sandboxDecision(ctx, s.st, r)
+		decision, err := s.desk.Submit(ctx, evidence(ctx, s.st, r), now)
 		if err != nil {
 			return err
 		}
-		end := now.Add(SandboxReview)
-		r.SubmittedAt, r.ReviewEndsAt, r.Decision = &now, &end, decision
+		r.SubmittedAt, r.ReviewEndsAt, r.Decision = &now, &decision.ReviewEnds, Lost
+		if decision.Won {
+			r.Decision = Won
+		}
 		c.event = EventUpdated
 		return nil
 	})

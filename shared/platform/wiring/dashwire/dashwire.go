@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
+	"github.com/paygate/paygate/shared/sandbox/issuer"
 	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
 	"github.com/paygate/paygate/shared/sandbox/walletprovider"
 )
@@ -50,7 +51,7 @@ func Service(d *app.Deps) (*dashboard.Service, error) {
 
 		Beneficiaries: beneficiarywire.Service(d),
 		Invoices:      invoices.New(invoices.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}),
-		Disputes:      disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee}),
+		Disputes:      disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee, Desk: issuer.New()}),
 	}), nil
 }
 

@@ -5,6 +5,8 @@ package disputewire
 import (
 	"context"
 
+	"github.com/paygate/paygate/shared/sandbox/issuer"
+
 	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -15,7 +17,7 @@ func service(d *app.Deps) (*disputes.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee}), nil
+	return disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee, Desk: issuer.New()}), nil
 }
 
 // Disputes builds the DisputesFunction.
