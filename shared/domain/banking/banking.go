@@ -8,7 +8,7 @@ package banking
 import (
 	"context"
 
-	"github.com/paygate/paygate/shared/domain/remittance"
+	"github.com/paygate/paygate/shared/domain/remittance/payanswer"
 )
 
 // Request is what the bank is asked to pay. PaymentOrderID is the bank's
@@ -22,8 +22,8 @@ type Request struct {
 	Livemode       bool
 }
 
-// Result is the bank's final answer (a remittance's).
-type Result = remittance.Result
+// Result is the bank's final answer (payanswer's).
+type Result = payanswer.Result
 
 // Failure reasons a bank answers (a payment order's failure_reason).
 const (
@@ -33,12 +33,12 @@ const (
 )
 
 // ErrNoAnswer is a call whose outcome is unknown (a timeout): the order may
-// or may not have been paid (remittance.ErrNoAnswer).
-var ErrNoAnswer = remittance.ErrNoAnswer
+// or may not have been paid (payanswer.ErrNoAnswer, which the remittance flow tells).
+var ErrNoAnswer = payanswer.ErrNoAnswer
 
 // ErrInProcess is the bank's "accepted, still paying": ask again later
-// (remittance.ErrInProcess).
-var ErrInProcess = remittance.ErrInProcess
+// (payanswer.ErrInProcess).
+var ErrInProcess = payanswer.ErrInProcess
 
 // RecordPrefix is where a bank that keeps its records in the service's own
 // store (the sandbox) keeps them: the ledger table, one item per order.

@@ -8,7 +8,7 @@ package cardpayouts
 import (
 	"context"
 
-	"github.com/paygate/paygate/shared/domain/remittance"
+	"github.com/paygate/paygate/shared/domain/remittance/payanswer"
 )
 
 // Reference is the processor's own reference of a saved card, kept with the
@@ -28,12 +28,12 @@ type Request struct {
 	Card     Reference
 }
 
-// Result is the processor's final answer (a remittance's).
-type Result = remittance.Result
+// Result is the processor's final answer (payanswer's).
+type Result = payanswer.Result
 
 // ErrNoAnswer is a call whose outcome is unknown (a timeout): the payout
-// may or may not have been paid (remittance.ErrNoAnswer).
-var ErrNoAnswer = remittance.ErrNoAnswer
+// may or may not have been paid (payanswer.ErrNoAnswer, which the remittance flow tells).
+var ErrNoAnswer = payanswer.ErrNoAnswer
 
 // Failure reasons a processor answers (a payout's failure_reason).
 const (

@@ -1,8 +1,8 @@
 // Package connectors decides, in one place, who serves a call that reaches
 // an outside system (the card processor, the payout processor, the bank,
-// the phone-wallet provider, Apple Pay and Google Pay): a test key's call
-// goes to that system's sandbox; a live key's goes to the live connector
-// configured for it. Where no live connector is configured, every money
+// the phone-wallet provider, the issuer's dispute desk, the Gate supplier,
+// Apple Pay and Google Pay): a test key's call goes to that system's
+// sandbox (Set); a live key's goes to the live connector configured for it. Where no live connector is configured, every money
 // route answers a live key with the one error below, with the same body.
 package connectors
 

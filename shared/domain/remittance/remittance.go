@@ -40,6 +40,7 @@ import (
 
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/ledger"
+	"github.com/paygate/paygate/shared/domain/remittance/payanswer"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/consumer"
@@ -47,20 +48,17 @@ import (
 	"github.com/paygate/paygate/shared/store/dueindex"
 )
 
-// Result is the payer's final answer.
-type Result struct {
-	Paid   bool      `json:"paid"`
-	Reason string    `json:"reason,omitempty"` // a refusal's failure reason
-	At     time.Time `json:"at"`
-}
+// Result is the payer's final answer (payanswer's, which the payers' ports
+// share without the flow).
+type Result = payanswer.Result
 
 // ErrNoAnswer is a payer's call whose outcome is unknown (a timeout): the
 // remittance may or may not have been paid, so it stays open until the
 // payer answers or, asked for it (Lookup), says what became of it.
-var ErrNoAnswer = errors.New("the payer did not answer")
+var ErrNoAnswer = payanswer.ErrNoAnswer
 
 // ErrInProcess is a payer's "accepted, still paying": ask again later.
-var ErrInProcess = errors.New("the payer is still paying")
+var ErrInProcess = payanswer.ErrInProcess
 
 // MaxAttempts is how many payer calls may go unanswered before the
 // consumer asks the payer what became of the remittance (Lookup) and

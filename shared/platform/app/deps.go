@@ -15,6 +15,7 @@ import (
 
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/aws/xray"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/auth"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -36,6 +37,9 @@ type Deps struct {
 	Keys     *auth.Keys
 	Idem     *idempotency.Store
 	AWS      *aws.Config // nil on the embedded store
+	// Connectors are the outside systems' connections; a nil one is the
+	// system's sandbox (shared/platform/wiring/connect).
+	Connectors connectors.Set
 	// Tables are the physical table names by logical name (nil on the
 	// embedded store, whose tables are the logical names).
 	Tables map[string]string

@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/auth"
@@ -83,6 +84,8 @@ type Options struct {
 	Store store.Store // default: a fresh embedded store in t.TempDir()
 	Queue queue.Queue // default: a fresh embedded queue
 	Clock *Clock
+	// Connectors replace the outside systems' sandboxes (nil ones stay).
+	Connectors connectors.Set
 }
 
 // New starts a server with the given groups over a fresh embedded store.
@@ -110,6 +113,7 @@ func NewWith(t testing.TB, o Options, builders ...Builder) *Env {
 	envID := registerEnv(t.Name())
 	log := slog.New(slog.NewJSONHandler(Logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With(envAttr, envID)
 	d := app.WithStore(o.Store, o.Queue, log, o.Clock.Now)
+	d.Connectors = o.Connectors
 	groups := make([]httpapi.Group, 0, len(builders))
 	for _, b := range builders {
 		g, err := b(d)

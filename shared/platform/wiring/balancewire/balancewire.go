@@ -7,7 +7,7 @@ package balancewire
 import (
 	"context"
 
-	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
 	"github.com/paygate/paygate/shared/pay/balance"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -17,7 +17,7 @@ import (
 )
 
 func service(d *app.Deps) *balance.Service {
-	return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)})
+	return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: connect.Payouts(d)})
 }
 
 // MerchantBalance builds the MerchantBalanceFunction.

@@ -7,13 +7,13 @@ import (
 	"github.com/paygate/paygate/shared/pay/beneficiaries"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/sandbox/bank"
 )
 
 // Service builds the beneficiaries service over d (the sandbox bank).
 func Service(d *app.Deps) *beneficiaries.Service {
-	return beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Bank: bank.New(d.Store, d.Clock)})
+	return beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Bank: connect.Bank(d)})
 }
 
 // Beneficiaries builds the BeneficiariesFunction.

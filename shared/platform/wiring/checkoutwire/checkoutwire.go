@@ -6,7 +6,7 @@ package checkoutwire
 import (
 	"context"
 
-	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -16,7 +16,7 @@ import (
 // group builds one checkout function group.
 func group(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
 	return func(d *app.Deps) (httpapi.Group, error) {
-		svc, err := checkout.FromDeps(d, cardprocessor.New())
+		svc, err := checkout.FromDeps(d, connect.Cards(d))
 		if err != nil {
 			return httpapi.Group{}, err
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/paygate/paygate/shared/pay/customers"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 )
 
 // Customers builds the CustomersFunction. Its checkout service reads the
@@ -17,7 +17,7 @@ import (
 // recurring payment waiting for the shopper seals its action with them, and
 // checkout's /v2/payments/details opens it.
 func Customers(d *app.Deps) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d, cardprocessor.New())
+	co, err := checkout.FromDeps(d, connect.Cards(d))
 	if err != nil {
 		return httpapi.Group{}, err
 	}

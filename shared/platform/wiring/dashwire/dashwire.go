@@ -17,10 +17,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
-	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
-	"github.com/paygate/paygate/shared/sandbox/issuer"
-	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
-	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 )
 
 // Service builds the dashboard over d.
@@ -43,15 +40,15 @@ func Service(d *app.Deps) (*dashboard.Service, error) {
 		Payments:     transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}),
 		Links:        links.New(links.Config{Store: d.Store, Accounts: d.Accounts, Clock: d.Clock, Log: d.Log, PublicURL: public}),
 		Webhooks:     webhooks.New(d.Store, d.Clock).WithQueue(d.Queue),
-		Balance:      balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)}),
-		Orders:       orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: gatesupplier.New()}),
+		Balance:      balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: connect.Payouts(d)}),
+		Orders:       orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: connect.Supplier(d)}),
 		Gate:         prepaid.New(d.Store, d.Clock),
-		Wallet:       wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol, Provider: walletprovider.New(0)}),
+		Wallet:       wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol, Provider: connect.PhoneWallet(d)}),
 		LinksBaseURL: public,
 
 		Beneficiaries: beneficiarywire.Service(d),
 		Invoices:      invoices.New(invoices.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}),
-		Disputes:      disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee, Desk: issuer.New()}),
+		Disputes:      disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee, Desk: connect.DisputeDesk(d)}),
 	}), nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
@@ -69,7 +69,7 @@ func DirectPayments(d *app.Deps) (httpapi.Group, error) {
 // DirectPaymentsWith builds the group over a given keyring (the benchmark's
 // KMS adapter on moto).
 func DirectPaymentsWith(d *app.Deps, keys *cse.Keyring) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d, cardprocessor.New())
+	co, err := checkout.FromDeps(d, connect.Cards(d))
 	if err != nil {
 		return httpapi.Group{}, err
 	}

@@ -5,7 +5,7 @@ package disputewire
 import (
 	"context"
 
-	"github.com/paygate/paygate/shared/sandbox/issuer"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
 	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -17,7 +17,7 @@ func service(d *app.Deps) (*disputes.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee, Desk: issuer.New()}), nil
+	return disputes.New(disputes.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Fee: fee, Desk: connect.DisputeDesk(d)}), nil
 }
 
 // Disputes builds the DisputesFunction.

@@ -6,13 +6,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
+
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/queue"
-	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
 )
 
 // GateCatalog builds the GateCatalogFunction.
@@ -30,7 +31,7 @@ func GateBalance(d *app.Deps) (httpapi.Group, error) {
 // with vendor_unavailable and are refunded), per-instance product and balance
 // caches that the order transaction verifies.
 func gateOrders(d *app.Deps) *orders.Service {
-	return orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: gatesupplier.New(),
+	return orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: connect.Supplier(d),
 		ProductTTL: 5 * time.Minute, SerializeBalances: true})
 }
 

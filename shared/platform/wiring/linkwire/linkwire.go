@@ -6,7 +6,7 @@ package linkwire
 import (
 	"context"
 
-	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/links"
@@ -29,7 +29,7 @@ func PaymentLinks(d *app.Deps) (httpapi.Group, error) { return service(d).APIGro
 // HostedPage builds the HostedPageFunction: it pays links through checkout,
 // so it reads the session-signing keys as checkout's functions do.
 func HostedPage(d *app.Deps) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d, cardprocessor.New())
+	co, err := checkout.FromDeps(d, connect.Cards(d))
 	if err != nil {
 		return httpapi.Group{}, err
 	}

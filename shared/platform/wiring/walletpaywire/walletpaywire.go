@@ -11,13 +11,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
+
 	"github.com/paygate/paygate/shared/aws/ssmkeys"
 	"github.com/paygate/paygate/shared/pay/direct"
 	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/pay/walletpay"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/sandbox/paytokens"
 )
 
 // WalletSessions builds the WalletSessionsFunction.
@@ -41,6 +42,6 @@ func WalletSessions(d *app.Deps) (httpapi.Group, error) {
 		}, nil, d.Clock)
 	}
 	tokens := direct.NewTokens(d.Store, cse.NewSealer(d.Store, d.Clock))
-	svc := walletpay.New(walletpay.Config{Store: d.Store, Tokens: tokens, Live: live, Test: paytokens.New(), Clock: d.Clock, Log: d.Log})
+	svc := walletpay.New(walletpay.Config{Store: d.Store, Tokens: tokens, Live: live, Test: connect.TestWallets(), Clock: d.Clock, Log: d.Log})
 	return svc.Group(), nil
 }

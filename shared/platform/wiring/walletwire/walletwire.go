@@ -5,7 +5,7 @@ package walletwire
 import (
 	"context"
 
-	"github.com/paygate/paygate/shared/sandbox/walletprovider"
+	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/pay/wallet"
@@ -19,7 +19,7 @@ func service(d *app.Deps) (*wallet.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol, Provider: walletprovider.New(0)}), nil
+	return wallet.New(wallet.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Ledger: pol, Provider: connect.PhoneWallet(d)}), nil
 }
 
 // Wallet builds the WalletFunction.

@@ -1,0 +1,23 @@
+package connectors
+
+import (
+	"github.com/paygate/paygate/shared/domain/banking"
+	"github.com/paygate/paygate/shared/domain/cardpayouts"
+	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/domain/disputedesk"
+	"github.com/paygate/paygate/shared/domain/phonewallet"
+	"github.com/paygate/paygate/shared/domain/supplier"
+)
+
+// Set is a function's connection to every outside system its areas call,
+// each as the port the domain defines. A nil field is the system's sandbox
+// (the wiring's default, shared/platform/wiring/connect); tests set fields
+// to watch or replace a system.
+type Set struct {
+	Cards       cards.Processor
+	Payouts     cardpayouts.Processor
+	Bank        banking.Bank
+	PhoneWallet phonewallet.Provider
+	DisputeDesk disputedesk.Desk
+	Supplier    supplier.TestSupplier
+}
