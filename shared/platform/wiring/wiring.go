@@ -2,7 +2,8 @@
 // areas, see shared/platform/registry) and pairs each declared group with its builder,
 // for the local gateway (make run) and the tests that derive the template's
 // routes and policies and the OpenAPI paths from the declarations. The
-// builders live per area (platformwire, gatewire, checkoutwire, ...): a Lambda main
+// builders live per area (platformwire, gatewire, checkoutwire, ...), in
+// typed tables per kind of function: a Lambda main
 // imports only its own area's package, so it links only what it serves.
 package wiring
 
@@ -54,51 +55,60 @@ func Areas() []registry.Area {
 	return []registry.Area{health.Area, merchants.Area, catalog.Area, prepaid.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area, dashboard.Area}
 }
 
-// builders are the builders by function logical id: exactly one per declared
-// group, of the group's kind (Check). The map lives here, not in the per-area
-// wire packages, because a map there would make every function of an area
-// link every builder of that area.
-var builders = map[string]any{
-	health.HealthGroup.Function:               app.HTTPBuilder(platformwire.Health),
-	merchants.MerchantsGroup.Function:         app.HTTPBuilder(platformwire.Merchants),
-	catalog.CatalogGroup.Function:             app.HTTPBuilder(gatewire.GateCatalog),
-	prepaid.BalanceGroup.Function:             app.HTTPBuilder(gatewire.GateBalance),
-	orders.OrdersGroup.Function:               app.HTTPBuilder(gatewire.GateOrders),
-	orders.FulfilmentGroup.Function:           app.SQSBuilder(gatewire.GateFulfilment),
-	orders.ReconcilerGroup.Function:           TaskBuilder(gatewire.GateOrderReconciler),
-	checkout.SessionsGroup.Function:           checkoutwire.CheckoutSessions,
-	checkout.PaymentsGroup.Function:           checkoutwire.CheckoutPayments,
-	checkout.ClientGroup.Function:             checkoutwire.CheckoutClient,
-	checkout.TestHelpersGroup.Function:        checkoutwire.CheckoutTestHelpers,
-	checkout.ExpirerGroup.Function:            TaskBuilder(checkoutwire.CheckoutSessionExpirer),
-	webhooks.EndpointsGroup.Function:          app.HTTPBuilder(webhookwire.WebhookEndpoints),
-	webhooks.EventsGroup.Function:             app.HTTPBuilder(webhookwire.Events),
-	webhooks.PublisherGroup.Function:          app.StreamBuilder(webhookwire.WebhookPublisher),
-	webhooks.SenderGroup.Function:             app.SQSBuilder(webhookwire.WebhookSender),
-	wallet.WalletGroup.Function:               app.HTTPBuilder(walletwire.Wallet),
-	wallet.ConfirmationsGroup.Function:        app.SQSBuilder(walletwire.WalletConfirmations),
-	wallet.ExpirerGroup.Function:              TaskBuilder(walletwire.WalletExpirer),
-	pay.TransactionsGroup.Function:            app.HTTPBuilder(paywire.Transactions),
-	pay.ModificationsGroup.Function:           app.HTTPBuilder(paywire.CheckoutModifications),
-	pay.ExpirerGroup.Function:                 TaskBuilder(paywire.AuthorizationExpirer),
-	splits.SplitRequestsGroup.Function:        app.HTTPBuilder(paywire.SplitRequests),
-	balance.BalanceGroup.Function:             app.HTTPBuilder(balancewire.MerchantBalance),
-	balance.PayoutsGroup.Function:             app.SQSBuilder(balancewire.PayoutsSender),
-	balance.SettlementGroup.Function:          TaskBuilder(balancewire.Settlement),
-	disputes.DisputesGroup.Function:           app.HTTPBuilder(disputewire.Disputes),
-	disputes.SweeperGroup.Function:            TaskBuilder(disputewire.DisputeSweeper),
-	customers.CustomersGroup.Function:         app.HTTPBuilder(customerwire.Customers),
-	direct.PaymentsGroup.Function:             app.HTTPBuilder(directwire.DirectPayments),
-	walletpay.SessionsGroup.Function:          app.HTTPBuilder(walletpaywire.WalletSessions),
-	links.APIGroup.Function:                   app.HTTPBuilder(linkwire.PaymentLinks),
-	links.PageGroup.Function:                  app.HTTPBuilder(linkwire.HostedPage),
-	links.ExpirerGroup.Function:               TaskBuilder(linkwire.PaymentLinkExpirer),
-	beneficiaries.BeneficiariesGroup.Function: app.HTTPBuilder(beneficiarywire.Beneficiaries),
-	beneficiaries.PaymentOrdersGroup.Function: app.SQSBuilder(beneficiarywire.PaymentOrdersSender),
-	invoices.InvoicesGroup.Function:           app.HTTPBuilder(invoicewire.Invoices),
-	invoices.ExpiryGroup.Function:             TaskBuilder(invoicewire.InvoiceExpiry),
-	dashboard.DashboardGroup.Function:         app.HTTPBuilder(dashwire.Dashboard),
-}
+// The builders by function logical id, one table per kind of function, so
+// a builder of the wrong kind does not compile; Check holds that every
+// declared group has exactly one, in the table of its kind. The tables live
+// here, not in the per-area wire packages, because a table there would make
+// every function of an area link every builder of that area.
+var (
+	httpBuilders = map[string]app.HTTPBuilder{
+		health.HealthGroup.Function:               platformwire.Health,
+		merchants.MerchantsGroup.Function:         platformwire.Merchants,
+		catalog.CatalogGroup.Function:             gatewire.GateCatalog,
+		prepaid.BalanceGroup.Function:             gatewire.GateBalance,
+		orders.OrdersGroup.Function:               gatewire.GateOrders,
+		checkout.SessionsGroup.Function:           checkoutwire.CheckoutSessions,
+		checkout.PaymentsGroup.Function:           checkoutwire.CheckoutPayments,
+		checkout.ClientGroup.Function:             checkoutwire.CheckoutClient,
+		checkout.TestHelpersGroup.Function:        checkoutwire.CheckoutTestHelpers,
+		webhooks.EndpointsGroup.Function:          webhookwire.WebhookEndpoints,
+		webhooks.EventsGroup.Function:             webhookwire.Events,
+		wallet.WalletGroup.Function:               walletwire.Wallet,
+		pay.TransactionsGroup.Function:            paywire.Transactions,
+		pay.ModificationsGroup.Function:           paywire.CheckoutModifications,
+		splits.SplitRequestsGroup.Function:        paywire.SplitRequests,
+		balance.BalanceGroup.Function:             balancewire.MerchantBalance,
+		disputes.DisputesGroup.Function:           disputewire.Disputes,
+		customers.CustomersGroup.Function:         customerwire.Customers,
+		direct.PaymentsGroup.Function:             directwire.DirectPayments,
+		walletpay.SessionsGroup.Function:          walletpaywire.WalletSessions,
+		links.APIGroup.Function:                   linkwire.PaymentLinks,
+		links.PageGroup.Function:                  linkwire.HostedPage,
+		beneficiaries.BeneficiariesGroup.Function: beneficiarywire.Beneficiaries,
+		invoices.InvoicesGroup.Function:           invoicewire.Invoices,
+		dashboard.DashboardGroup.Function:         dashwire.Dashboard,
+	}
+	sqsBuilders = map[string]app.SQSBuilder{
+		orders.FulfilmentGroup.Function:           gatewire.GateFulfilment,
+		webhooks.SenderGroup.Function:             webhookwire.WebhookSender,
+		wallet.ConfirmationsGroup.Function:        walletwire.WalletConfirmations,
+		balance.PayoutsGroup.Function:             balancewire.PayoutsSender,
+		beneficiaries.PaymentOrdersGroup.Function: beneficiarywire.PaymentOrdersSender,
+	}
+	taskBuilders = map[string]TaskBuilder{
+		orders.ReconcilerGroup.Function:  gatewire.GateOrderReconciler,
+		checkout.ExpirerGroup.Function:   checkoutwire.CheckoutSessionExpirer,
+		wallet.ExpirerGroup.Function:     walletwire.WalletExpirer,
+		pay.ExpirerGroup.Function:        paywire.AuthorizationExpirer,
+		balance.SettlementGroup.Function: balancewire.Settlement,
+		disputes.SweeperGroup.Function:   disputewire.DisputeSweeper,
+		links.ExpirerGroup.Function:      linkwire.PaymentLinkExpirer,
+		invoices.ExpiryGroup.Function:    invoicewire.InvoiceExpiry,
+	}
+	streamBuilders = map[string]app.StreamBuilder{
+		webhooks.PublisherGroup.Function: webhookwire.WebhookPublisher,
+	}
+)
 
 // TaskBuilder builds a scheduled function's task.
 type TaskBuilder = func(*app.Deps) (func(context.Context) error, error)
@@ -107,7 +117,7 @@ type TaskBuilder = func(*app.Deps) (func(context.Context) error, error)
 func HTTP() []app.HTTPBuilder {
 	var out []app.HTTPBuilder
 	for _, g := range registry.Groups(Areas()) {
-		if b, ok := builders[g.Function].(app.HTTPBuilder); ok && g.Kind() == "http" {
+		if b, ok := httpBuilders[g.Function]; ok && g.Kind() == "http" {
 			out = append(out, b)
 		}
 	}
@@ -118,7 +128,7 @@ func HTTP() []app.HTTPBuilder {
 func SQS() []Consumer {
 	var out []Consumer
 	for _, g := range registry.Groups(Areas()) {
-		if b, ok := builders[g.Function].(app.SQSBuilder); ok && g.Kind() == "sqs" {
+		if b, ok := sqsBuilders[g.Function]; ok && g.Kind() == "sqs" {
 			out = append(out, Consumer{Function: g.Function, Queue: g.Consumes, Timeout: g.FunctionTimeout(), Build: b})
 		}
 	}
@@ -130,7 +140,7 @@ func SQS() []Consumer {
 func Periodic() []Task {
 	var out []Task
 	for _, g := range registry.Groups(Areas()) {
-		if b, ok := builders[g.Function].(TaskBuilder); ok && g.Kind() == "schedule" {
+		if b, ok := taskBuilders[g.Function]; ok && g.Kind() == "schedule" {
 			out = append(out, Task{Function: g.Function, Every: g.Every, Build: b})
 		}
 	}
@@ -143,7 +153,7 @@ func Periodic() []Task {
 func Streams() []StreamConsumer {
 	var out []StreamConsumer
 	for _, g := range registry.Groups(Areas()) {
-		if b, ok := builders[g.Function].(app.StreamBuilder); ok && g.Kind() == "stream" {
+		if b, ok := streamBuilders[g.Function]; ok && g.Kind() == "stream" {
 			out = append(out, StreamConsumer{Function: g.Function, Table: g.Streams, Timeout: g.FunctionTimeout(), Build: b})
 		}
 	}
@@ -154,30 +164,31 @@ func Streams() []StreamConsumer {
 // whose builder is missing or of another kind than the group.
 func Check() []error {
 	errs := registry.Check(Areas())
+	tables := map[string]map[string]bool{"http": keys(httpBuilders), "sqs": keys(sqsBuilders),
+		"schedule": keys(taskBuilders), "stream": keys(streamBuilders)}
 	declared := map[string]bool{}
 	for _, g := range registry.Groups(Areas()) {
 		declared[g.Function] = true
-		var ok bool
-		switch b := builders[g.Function]; g.Kind() {
-		case "http":
-			_, ok = b.(app.HTTPBuilder)
-		case "sqs":
-			_, ok = b.(app.SQSBuilder)
-		case "schedule":
-			_, ok = b.(TaskBuilder)
-		case "stream":
-			_, ok = b.(app.StreamBuilder)
-		}
-		if !ok {
+		if !tables[g.Kind()][g.Function] {
 			errs = append(errs, fmt.Errorf("%s: no %s builder in wiring", g.Function, g.Kind()))
 		}
 	}
-	for fn := range builders {
-		if !declared[fn] {
-			errs = append(errs, fmt.Errorf("wiring builds %s, which no area declares", fn))
+	for kind, fns := range tables {
+		for fn := range fns {
+			if !declared[fn] {
+				errs = append(errs, fmt.Errorf("wiring builds %s (%s), which no area declares", fn, kind))
+			}
 		}
 	}
 	return errs
+}
+
+func keys[B any](m map[string]B) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 // Task is a scheduled function.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/health"
 	"github.com/paygate/paygate/shared/platform/registry"
 )
 
@@ -21,6 +22,25 @@ func TestDeclarationsAreConsistent(t *testing.T) {
 		t.Error(err)
 	}
 	require.NotEmpty(t, registry.Groups(Areas()))
+}
+
+// Check names a declared group without a builder of its kind, and a builder
+// no group declares.
+func TestCheckFindsAMissingOrStrayBuilder(t *testing.T) {
+	http := httpBuilders
+	t.Cleanup(func() { httpBuilders = http })
+	httpBuilders = map[string]app.HTTPBuilder{"NoSuchFunction": http[health.HealthGroup.Function]}
+	for fn, b := range http {
+		if fn != health.HealthGroup.Function {
+			httpBuilders[fn] = b
+		}
+	}
+	var got []string
+	for _, err := range Check() {
+		got = append(got, err.Error())
+	}
+	assert.ElementsMatch(t, []string{health.HealthGroup.Function + ": no http builder in wiring",
+		"wiring builds NoSuchFunction (http), which no area declares"}, got)
 }
 
 // Every area registers the prefixes of the tables its groups write, so the
