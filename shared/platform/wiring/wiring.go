@@ -2,9 +2,10 @@
 // areas, see shared/platform/registry) and pairs each declared group with its builder,
 // for the local gateway (make run) and the tests that derive the template's
 // routes and policies and the OpenAPI paths from the declarations. The
-// builders live per area (platformwire, gatewire, checkoutwire, ...), in
-// typed tables per kind of function: a Lambda main
-// imports only its own area's package, so it links only what it serves.
+// builders live per area (platformwire, gatewire, checkoutwire, ...) and are
+// paired with their groups here, in typed tables per kind of function; a
+// Lambda main imports only its own area's package, so it links only what it
+// serves.
 package wiring
 
 import (
