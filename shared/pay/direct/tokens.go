@@ -115,6 +115,11 @@ func TokenID(accountID string, typ TokenType, walletTransaction string) string {
 	return TokenIDPrefix + hex.EncodeToString(sum[:16])
 }
 
+// Card is a decrypted card as a new payment token takes it (the card
+// keys' type), so other areas (wallet tokens) hand one over through
+// direct's service.
+type Card = cse.Card
+
 // NewToken is what a wallet's decode hands over: the card's public details
 // and its data, sealed at once to the direct-payment keys.
 type NewToken struct {
@@ -122,7 +127,7 @@ type NewToken struct {
 	Livemode          bool
 	Type              TokenType
 	WalletTransaction string // the wallet's own id of the payment (dedupes decodes)
-	Card              cse.Card
+	Card              Card
 	Brand             string
 	ExpiryMonth       int
 	ExpiryYear        int

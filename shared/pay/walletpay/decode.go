@@ -8,7 +8,6 @@ import (
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/pay/direct"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -83,7 +82,7 @@ func (s *Service) AppleDecode(ctx context.Context, in DecodeInput) (*Decoded, er
 	}
 	month, year, _ := d.ExpiryMonthYear()
 	return s.keep(ctx, in, direct.NewToken{Type: direct.ApplePay, WalletTransaction: d.TransactionID,
-		Card:   cse.Card{Number: d.ApplicationPrimaryAccountNumber, ExpiryMonth: twoDigits(month), ExpiryYear: strconv.Itoa(year), Cryptogram: d.PaymentData.OnlinePaymentCryptogram, ECI: d.PaymentData.ECIIndicator},
+		Card:   direct.Card{Number: d.ApplicationPrimaryAccountNumber, ExpiryMonth: twoDigits(month), ExpiryYear: strconv.Itoa(year), Cryptogram: d.PaymentData.OnlinePaymentCryptogram, ECI: d.PaymentData.ECIIndicator},
 		Amount: &money.Amount{Value: d.TransactionAmount, Currency: currency}, ExpiryMonth: month, ExpiryYear: year})
 }
 
@@ -135,7 +134,7 @@ func (s *Service) GoogleDecode(ctx context.Context, in DecodeInput) (*Decoded, e
 	}
 	pm := m.PaymentMethodDetails
 	return s.keep(ctx, in, direct.NewToken{Type: direct.GooglePay, WalletTransaction: m.MessageID,
-		Card: cse.Card{Number: pm.PAN, ExpiryMonth: twoDigits(pm.ExpirationMonth), ExpiryYear: strconv.Itoa(pm.ExpirationYear),
+		Card: direct.Card{Number: pm.PAN, ExpiryMonth: twoDigits(pm.ExpirationMonth), ExpiryYear: strconv.Itoa(pm.ExpirationYear),
 			Cryptogram: pm.Cryptogram, ECI: pm.ECIIndicator},
 		ExpiryMonth: pm.ExpirationMonth, ExpiryYear: pm.ExpirationYear})
 }
