@@ -1,6 +1,6 @@
-// Package ssmkeys reads the session-signing keys from an SSM SecureString
-// parameter: the adapter that keeps AWS out of package sessiondata. Only the
-// checkout functions link it.
+// Package ssmkeys reads SSM SecureString parameters (the session-signing
+// keys, the wallets' live secrets): the adapter behind app.Parameters that
+// keeps AWS out of the areas.
 //
 // It sends the one GetParameter call itself, signed with the SDK's SigV4
 // signer, instead of linking service/ssm: that package's generated schemas
@@ -24,35 +24,32 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-
-	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
 )
 
 // callTimeout bounds one GetParameter (cold start waits on it).
 const callTimeout = 5 * time.Second
 
-// Source returns a key source for sessiondata.NewRefreshing: each call is one
-// GetParameter of name with decryption (the function's role needs
-// ssm:GetParameter on the parameter and kms:Decrypt through SSM). endpoint
-// overrides AWS's (moto in tests); empty means the region's.
-func Source(cfg aws.Config, endpoint, name string) func(context.Context) ([][]byte, error) {
-	get := Parameter(cfg, endpoint, name)
-	return func(ctx context.Context) ([][]byte, error) {
-		value, err := get(ctx)
-		if err != nil {
-			return nil, err
-		}
-		keys, err := sessiondata.ParseKeys(value)
-		if err != nil {
-			return nil, fmt.Errorf("ssmkeys: %s: %w", name, err)
-		}
-		return keys, nil
-	}
+// Parameters reads the stack's SecureString parameters with cfg: the
+// implementation of app.Parameters a deployed function's dependencies carry.
+// endpoint overrides AWS's (moto in tests); empty means the region's.
+type Parameters struct {
+	cfg      aws.Config
+	endpoint string
+}
+
+// NewParameters reads parameters with cfg.
+func NewParameters(cfg aws.Config, endpoint string) Parameters {
+	return Parameters{cfg: cfg, endpoint: endpoint}
+}
+
+// String reads the parameter name (Parameter).
+func (p Parameters) String(name string) func(context.Context) (string, error) {
+	return Parameter(p.cfg, p.endpoint, name)
 }
 
 // Parameter reads one SecureString parameter, decrypted, with the same
-// hand-sent GetParameter: other secrets of the platform (the wallets' live
-// keys, shared/pay/walletpay) are read the way the signing keys are.
+// hand-sent GetParameter (the function's role needs ssm:GetParameter on the
+// parameter and kms:Decrypt through SSM).
 func Parameter(cfg aws.Config, endpoint, name string) func(context.Context) (string, error) {
 	if endpoint == "" {
 		endpoint = "https://ssm." + cfg.Region + "." + dnsSuffix(cfg.Region)

@@ -28,9 +28,9 @@ func endpoint(t *testing.T) string {
 	return realservers.Endpoint(t, "SQS_ENDPOINT", "infra/scripts/moto.sh start")
 }
 
-// TestSourceReadsSecureString: the keys come from a SecureString parameter,
+// TestParametersReadSecureString: the keys come from a SecureString parameter,
 // decrypted, signing key first; a missing parameter fails the cold start.
-func TestSourceReadsSecureString(t *testing.T) {
+func TestParametersReadSecureString(t *testing.T) {
 	ep := endpoint(t)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
 	client := ssm.NewFromConfig(cfg, func(o *ssm.Options) { o.BaseEndpoint = aws.String(ep) })
@@ -44,7 +44,7 @@ func TestSourceReadsSecureString(t *testing.T) {
 		_, _ = client.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: aws.String(name)})
 	})
 
-	signer, err := sessiondata.NewRefreshing(ctx, ssmkeys.Source(cfg, ep, name), nil)
+	signer, err := sessiondata.NewRefreshing(ctx, sessiondata.KeysFrom(ssmkeys.NewParameters(cfg, ep).String(name), name), nil)
 	require.NoError(t, err)
 	key := make([]byte, 32)
 	for i := range key {
@@ -54,15 +54,15 @@ func TestSourceReadsSecureString(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sessiondata.KeyID(key), strings.Split(tok, ".")[2], "the token names the key that signed it: the current one")
 
-	_, err = sessiondata.NewRefreshing(ctx, ssmkeys.Source(cfg, ep, name+"-missing"), nil)
+	_, err = sessiondata.NewRefreshing(ctx, sessiondata.KeysFrom(ssmkeys.Parameter(cfg, ep, name+"-missing"), name+"-missing"), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), name+"-missing")
 }
 
-// TestSourceSignsItsCall: the hand-sent GetParameter is what SSM's JSON 1.1
+// TestParameterSignsItsCall: the hand-sent GetParameter is what SSM's JSON 1.1
 // protocol asks for, signed with SigV4 for service ssm in the config's
 // region, and an error answer names SSM's error type.
-func TestSourceSignsItsCall(t *testing.T) {
+func TestParameterSignsItsCall(t *testing.T) {
 	var got *http.Request
 	var body []byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +77,7 @@ func TestSourceSignsItsCall(t *testing.T) {
 	defer srv.Close()
 	cfg := aws.Config{Region: "eu-west-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "TOKEN")}
 
-	keys, err := ssmkeys.Source(cfg, srv.URL, "/p")(context.Background())
+	keys, err := sessiondata.KeysFrom(ssmkeys.Parameter(cfg, srv.URL, "/p"), "/p")(context.Background())
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	assert.Equal(t, "AmazonSSM.GetParameter", got.Header.Get("X-Amz-Target"))
@@ -87,7 +87,7 @@ func TestSourceSignsItsCall(t *testing.T) {
 		got.Header.Get("Authorization"))
 	assert.Equal(t, "TOKEN", got.Header.Get("X-Amz-Security-Token"))
 
-	_, err = ssmkeys.Source(cfg, srv.URL, "/missing")(context.Background())
+	_, err = ssmkeys.Parameter(cfg, srv.URL, "/missing")(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "ParameterNotFound")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/paygate/paygate/shared/aws/ssmkeys"
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
@@ -25,10 +24,10 @@ func FromDeps(d *app.Deps, proc cards.Processor) (*Service, error) {
 		getenv = func(string) string { return "" }
 	}
 	if name := getenv(sessiondata.ParamEnvVar); name != "" {
-		if d.AWS == nil {
+		if d.Parameters == nil {
 			return nil, fmt.Errorf("%s needs AWS (STORE=dynamodb)", sessiondata.ParamEnvVar)
 		}
-		signer, err := sessiondata.NewRefreshing(ctx, ssmkeys.Source(*d.AWS, d.Config.SSMEndpoint, name), d.Clock)
+		signer, err := sessiondata.NewRefreshing(ctx, sessiondata.KeysFrom(d.Parameters.String(name), name), d.Clock)
 		if err != nil {
 			return nil, fmt.Errorf("session signing keys: %w", err)
 		}

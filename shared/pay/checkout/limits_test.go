@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/aws/ssmkeys"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -79,7 +80,7 @@ func TestSigningKeysFromSSM(t *testing.T) {
 	env := map[string]string{sessiondata.ParamEnvVar: name}
 	deployed := func(d *app.Deps) *app.Deps {
 		c := *d
-		c.AWS = &awsCfg
+		c.Parameters = ssmkeys.NewParameters(awsCfg, ep)
 		c.Config = app.Config{Store: "dynamodb", Environment: "prod", SSMEndpoint: ep, Getenv: func(k string) string { return env[k] }}
 		return &c
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore"
+	"github.com/paygate/paygate/shared/aws/ssmkeys"
 	"github.com/paygate/paygate/shared/aws/xray"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/platform/accounts"
@@ -37,12 +38,21 @@ type Deps struct {
 	Keys     *auth.Keys
 	Idem     *idempotency.Store
 	AWS      *aws.Config // nil on the embedded store
+	// Parameters reads the stack's secret parameters (SSM in AWS); nil on
+	// the embedded store.
+	Parameters Parameters
 	// Connectors are the outside systems' connections; a nil one is the
 	// system's sandbox (shared/platform/wiring/connect).
 	Connectors connectors.Set
 	// Tables are the physical table names by logical name (nil on the
 	// embedded store, whose tables are the logical names).
 	Tables map[string]string
+}
+
+// Parameters reads a stack's SecureString parameters: String(name) is a
+// reader of the parameter's current value, read on each call.
+type Parameters interface {
+	String(name string) func(context.Context) (string, error)
 }
 
 // NewLogger is the JSON logger every runtime uses. It never sees keys: the
@@ -128,6 +138,7 @@ func (d *Deps) openAWS(_ context.Context, cfg Config, o openOptions) error {
 	// is an X-Ray subsegment of the invocation (nil, and nothing, elsewhere).
 	xray.FromEnv(cfg.Getenv).Register(&ac)
 	d.AWS = &ac
+	d.Parameters = ssmkeys.NewParameters(ac, cfg.SSMEndpoint)
 	tables, err := dynamostore.TablesFromEnv(cfg.Getenv)
 	if err != nil {
 		return err

@@ -108,6 +108,22 @@ func NewKeyring(keys [][]byte) (*Signer, error) {
 	return s, nil
 }
 
+// KeysFrom is a key source for NewRefreshing over a parameter reader: each
+// call reads the parameter name and parses its keys (ParseKeys).
+func KeysFrom(read func(context.Context) (string, error), name string) func(context.Context) ([][]byte, error) {
+	return func(ctx context.Context) ([][]byte, error) {
+		value, err := read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		keys, err := ParseKeys(value)
+		if err != nil {
+			return nil, fmt.Errorf("sessiondata: %s: %w", name, err)
+		}
+		return keys, nil
+	}
+}
+
 // NewRefreshing builds a signer from source (called now, and again every
 // RefreshEvery or when a token names a key it does not hold); a failed
 // re-read keeps the keys it has. now may be nil (time.Now).

@@ -13,7 +13,6 @@ import (
 
 	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
-	"github.com/paygate/paygate/shared/aws/ssmkeys"
 	"github.com/paygate/paygate/shared/pay/direct"
 	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/pay/walletpay"
@@ -29,10 +28,10 @@ func WalletSessions(d *app.Deps) (httpapi.Group, error) {
 	}
 	var live walletpay.LiveSource
 	if name := getenv(walletpay.SecretsParamVar); name != "" {
-		if d.AWS == nil {
+		if d.Parameters == nil {
 			return httpapi.Group{}, fmt.Errorf("%s needs AWS (STORE=dynamodb)", walletpay.SecretsParamVar)
 		}
-		read := ssmkeys.Parameter(*d.AWS, d.Config.SSMEndpoint, name)
+		read := d.Parameters.String(name)
 		live = walletpay.Refreshing(func(ctx context.Context) (string, error) {
 			v, err := read(ctx)
 			if err != nil && strings.Contains(err.Error(), "ParameterNotFound") {
