@@ -4,9 +4,10 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 )
 
-func main() { app.StartHTTP(beneficiarywire.Beneficiaries, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartHTTP(beneficiarywire.Beneficiaries, awsapp.Open, app.WithQueue(sqsapp.Open)) }

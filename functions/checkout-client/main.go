@@ -2,8 +2,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
-func main() { app.StartHTTP(checkoutwire.CheckoutClient) }
+func main() { app.StartHTTP(checkoutwire.CheckoutClient, awsapp.Open) }

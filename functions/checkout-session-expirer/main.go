@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
-func main() { app.StartScheduled(checkoutwire.CheckoutSessionExpirer) }
+func main() { app.StartScheduled(checkoutwire.CheckoutSessionExpirer, awsapp.Open) }

@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/customerwire"
 )
 
-func main() { app.StartHTTP(customerwire.Customers) }
+func main() { app.StartHTTP(customerwire.Customers, awsapp.Open) }

@@ -5,8 +5,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
 )
 
-func main() { app.StartScheduled(disputewire.DisputeSweeper) }
+func main() { app.StartScheduled(disputewire.DisputeSweeper, awsapp.Open) }

@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
 )
 
-func main() { app.StartHTTP(disputewire.Disputes) }
+func main() { app.StartHTTP(disputewire.Disputes, awsapp.Open) }

@@ -2,8 +2,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 )
 
-func main() { app.StartHTTP(gatewire.GateCatalog) }
+func main() { app.StartHTTP(gatewire.GateCatalog, awsapp.Open) }

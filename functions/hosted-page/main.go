@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 )
 
-func main() { app.StartHTTP(linkwire.HostedPage) }
+func main() { app.StartHTTP(linkwire.HostedPage, awsapp.Open) }

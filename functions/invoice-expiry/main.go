@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 )
 
-func main() { app.StartScheduled(invoicewire.InvoiceExpiry) }
+func main() { app.StartScheduled(invoicewire.InvoiceExpiry, awsapp.Open) }

@@ -3,8 +3,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 )
 
-func main() { app.StartHTTP(invoicewire.Invoices) }
+func main() { app.StartHTTP(invoicewire.Invoices, awsapp.Open) }

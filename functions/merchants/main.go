@@ -2,8 +2,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 )
 
-func main() { app.StartHTTP(platformwire.Merchants) }
+func main() { app.StartHTTP(platformwire.Merchants, awsapp.Open) }

@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 )
 
-func main() { app.StartScheduled(linkwire.PaymentLinkExpirer) }
+func main() { app.StartScheduled(linkwire.PaymentLinkExpirer, awsapp.Open) }

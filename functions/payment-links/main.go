@@ -3,8 +3,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 )
 
-func main() { app.StartHTTP(linkwire.PaymentLinks) }
+func main() { app.StartHTTP(linkwire.PaymentLinks, awsapp.Open) }

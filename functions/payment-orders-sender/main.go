@@ -4,9 +4,12 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 )
 
-func main() { app.StartSQS(beneficiarywire.PaymentOrdersSender, app.WithQueue(sqsapp.Open)) }
+func main() {
+	app.StartSQS(beneficiarywire.PaymentOrdersSender, awsapp.Open, app.WithQueue(sqsapp.Open))
+}

@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
-func main() { app.StartHTTP(paywire.SplitRequests) }
+func main() { app.StartHTTP(paywire.SplitRequests, awsapp.Open) }

@@ -3,8 +3,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
-func main() { app.StartHTTP(paywire.Transactions) }
+func main() { app.StartHTTP(paywire.Transactions, awsapp.Open) }

@@ -4,8 +4,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/walletpaywire"
 )
 
-func main() { app.StartHTTP(walletpaywire.WalletSessions) }
+func main() { app.StartHTTP(walletpaywire.WalletSessions, awsapp.Open) }

@@ -2,8 +2,9 @@
 package main
 
 import (
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring/webhookwire"
 )
 
-func main() { app.StartHTTP(webhookwire.WebhookEndpoints) }
+func main() { app.StartHTTP(webhookwire.WebhookEndpoints, awsapp.Open) }

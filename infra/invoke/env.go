@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/platform/app"
 )
@@ -73,7 +74,7 @@ func seed(ctx context.Context, env map[string]string) error {
 			}
 		}
 	}
-	d, err := app.Open(ctx, cfg)
+	d, err := app.Open(ctx, cfg, app.OnCloud(awsapp.Open))
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,11 @@ func seed(ctx context.Context, env map[string]string) error {
 		if err != nil {
 			return err
 		}
-		client := dynamodb.NewFromConfig(*d.AWS, func(o *dynamodb.Options) {
+		ac, err := awsapp.Config(cfg)
+		if err != nil {
+			return err
+		}
+		client := dynamodb.NewFromConfig(ac, func(o *dynamodb.Options) {
 			o.BaseEndpoint = aws.String(cfg.DynamoEndpoint)
 			// DynamoDB Local's DescribeTable answers fail the CRC32 check
 			// the waiter makes; the data calls are not affected.

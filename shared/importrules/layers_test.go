@@ -54,10 +54,6 @@ func area(path string) string {
 var (
 	// None left: an exception goes here with the step that removes it.
 	crossAreaExceptions = map[string][]string{}
-	// app.Deps still carries an *aws.Config, and the card keyring's KMS
-	// client is built in directwire (item 4: Deps of interfaces, builders
-	// in the areas).
-	sdkExceptions = []string{"shared/platform/app", "shared/platform/wiring/directwire"}
 )
 
 func inLayer(path string, layers ...string) bool { return under(path, layers...) }
@@ -112,7 +108,7 @@ func TestAreasMeetThroughTheirServices(t *testing.T) {
 // only, so every other package runs and is tested without it.
 func TestOnlyAWSAdaptersImportTheSDK(t *testing.T) {
 	for _, p := range packages(t) {
-		if inLayer(p.path, "shared/aws") || slices.Contains(sdkExceptions, p.path) {
+		if inLayer(p.path, "shared/aws") {
 			continue
 		}
 		for _, im := range p.imports {

@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/kms/types"
 
-	"github.com/paygate/paygate/shared/pay/direct/cse"
+	"github.com/paygate/paygate/shared/domain/cardkeys"
 )
 
 // API is the part of the KMS client the backend calls.
@@ -115,7 +115,7 @@ func (b *Backend) DecryptKey(ctx context.Context, ref string, encryptedKey []byt
 		return out.Plaintext, nil
 	case errors.As(err, &invalid), errors.As(err, &incorrect), errors.As(err, &state),
 		errors.As(err, &disabled), errors.As(err, &notFound):
-		return nil, cse.ErrUndecryptable
+		return nil, cardkeys.ErrUndecryptable
 	default:
 		return nil, fmt.Errorf("kmskeys: decrypt: %w", err)
 	}

@@ -9,13 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/paygate/paygate/shared/aws/dynamostore"
-	"github.com/paygate/paygate/shared/aws/ssmkeys"
-	"github.com/paygate/paygate/shared/aws/xray"
+	"github.com/paygate/paygate/shared/domain/cardkeys"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/auth"
@@ -37,10 +31,13 @@ type Deps struct {
 	Accounts *accounts.Repo
 	Keys     *auth.Keys
 	Idem     *idempotency.Store
-	AWS      *aws.Config // nil on the embedded store
 	// Parameters reads the stack's secret parameters (SSM in AWS); nil on
 	// the embedded store.
 	Parameters Parameters
+	// CardKeys holds the card encryption keys' private halves (KMS in AWS,
+	// for the function that asks for them); nil: key files under the data
+	// directory.
+	CardKeys cardkeys.Backend
 	// Connectors are the outside systems' connections; a nil one is the
 	// system's sandbox (shared/platform/wiring/connect).
 	Connectors connectors.Set
@@ -61,23 +58,53 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// SQSOpener builds the SQS-backed queue. It lives in package app/sqsapp so
-// that functions which never touch a queue do not link the SQS client.
-type SQSOpener func(aws.Config, Config) (queue.Queue, error)
+// Cloud is what a deployed function opens in its cloud: the store over the
+// stack's tables and the secret parameters.
+type Cloud struct {
+	Store      store.Store
+	Tables     map[string]string // physical table names by logical name
+	Parameters Parameters
+}
+
+// CloudOpener opens a deployed function's store and parameters
+// (shared/aws/awsapp.Open). It is handed in, not called from here, so that
+// app, the tests and the local gateway link no cloud SDK.
+type CloudOpener func(context.Context, Config) (Cloud, error)
+
+// QueueOpener builds the deployed queue (shared/aws/sqsapp): apart from the
+// cloud opener so that functions which never touch a queue do not link the
+// SQS client.
+type QueueOpener func(Config) (queue.Queue, error)
+
+// CardKeysOpener builds the deployed card keys' backend
+// (shared/aws/kmsapp), for the one function that decrypts cards.
+type CardKeysOpener func(Config) (cardkeys.Backend, error)
 
 // Option tunes what Open builds: each function opens only what it uses,
 // because everything opened or linked is paid for on every cold start.
 type Option func(*openOptions)
 
 type openOptions struct {
-	queue bool
-	sqs   SQSOpener
+	cloud    CloudOpener
+	queue    bool
+	sqs      QueueOpener
+	cardKeys CardKeysOpener
 }
 
-// WithQueue opens the queue: the embedded one locally, SQS (through open) in
-// AWS. Functions that send or consume messages ask for it.
-func WithQueue(open SQSOpener) Option {
+// OnCloud is how Open opens a deployed function (STORE=dynamodb).
+func OnCloud(open CloudOpener) Option { return func(o *openOptions) { o.cloud = open } }
+
+// WithQueue opens the queue: the embedded one locally, the deployed one
+// (through open) in the cloud. Functions that send or consume messages ask
+// for it.
+func WithQueue(open QueueOpener) Option {
 	return func(o *openOptions) { o.queue, o.sqs = true, open }
+}
+
+// WithCardKeys opens the deployed card keys' backend (through open); on the
+// embedded store Deps.CardKeys stays nil and the keys are local files.
+func WithCardKeys(open CardKeysOpener) Option {
+	return func(o *openOptions) { o.cardKeys = open }
 }
 
 // Open builds the dependencies from cfg.
@@ -103,7 +130,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Deps, error) {
 			}
 		}
 	default:
-		if err = d.openAWS(ctx, cfg, o); err != nil {
+		if err = d.openCloud(ctx, cfg, o); err != nil {
 			return nil, err
 		}
 	}
@@ -129,33 +156,26 @@ func (d *Deps) withServices() *Deps {
 	return d
 }
 
-func (d *Deps) openAWS(_ context.Context, cfg Config, o openOptions) error {
-	ac, err := lambdaAWSConfig(cfg)
+func (d *Deps) openCloud(ctx context.Context, cfg Config, o openOptions) error {
+	if o.cloud == nil {
+		return fmt.Errorf("STORE=%s needs a cloud opener (a Lambda main starts through shared/aws/awsapp)", cfg.Store)
+	}
+	c, err := o.cloud(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	// With Tracing: Active every DynamoDB and SQS call built from this config
-	// is an X-Ray subsegment of the invocation (nil, and nothing, elsewhere).
-	xray.FromEnv(cfg.Getenv).Register(&ac)
-	d.AWS = &ac
-	d.Parameters = ssmkeys.NewParameters(ac, cfg.SSMEndpoint)
-	tables, err := dynamostore.TablesFromEnv(cfg.Getenv)
-	if err != nil {
-		return err
-	}
-	ddb := dynamodb.NewFromConfig(ac, func(o *dynamodb.Options) {
-		if cfg.DynamoEndpoint != "" {
-			o.BaseEndpoint = aws.String(cfg.DynamoEndpoint)
-		}
-	})
-	d.Store = dynamostore.New(ddb, tables, d.Clock)
-	d.Tables = tables
+	d.Store, d.Tables, d.Parameters = c.Store, c.Tables, c.Parameters
 	if o.queue {
 		if o.sqs == nil {
-			return fmt.Errorf("this function needs a queue but was started without an SQS opener")
+			return fmt.Errorf("this function needs a queue but was started without a queue opener")
 		}
-		if d.Queue, err = o.sqs(ac, cfg); err != nil {
-			return fmt.Errorf("sqs: %w", err)
+		if d.Queue, err = o.sqs(cfg); err != nil {
+			return fmt.Errorf("queue: %w", err)
+		}
+	}
+	if o.cardKeys != nil {
+		if d.CardKeys, err = o.cardKeys(cfg); err != nil {
+			return fmt.Errorf("card keys: %w", err)
 		}
 	}
 	return nil
@@ -178,24 +198,4 @@ func (d *Deps) Close() error {
 		}
 	}
 	return err
-}
-
-// lambdaAWSConfig builds the SDK config from the environment Lambda provides
-// (region and the execution role's credentials as env vars). Not using the
-// SDK's config package keeps SSO, STS and IMDS, and their start-up cost, out
-// of every function binary: they are a third of a cold start. Tools that run
-// on a workstation (the admin CLI) use the full default chain instead.
-func lambdaAWSConfig(cfg Config) (aws.Config, error) {
-	id, secret := cfg.Getenv("AWS_ACCESS_KEY_ID"), cfg.Getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" || secret == "" {
-		if cfg.DynamoEndpoint == "" && cfg.SQSEndpoint == "" {
-			return aws.Config{}, fmt.Errorf("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set (Lambda sets them from the execution role)")
-		}
-		// Local emulators accept any credentials.
-		id, secret = "local", "local"
-	}
-	return aws.Config{
-		Region:      cfg.Region,
-		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, cfg.Getenv("AWS_SESSION_TOKEN"))),
-	}, nil
 }

@@ -43,10 +43,11 @@ func SQSLambda(h queue.Handler) SQSHandler {
 	}
 }
 
-// StartHTTP is the whole main of an HTTP function: config, clients once,
-// service, lambda.Start through the API Gateway v2 adapter.
-func StartHTTP(build HTTPBuilder, opts ...Option) {
-	d := mustOpen(opts...)
+// StartHTTP is the whole main of an HTTP function: config, clients once
+// (in the cloud through cloud), service, lambda.Start through the API
+// Gateway v2 adapter.
+func StartHTTP(build HTTPBuilder, cloud CloudOpener, opts ...Option) {
+	d := mustOpen(cloud, opts...)
 	g, err := build(d)
 	if err != nil {
 		fail(err)
@@ -55,8 +56,8 @@ func StartHTTP(build HTTPBuilder, opts ...Option) {
 }
 
 // StartSQS is the whole main of a queue consumer.
-func StartSQS(build SQSBuilder, opts ...Option) {
-	d := mustOpen(opts...)
+func StartSQS(build SQSBuilder, cloud CloudOpener, opts ...Option) {
+	d := mustOpen(cloud, opts...)
 	h, err := build(d)
 	if err != nil {
 		fail(err)
@@ -64,12 +65,14 @@ func StartSQS(build SQSBuilder, opts ...Option) {
 	lambda.Start(SQSLambda(h))
 }
 
-func mustOpen(opts ...Option) *Deps {
+// mustOpen opens a Lambda function's dependencies; cloud is required so
+// that no main can forget how it reaches its stack.
+func mustOpen(cloud CloudOpener, opts ...Option) *Deps {
 	cfg, err := ConfigFromEnv(os.Getenv)
 	if err != nil {
 		fail(err)
 	}
-	d, err := Open(context.Background(), cfg, opts...)
+	d, err := Open(context.Background(), cfg, append(opts, OnCloud(cloud))...)
 	if err != nil {
 		fail(err)
 	}

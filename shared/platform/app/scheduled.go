@@ -22,8 +22,8 @@ func ScheduledHandler(task func(ctx context.Context) error) func(ctx context.Con
 }
 
 // StartScheduled is the whole main of a scheduled function.
-func StartScheduled(build ScheduledBuilder, opts ...Option) {
-	d := mustOpen(opts...)
+func StartScheduled(build ScheduledBuilder, cloud CloudOpener, opts ...Option) {
+	d := mustOpen(cloud, opts...)
 	task, err := build(d)
 	if err != nil {
 		fail(err)

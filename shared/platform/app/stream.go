@@ -30,8 +30,8 @@ type StreamHandler func(ctx context.Context, ev events.DynamoDBEvent) (events.Dy
 type StreamBuilder func(*Deps) (store.ChangeHandler, error)
 
 // StartStream is the whole main of a stream consumer.
-func StartStream(build StreamBuilder, opts ...Option) {
-	d := mustOpen(opts...)
+func StartStream(build StreamBuilder, cloud CloudOpener, opts ...Option) {
+	d := mustOpen(cloud, opts...)
 	h, err := build(d)
 	if err != nil {
 		fail(err)

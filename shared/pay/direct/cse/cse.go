@@ -28,11 +28,11 @@ import (
 	"context"
 	"crypto/rsa"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/paygate/paygate/shared/domain/cardkeys"
 )
 
 // The format's fixed parameters.
@@ -50,8 +50,8 @@ const (
 )
 
 // ErrUndecryptable is every reason a JWE cannot be opened with an active
-// key: callers answer it with one message and no detail.
-var ErrUndecryptable = errors.New("cse: the encrypted card cannot be opened with an active key")
+// key (the port's, shared/domain/cardkeys).
+var ErrUndecryptable = cardkeys.ErrUndecryptable
 
 // Card is the decrypted payload. Fields beyond Adyen's (Cryptogram, ECI) are
 // set only by the platform itself, when it seals a wallet's network token
@@ -67,21 +67,8 @@ type Card struct {
 	ECI            string `json:"eci,omitempty"`
 }
 
-// Backend holds private keys and unwraps content-encryption keys with them.
-// ref names one key as the Backend knows it (a KMS key ARN, a key file).
-type Backend interface {
-	// Name is the backend's kind as the keyring records it ("kms", "file").
-	Name() string
-	// Create makes a key pair like the key like ("" when there is none yet:
-	// a backend that needs one to copy, KMS for its key policy, refuses).
-	Create(ctx context.Context, like string) (ref string, pub *rsa.PublicKey, err error)
-	// PublicKey reads the public half of ref.
-	PublicKey(ctx context.Context, ref string) (*rsa.PublicKey, error)
-	// DecryptKey unwraps an RSA-OAEP-256 encrypted key with ref's private
-	// half: ErrUndecryptable when that key cannot, any other error when the
-	// backend could not be asked.
-	DecryptKey(ctx context.Context, ref string, encryptedKey []byte) ([]byte, error)
-}
+// Backend is the port to the keys' private halves (shared/domain/cardkeys).
+type Backend = cardkeys.Backend
 
 // unwrapper is go-jose's opaque key decrypter over a Backend key. go-jose
 // folds every unwrap error into one crypto failure, so the backend's own

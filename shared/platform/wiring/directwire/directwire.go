@@ -1,7 +1,7 @@
 // Package directwire builds the direct payments function and the keyring
 // both it and the wallet sessions function use: on AWS (STORE=dynamodb) its
-// keys are KMS keys (kmskeys), elsewhere PEM files under the data directory
-// (localkeys).
+// keys are KMS keys (app.Deps.CardKeys, opened by kmsapp), elsewhere PEM
+// files under the data directory (localkeys).
 package directwire
 
 import (
@@ -10,10 +10,6 @@ import (
 
 	"github.com/paygate/paygate/shared/platform/wiring/connect"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/kms"
-
-	"github.com/paygate/paygate/shared/aws/kmskeys"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/direct"
@@ -23,20 +19,12 @@ import (
 	"github.com/paygate/paygate/shared/platform/httpapi"
 )
 
-// KMSEndpointVar overrides KMS's endpoint (moto, in tests).
-const KMSEndpointVar = "KMS_ENDPOINT"
-
-// Keyring is the card keyring over d's store: KMS keys when d has AWS, else
-// key files under the data directory (in memory when there is none).
+// Keyring is the card keyring over d's store: d's card keys backend (KMS
+// in AWS) when it has one, else key files under the data directory (in
+// memory when there is none).
 func Keyring(d *app.Deps) *cse.Keyring {
-	var backend cse.Backend
-	if d.AWS != nil {
-		backend = kmskeys.New(kms.NewFromConfig(*d.AWS, func(o *kms.Options) {
-			if ep := getenv(d)(KMSEndpointVar); ep != "" {
-				o.BaseEndpoint = aws.String(ep)
-			}
-		}))
-	} else {
+	backend := d.CardKeys
+	if backend == nil {
 		dir := ""
 		if d.Config.DataDir != "" {
 			dir = localkeys.Dir(d.Config.DataDir)
@@ -58,7 +46,7 @@ func getenv(d *app.Deps) func(string) string {
 // deployed stack adopts the template's KMS key with the admin CLI.
 func DirectPayments(d *app.Deps) (httpapi.Group, error) {
 	keys := Keyring(d)
-	if d.AWS == nil {
+	if d.CardKeys == nil {
 		if err := keys.EnsureCurrent(context.Background()); err != nil {
 			return httpapi.Group{}, fmt.Errorf("direct payment keys: %w", err)
 		}
