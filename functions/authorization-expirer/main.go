@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
-func main() { app.StartScheduled(paywire.AuthorizationExpirer, awsapp.Open) }
+func main() { app.StartScheduled(transactions.BuildAuthorizationExpirer, awsapp.Open) }

@@ -5,8 +5,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/pay/balance"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/balancewire"
 )
 
-func main() { app.StartHTTP(balancewire.MerchantBalance, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartHTTP(balance.BuildMerchantBalance, awsapp.Open, app.WithQueue(sqsapp.Open)) }

@@ -6,8 +6,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/pay/beneficiaries"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 )
 
-func main() { app.StartHTTP(beneficiarywire.Beneficiaries, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartHTTP(beneficiaries.BuildBeneficiaries, awsapp.Open, app.WithQueue(sqsapp.Open)) }

@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
-func main() { app.StartHTTP(paywire.CheckoutModifications, awsapp.Open) }
+func main() { app.StartHTTP(transactions.BuildCheckoutModifications, awsapp.Open) }

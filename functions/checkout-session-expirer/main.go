@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
-func main() { app.StartScheduled(checkoutwire.CheckoutSessionExpirer, awsapp.Open) }
+func main() { app.StartScheduled(checkout.BuildCheckoutSessionExpirer, awsapp.Open) }

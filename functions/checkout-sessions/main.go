@@ -3,8 +3,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
-func main() { app.StartHTTP(checkoutwire.CheckoutSessions, awsapp.Open) }
+func main() { app.StartHTTP(checkout.BuildCheckoutSessions, awsapp.Open) }

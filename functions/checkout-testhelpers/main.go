@@ -3,8 +3,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
-func main() { app.StartHTTP(checkoutwire.CheckoutTestHelpers, awsapp.Open) }
+func main() { app.StartHTTP(checkout.BuildCheckoutTestHelpers, awsapp.Open) }

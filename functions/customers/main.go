@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/customers"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/customerwire"
 )
 
-func main() { app.StartHTTP(customerwire.Customers, awsapp.Open) }
+func main() { app.StartHTTP(customers.BuildCustomers, awsapp.Open) }

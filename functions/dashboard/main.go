@@ -5,8 +5,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/console/dashboard"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/dashwire"
 )
 
-func main() { app.StartHTTP(dashwire.Dashboard, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartHTTP(dashboard.BuildDashboard, awsapp.Open, app.WithQueue(sqsapp.Open)) }

@@ -6,8 +6,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/kmsapp"
+	"github.com/paygate/paygate/shared/pay/direct"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/directwire"
 )
 
-func main() { app.StartHTTP(directwire.DirectPayments, awsapp.Open, app.WithCardKeys(kmsapp.Open)) }
+func main() { app.StartHTTP(direct.BuildDirectPayments, awsapp.Open, app.WithCardKeys(kmsapp.Open)) }

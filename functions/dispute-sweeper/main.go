@@ -6,8 +6,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
 )
 
-func main() { app.StartScheduled(disputewire.DisputeSweeper, awsapp.Open) }
+func main() { app.StartScheduled(disputes.BuildDisputeSweeper, awsapp.Open) }

@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
 )
 
-func main() { app.StartHTTP(disputewire.Disputes, awsapp.Open) }
+func main() { app.StartHTTP(disputes.BuildDisputes, awsapp.Open) }

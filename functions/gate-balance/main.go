@@ -3,8 +3,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 )
 
-func main() { app.StartHTTP(gatewire.GateBalance, awsapp.Open) }
+func main() { app.StartHTTP(prepaid.BuildGateBalance, awsapp.Open) }

@@ -5,8 +5,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 )
 
-func main() { app.StartSQS(gatewire.GateFulfilment, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartSQS(orders.BuildGateFulfilment, awsapp.Open, app.WithQueue(sqsapp.Open)) }

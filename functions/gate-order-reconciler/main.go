@@ -6,10 +6,10 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 )
 
 func main() {
-	app.StartScheduled(gatewire.GateOrderReconciler, awsapp.Open, app.WithQueue(sqsapp.Open))
+	app.StartScheduled(orders.BuildGateOrderReconciler, awsapp.Open, app.WithQueue(sqsapp.Open))
 }

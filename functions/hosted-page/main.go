@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/links"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 )
 
-func main() { app.StartHTTP(linkwire.HostedPage, awsapp.Open) }
+func main() { app.StartHTTP(links.BuildHostedPage, awsapp.Open) }

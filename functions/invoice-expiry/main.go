@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/invoices"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 )
 
-func main() { app.StartScheduled(invoicewire.InvoiceExpiry, awsapp.Open) }
+func main() { app.StartScheduled(invoices.BuildInvoiceExpiry, awsapp.Open) }

@@ -4,8 +4,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/invoices"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 )
 
-func main() { app.StartHTTP(invoicewire.Invoices, awsapp.Open) }
+func main() { app.StartHTTP(invoices.BuildInvoices, awsapp.Open) }

@@ -3,8 +3,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/console/merchants"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 )
 
-func main() { app.StartHTTP(platformwire.Merchants, awsapp.Open) }
+func main() { app.StartHTTP(merchants.BuildMerchants, awsapp.Open) }

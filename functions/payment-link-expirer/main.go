@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/links"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 )
 
-func main() { app.StartScheduled(linkwire.PaymentLinkExpirer, awsapp.Open) }
+func main() { app.StartScheduled(links.BuildPaymentLinkExpirer, awsapp.Open) }

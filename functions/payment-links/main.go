@@ -4,8 +4,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/links"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 )
 
-func main() { app.StartHTTP(linkwire.PaymentLinks, awsapp.Open) }
+func main() { app.StartHTTP(links.BuildPaymentLinks, awsapp.Open) }

@@ -6,10 +6,10 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/pay/beneficiaries"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
 )
 
 func main() {
-	app.StartSQS(beneficiarywire.PaymentOrdersSender, awsapp.Open, app.WithQueue(sqsapp.Open))
+	app.StartSQS(beneficiaries.BuildPaymentOrdersSender, awsapp.Open, app.WithQueue(sqsapp.Open))
 }

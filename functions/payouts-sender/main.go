@@ -6,8 +6,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/pay/balance"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/balancewire"
 )
 
-func main() { app.StartSQS(balancewire.PayoutsSender, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartSQS(balance.BuildPayoutsSender, awsapp.Open, app.WithQueue(sqsapp.Open)) }

@@ -6,8 +6,10 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/pay/beneficiaries"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/balancewire"
 )
 
-func main() { app.StartScheduled(balancewire.Settlement, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() {
+	app.StartScheduled(beneficiaries.BuildSettlement, awsapp.Open, app.WithQueue(sqsapp.Open))
+}

@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/splits"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
-func main() { app.StartHTTP(paywire.SplitRequests, awsapp.Open) }
+func main() { app.StartHTTP(splits.BuildSplitRequests, awsapp.Open) }

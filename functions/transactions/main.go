@@ -4,8 +4,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
-func main() { app.StartHTTP(paywire.Transactions, awsapp.Open) }
+func main() { app.StartHTTP(transactions.BuildTransactions, awsapp.Open) }

@@ -6,8 +6,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/pay/wallet"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/walletwire"
 )
 
-func main() { app.StartScheduled(walletwire.WalletExpirer, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartScheduled(wallet.BuildWalletExpirer, awsapp.Open, app.WithQueue(sqsapp.Open)) }

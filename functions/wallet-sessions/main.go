@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/pay/walletpay"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/walletpaywire"
 )
 
-func main() { app.StartHTTP(walletpaywire.WalletSessions, awsapp.Open) }
+func main() { app.StartHTTP(walletpay.BuildWalletSessions, awsapp.Open) }

@@ -3,8 +3,8 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/console/webhooks"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/webhookwire"
 )
 
-func main() { app.StartHTTP(webhookwire.WebhookEndpoints, awsapp.Open) }
+func main() { app.StartHTTP(webhooks.BuildWebhookEndpoints, awsapp.Open) }

@@ -5,8 +5,8 @@ package main
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/sqsapp"
+	"github.com/paygate/paygate/shared/console/webhooks"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/webhookwire"
 )
 
-func main() { app.StartSQS(webhookwire.WebhookSender, awsapp.Open, app.WithQueue(sqsapp.Open)) }
+func main() { app.StartSQS(webhooks.BuildWebhookSender, awsapp.Open, app.WithQueue(sqsapp.Open)) }

@@ -14,14 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/invoices"
+
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/pay/beneficiaries"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
-	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 )
 
@@ -53,8 +53,8 @@ func benefDynamoRows(ctx context.Context) ([]row, error) {
 	defer bq.Close()
 	q := &countingQueue{Queue: bq, counts: map[string]int{}}
 	d.Queue = q
-	svc := beneficiarywire.Service(d)
-	inv, err := invoicewire.Invoices(d)
+	svc := beneficiaries.FromDeps(d)
+	inv, err := invoices.BuildInvoices(d)
 	if err != nil {
 		return nil, err
 	}

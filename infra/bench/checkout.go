@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
 // loadCase is one measured route: the request of index i, the status a
@@ -148,7 +149,7 @@ func measureCheckoutCalls(ctx context.Context, endpoint string) (checkoutCalls, 
 	}
 	defer cleanup()
 	var groups []httpapi.Group
-	for _, build := range []app.HTTPBuilder{checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments} {
+	for _, build := range []app.HTTPBuilder{checkout.BuildCheckoutSessions, checkout.BuildCheckoutPayments} {
 		g, err := build(d)
 		if err != nil {
 			return out, err

@@ -11,11 +11,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+	"github.com/paygate/paygate/shared/pay/customers"
+	"github.com/paygate/paygate/shared/pay/transactions"
+
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/customerwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
 // refundedPayments is how many captured payments the refund load spreads
@@ -149,15 +150,15 @@ func recurringDynamoRows(ctx context.Context) ([]row, error) {
 	if _, err := sample.EnsureAccount(ctx, d.Accounts, d.Keys); err != nil {
 		return nil, err
 	}
-	pays, err := checkoutwire.CheckoutPayments(d)
+	pays, err := checkout.BuildCheckoutPayments(d)
 	if err != nil {
 		return nil, err
 	}
-	txs, err := paywire.Transactions(d)
+	txs, err := transactions.BuildTransactions(d)
 	if err != nil {
 		return nil, err
 	}
-	cus, err := customerwire.Customers(d)
+	cus, err := customers.BuildCustomers(d)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/dashwire"
 )
 
 // dashSite is the dashboard over d with a signed-in owner of the sample
@@ -41,7 +40,7 @@ func newDashSite(ctx context.Context, d *app.Deps) (*dashSite, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := dashwire.Service(d)
+	svc, err := dashboard.FromDeps(d)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/direct"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
@@ -27,7 +29,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/directwire"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -58,9 +59,9 @@ func newDirectFixture(ctx context.Context, keys func(*app.Deps) *cse.Keyring) (*
 		cleanup()
 		return nil, err
 	}
-	var build = directwire.DirectPayments
+	var build = direct.BuildDirectPayments
 	if keys != nil {
-		build = func(d *app.Deps) (httpapi.Group, error) { return directwire.DirectPaymentsWith(d, keys(d)) }
+		build = func(d *app.Deps) (httpapi.Group, error) { return direct.BuildDirectPaymentsWith(d, keys(d)) }
 	}
 	g, err := build(d)
 	if err != nil {

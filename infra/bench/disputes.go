@@ -12,11 +12,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/pay/disputes"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
 )
 
 // disputeDynamoRows reports the DynamoDB calls of the dispute requests on
@@ -37,11 +37,11 @@ func disputeDynamoRows(ctx context.Context) ([]row, error) {
 	if _, err := sample.EnsureAccount(ctx, d.Accounts, d.Keys); err != nil {
 		return nil, err
 	}
-	pays, err := checkoutwire.CheckoutPayments(d)
+	pays, err := checkout.BuildCheckoutPayments(d)
 	if err != nil {
 		return nil, err
 	}
-	dsp, err := disputewire.Disputes(d)
+	dsp, err := disputes.BuildDisputes(d)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/paygate/paygate/shared/console/merchants"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -15,7 +17,6 @@ import (
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 )
 
 // dynamoCalls is what one authenticated request costs in DynamoDB calls,
@@ -35,7 +36,7 @@ func measureDynamoCalls(ctx context.Context, endpoint string) (dynamoCalls, erro
 		return dynamoCalls{}, err
 	}
 	defer cleanup()
-	g, err := platformwire.Merchants(d)
+	g, err := merchants.BuildMerchants(d)
 	if err != nil {
 		return dynamoCalls{}, err
 	}

@@ -9,12 +9,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/paygate/paygate/shared/gate/orders"
+
 	"github.com/paygate/paygate/infra/bench/load"
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -39,7 +40,7 @@ func hotBalanceRows(ctx context.Context, o options) ([]row, error) {
 		return nil, err
 	}
 	run := func(storeName string, d *app.Deps, clients int, note string) error {
-		g, err := gatewire.GateOrders(d)
+		g, err := orders.BuildGateOrders(d)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/links"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
@@ -21,7 +23,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/dropin"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
 	"github.com/paygate/paygate/shared/testkit/apitest/browser"
 )
 
@@ -32,7 +33,7 @@ func linkServer(ctx context.Context, d *app.Deps) (*httptest.Server, error) {
 		return nil, err
 	}
 	var groups []httpapi.Group
-	for _, b := range []app.HTTPBuilder{linkwire.PaymentLinks, linkwire.HostedPage} {
+	for _, b := range []app.HTTPBuilder{links.BuildPaymentLinks, links.BuildHostedPage} {
 		g, err := b(d)
 		if err != nil {
 			return nil, err

@@ -13,12 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/shared/gate/orders"
+
 	"github.com/paygate/paygate/infra/democatalog"
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/gate/prepaid"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 )
 
@@ -166,7 +167,7 @@ func measureOrderCalls(ctx context.Context, endpoint string) (orderCalls, error)
 	if _, _, err := prepaid.New(d.Store, d.Clock).PostDeposit(ctx, k.AccountID, prepaid.Deposit{Currency: fundCurrency, Amount: 1000_00}); err != nil {
 		return out, err
 	}
-	g, err := gatewire.GateOrders(d)
+	g, err := orders.BuildGateOrders(d)
 	if err != nil {
 		return out, err
 	}

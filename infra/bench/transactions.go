@@ -11,10 +11,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+	"github.com/paygate/paygate/shared/pay/splits"
+	"github.com/paygate/paygate/shared/pay/transactions"
+
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 )
 
 // txDynamoRows reports the DynamoDB calls of a capture (with and without a
@@ -36,15 +38,15 @@ func txDynamoRows(ctx context.Context) ([]row, error) {
 	if _, err := sample.EnsureAccount(ctx, d.Accounts, d.Keys); err != nil {
 		return nil, err
 	}
-	pays, err := checkoutwire.CheckoutPayments(d)
+	pays, err := checkout.BuildCheckoutPayments(d)
 	if err != nil {
 		return nil, err
 	}
-	txs, err := paywire.Transactions(d)
+	txs, err := transactions.BuildTransactions(d)
 	if err != nil {
 		return nil, err
 	}
-	spl, err := paywire.SplitRequests(d)
+	spl, err := splits.BuildSplitRequests(d)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/pay/wallet"
-	"github.com/paygate/paygate/shared/platform/wiring/walletwire"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 )
@@ -132,11 +131,11 @@ func measureWalletCalls(ctx context.Context, endpoint string) (walletCalls, erro
 	if _, err := sample.EnsureAccount(ctx, d.Accounts, d.Keys); err != nil {
 		return out, err
 	}
-	g, err := walletwire.Wallet(d)
+	g, err := wallet.BuildWallet(d)
 	if err != nil {
 		return out, err
 	}
-	consume, err := walletwire.WalletConfirmations(d)
+	consume, err := wallet.BuildWalletConfirmations(d)
 	if err != nil {
 		return out, err
 	}

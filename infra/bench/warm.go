@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/paygate/paygate/shared/console/merchants"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/paygate/paygate/infra/invoke/sample"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -41,7 +42,7 @@ func newWarmFixture(ctx context.Context, root string) (*warmFixture, error) {
 		cleanup()
 		return nil, err
 	}
-	g, err := platformwire.Merchants(d)
+	g, err := merchants.BuildMerchants(d)
 	if err != nil {
 		cleanup()
 		return nil, err

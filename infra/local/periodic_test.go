@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/gate/orders"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
 )
 
 // TestPeriodicTasksRunLocally: the gateway runs the real order reconciler on
@@ -23,7 +24,7 @@ func TestPeriodicTasksRunLocally(t *testing.T) {
 	var reconciles, failures atomic.Int64
 	reconciler := wiring.Task{Function: "GateOrderReconcilerFunction", Every: 20 * time.Millisecond,
 		Build: func(d *app.Deps) (func(context.Context) error, error) {
-			run, err := gatewire.GateOrderReconciler(d)
+			run, err := orders.BuildGateOrderReconciler(d)
 			if err != nil {
 				return nil, err
 			}

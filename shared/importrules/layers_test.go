@@ -120,16 +120,16 @@ func TestOnlyAWSAdaptersImportTheSDK(t *testing.T) {
 }
 
 // TestOnlyTheWiringPicksASandbox: a stand-in for an outside system is
-// chosen in one place of the wiring (platform/wiring/connect, where a
-// function's own connector, if set, wins), or by a test kit.
+// chosen in one place (platform/connect, which the areas' builders ask,
+// where a function's own connector, if set, wins), or by a test kit.
 func TestOnlyTheWiringPicksASandbox(t *testing.T) {
 	for _, p := range packages(t) {
-		if inLayer(p.path, "shared/platform/wiring/connect", "shared/sandbox", "shared/testkit") {
+		if inLayer(p.path, "shared/platform/connect", "shared/sandbox", "shared/testkit") {
 			continue
 		}
 		for _, im := range p.imports {
 			if rel := strings.TrimPrefix(im, module); inLayer(rel, "shared/sandbox") {
-				t.Errorf("%s imports the sandbox %s: only platform/wiring/connect chooses a sandbox", p.path, rel)
+				t.Errorf("%s imports the sandbox %s: only platform/connect chooses a sandbox", p.path, rel)
 			}
 		}
 	}

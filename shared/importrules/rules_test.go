@@ -99,9 +99,10 @@ var httpPackages = []string{
 func testKit(dir string) bool { return strings.HasSuffix(dir, "test") }
 
 // httpFile reports whether a file of an area is its HTTP layer: its group
-// declaration and route bindings.
+// declaration, its route bindings and its builders (build.go), which hand
+// the bound groups to app.
 func httpFile(name string) bool {
-	return name == "group.go" || name == "routes.go" || strings.HasPrefix(name, "routes_")
+	return name == "group.go" || name == "routes.go" || strings.HasPrefix(name, "routes_") || name == "build.go"
 }
 
 // clientFile reports whether a file calls an outside system over HTTP, as a
@@ -118,7 +119,7 @@ func TestOnlyTheHTTPLayerSpeaksHTTP(t *testing.T) {
 		for _, im := range f.imports {
 			switch {
 			case im == module+"shared/platform/httpapi":
-				t.Errorf("%s imports shared/platform/httpapi: only group.go and routes*.go of an area bind HTTP", f.path)
+				t.Errorf("%s imports shared/platform/httpapi: only group.go, routes*.go and build.go of an area bind HTTP", f.path)
 			case im == "net/http" && !clientFile(f.name):
 				t.Errorf("%s imports net/http: HTTP belongs in group.go and routes*.go, an outside system's HTTP client in client*.go", f.path)
 			}

@@ -12,6 +12,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate/shared/console/webhooks"
+	"github.com/paygate/paygate/shared/gate/orders"
+	"github.com/paygate/paygate/shared/pay/links"
+	"github.com/paygate/paygate/shared/pay/transactions"
+	"github.com/paygate/paygate/shared/pay/wallet"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
@@ -22,12 +28,6 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/auth"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/dashwire"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
-	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
-	"github.com/paygate/paygate/shared/platform/wiring/walletwire"
-	"github.com/paygate/paygate/shared/platform/wiring/webhookwire"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/testkit/apitest"
@@ -86,7 +86,7 @@ func newEnvWith(t testing.TB, b backend, wrap func(store.Store) store.Store) *en
 		st = wrap(st)
 	}
 	dash := func(d *app.Deps) (httpapi.Group, error) {
-		s, err := dashwire.Service(d)
+		s, err := dashboard.FromDeps(d)
 		if err != nil {
 			return httpapi.Group{}, err
 		}
@@ -94,8 +94,8 @@ func newEnvWith(t testing.TB, b backend, wrap func(store.Store) store.Store) *en
 		return e.dash.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: st, Clock: clock}, dash,
-		paywire.Transactions, linkwire.PaymentLinks, webhookwire.WebhookEndpoints, webhookwire.Events,
-		gatewire.GateOrders, walletwire.Wallet)
+		transactions.BuildTransactions, links.BuildPaymentLinks, webhooks.BuildWebhookEndpoints, webhooks.BuildEvents,
+		orders.BuildGateOrders, wallet.BuildWallet)
 	return e
 }
 

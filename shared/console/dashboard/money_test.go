@@ -10,6 +10,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paygate/paygate/shared/pay/balance"
+	"github.com/paygate/paygate/shared/pay/beneficiaries"
+	"github.com/paygate/paygate/shared/pay/disputes"
+	"github.com/paygate/paygate/shared/pay/invoices"
+	"github.com/paygate/paygate/shared/pay/transactions"
+
 	"github.com/paygate/paygate/shared/sandbox/bank"
 
 	"github.com/stretchr/testify/assert"
@@ -22,12 +28,6 @@ import (
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/balancewire"
-	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
-	"github.com/paygate/paygate/shared/platform/wiring/dashwire"
-	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
-	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
@@ -42,7 +42,7 @@ func newMoneyEnv(t testing.TB, b backend) *env {
 	e := &env{}
 	clock := &apitest.Clock{}
 	dash := func(d *app.Deps) (httpapi.Group, error) {
-		s, err := dashwire.Service(d)
+		s, err := dashboard.FromDeps(d)
 		if err != nil {
 			return httpapi.Group{}, err
 		}
@@ -50,7 +50,7 @@ func newMoneyEnv(t testing.TB, b backend) *env {
 		return e.dash.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock), Clock: clock}, dash,
-		paywire.Transactions, balancewire.MerchantBalance, beneficiarywire.Beneficiaries, invoicewire.Invoices, disputewire.Disputes)
+		transactions.BuildTransactions, balance.BuildMerchantBalance, beneficiaries.BuildBeneficiaries, invoices.BuildInvoices, disputes.BuildDisputes)
 	return e
 }
 

@@ -11,8 +11,8 @@ import (
 
 // Set is a function's connection to every outside system its areas call,
 // each as the port the domain defines. A nil field is the system's sandbox
-// (the wiring's default, shared/platform/wiring/connect); tests set fields
-// to watch or replace a system.
+// (shared/platform/connect); tests set
+// fields to watch or replace a system.
 type Set struct {
 	Cards       cards.Processor
 	Payouts     cardpayouts.Processor

@@ -60,7 +60,8 @@ var PayoutsGroup = registry.Group{
 // available the captured funds whose settlement delay passed, re-queues
 // payouts and settlement payment orders whose message was lost, and
 // finishes distributions whose later chunks a dead process left
-// (shared/pay/beneficiaries Sweep, wired by balancewire).
+// (shared/pay/beneficiaries Sweep; beneficiaries.BuildSettlement builds
+// the task, as balance imports no beneficiaries).
 var SettlementGroup = registry.Group{
 	Function: "SettlementFunction", Dir: "settlement", Every: SettleInterval,
 	Timeout: 60 * time.Second,

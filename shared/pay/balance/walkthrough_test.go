@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/domain/ledger"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
@@ -44,7 +45,7 @@ type entryList struct {
 // and its refund.
 func TestWalkThrough(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
-		e := newEnv(t, b, options{more: []apitest.Builder{checkoutwire.CheckoutPayments}})
+		e := newEnv(t, b, options{more: []apitest.Builder{checkout.BuildCheckoutPayments}})
 		// 1. A payment captured at authorisation is available at once in the sandbox.
 		tx := e.authorise(10000, "order-50", false)
 		bal := e.balances()["EUR"]

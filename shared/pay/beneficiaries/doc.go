@@ -16,10 +16,11 @@
 //   - PaymentOrdersSenderFunction (Consume): the payment-orders queue's
 //     consumer; it sends each created order to the bank and records the
 //     answer.
-//   - SettlementFunction (shared/pay/balance's, wired by balancewire) runs Sweep
-//     every minute: it re-queues orders still created RequeueAge after they
-//     were made (a message lost after the commit) and finishes
-//     distributions a dead process left between chunks (ResumeAge).
+//   - SettlementFunction (declared by shared/pay/balance, built here by
+//     BuildSettlement) runs Sweep every minute: it re-queues orders still
+//     created RequeueAge after they were made (a message lost after the
+//     commit) and finishes distributions a dead process left between chunks
+//     (ResumeAge).
 //
 // # Beneficiaries
 //

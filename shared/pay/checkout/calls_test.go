@@ -3,12 +3,13 @@ package checkout_test
 import (
 	"testing"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
@@ -21,7 +22,7 @@ func countingEnv(t *testing.T) (*apitest.Env, *dynamostore.CallCounter) {
 	client := dynamotest.Client(t, counter.Option())
 	clock := &apitest.Clock{}
 	st := dynamostore.New(client, dynamotest.Tables(t, client), clock.Now)
-	e := apitest.NewWith(t, apitest.Options{Store: st, Clock: clock}, checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments, checkoutwire.CheckoutClient)
+	e := apitest.NewWith(t, apitest.Options{Store: st, Clock: clock}, checkout.BuildCheckoutSessions, checkout.BuildCheckoutPayments, checkout.BuildCheckoutClient)
 	return e, counter
 }
 

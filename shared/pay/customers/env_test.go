@@ -9,16 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+	"github.com/paygate/paygate/shared/pay/transactions"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/pay/checkout"
-	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
@@ -48,20 +44,10 @@ func stores(t *testing.T, f func(t *testing.T, b backend)) {
 	}
 }
 
-// build is customerwire.Customers (which this package's tests cannot
-// import: it imports the package).
-func build(d *app.Deps) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d, cardprocessor.New())
-	if err != nil {
-		return httpapi.Group{}, err
-	}
-	return New(Config{Store: d.Store, Checkout: co, Clock: d.Clock, Log: d.Log}).Group(), nil
-}
-
 func newEnv(t testing.TB, b backend) *env {
 	t.Helper()
-	return &env{Env: apitest.NewWith(t, apitest.Options{Store: b.store(t)}, build,
-		checkoutwire.CheckoutPayments, checkoutwire.CheckoutTestHelpers, paywire.Transactions)}
+	return &env{Env: apitest.NewWith(t, apitest.Options{Store: b.store(t)}, BuildCustomers,
+		checkout.BuildCheckoutPayments, checkout.BuildCheckoutTestHelpers, transactions.BuildTransactions)}
 }
 
 func (e *env) key() string { return fmt.Sprintf("key-%d-%d", time.Now().UnixNano(), e.n.Add(1)) }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/transactions"
+
 	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 
 	"github.com/stretchr/testify/require"
@@ -22,8 +24,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/direct/cse/localkeys"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
@@ -69,7 +69,7 @@ func newEnv(t testing.TB, b backend) *env {
 		}
 		return New(Config{Store: d.Store, Checkout: co, Keys: e.keys, Clock: d.Clock, Log: d.Log}).Group(), nil
 	}
-	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t)}, build, checkoutwire.CheckoutPayments, paywire.Transactions)
+	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t)}, build, checkout.BuildCheckoutPayments, transactions.BuildTransactions)
 	return e
 }
 

@@ -145,6 +145,13 @@ type Tokens struct {
 // NewTokens is the token store over st, sealing card data with keys.
 func NewTokens(st store.Store, keys *cse.Keyring) *Tokens { return &Tokens{st: st, keys: keys} }
 
+// NewSealingTokens is the token store of a function that seals card data
+// and never opens it (the wallet sessions): a sealer keyring, the keys'
+// public halves only, so no KMS client is linked or granted.
+func NewSealingTokens(st store.Store, clock func() time.Time) *Tokens {
+	return NewTokens(st, cse.NewSealer(st, clock))
+}
+
 // Build seals a decoded card into a new token and returns it with the
 // writes that store it: the token and its wallet transaction's claim, both
 // put-if-absent, so a second decode of the same wallet transaction, by this

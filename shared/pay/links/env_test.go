@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/balance"
+	"github.com/paygate/paygate/shared/pay/checkout"
+	"github.com/paygate/paygate/shared/pay/transactions"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -18,10 +22,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/links"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/balancewire"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
@@ -63,9 +63,9 @@ func newEnv(t testing.TB, b backend) *env {
 		e.links = links.New(links.Config{Store: d.Store, Accounts: d.Accounts, Clock: d.Clock, Log: d.Log})
 		return e.links.APIGroup(), nil
 	}
-	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock), Clock: clock}, keep, linkwire.HostedPage,
-		checkoutwire.CheckoutSessions, checkoutwire.CheckoutPayments, checkoutwire.CheckoutClient, paywire.Transactions,
-		balancewire.MerchantBalance)
+	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t, clock), Clock: clock}, keep, links.BuildHostedPage,
+		checkout.BuildCheckoutSessions, checkout.BuildCheckoutPayments, checkout.BuildCheckoutClient, transactions.BuildTransactions,
+		balance.BuildMerchantBalance)
 	return e
 }
 

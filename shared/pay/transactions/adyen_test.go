@@ -6,13 +6,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 	"github.com/paygate/paygate/shared/testkit/openapitest"
 )
@@ -21,7 +22,7 @@ import (
 // their Adyen face, as the local gateway does.
 func newAdyenEnv(t *testing.T, b backend) *env {
 	t.Helper()
-	return newEnv(t, b, checkoutwire.CheckoutPayments, func(d *app.Deps) (httpapi.Group, error) {
+	return newEnv(t, b, checkout.BuildCheckoutPayments, func(d *app.Deps) (httpapi.Group, error) {
 		return New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log}).ModificationsGroup(), nil
 	})
 }

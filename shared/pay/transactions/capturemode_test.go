@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
 func cardPayment(ref, number string, additional map[string]any) map[string]any {
@@ -40,7 +40,7 @@ func moves(t *testing.T, e *env, id string) []string {
 // a capture or cancel (and the 7-day expiry).
 func TestCaptureModes(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
-		e := newEnv(t, b, checkoutwire.CheckoutPayments)
+		e := newEnv(t, b, checkout.BuildCheckoutPayments)
 
 		// Default: automatic, in one write with the authorisation.
 		r := e.post("/v2/payments", cardPayment("auto-1", "4111111111111111", nil))

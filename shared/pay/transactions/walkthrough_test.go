@@ -3,10 +3,10 @@ package transactions
 import (
 	"testing"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
 )
 
 // TestWalkThrough is the README's walk-through on both stores: authorise a
@@ -14,7 +14,7 @@ import (
 // read the history.
 func TestWalkThrough(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
-		e := newEnv(t, b, checkoutwire.CheckoutPayments)
+		e := newEnv(t, b, checkout.BuildCheckoutPayments)
 		r := e.post("/v2/payments", map[string]any{"amount": map[string]any{"value": 10000, "currency": "EUR"}, "reference": "order-44",
 			"returnUrl": "https://shop.example.com/return", "paymentMethod": map[string]any{"type": "scheme",
 				"encryptedCardNumber": "test_4111111111111111", "encryptedExpiryMonth": "test_03", "encryptedExpiryYear": "test_2030",

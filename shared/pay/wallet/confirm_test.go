@@ -83,7 +83,7 @@ func TestConfirmationDeliveredTwice(t *testing.T) {
 
 		// Concurrent deliveries: 10 consumers handle the same message at once.
 		id = e.authorize(walletprovider.PhoneDecline, 1000)
-		e.drain()
+		e.drainUntil(func() bool { return len(e.events(e.Account.ID, id)) == 3 })
 		id2 := e.authorize(walletprovider.PhoneApprove, 1000)
 		ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: `{"account_id":"` + e.Account.ID + `","wallet_transaction_id":"` + id2 + `"}`}}}
 		var wg sync.WaitGroup

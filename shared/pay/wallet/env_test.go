@@ -140,6 +140,20 @@ func (e *env) drain() int {
 	}
 }
 
+// drainUntil drains the queue until done holds: a message whose handling
+// failed under load comes back only after its visibility timeout, later
+// than one drain looks.
+func (e *env) drainUntil(done func() bool) {
+	e.T.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for e.drain(); !done(); e.drain() {
+		if time.Now().After(deadline) {
+			e.T.Fatal("the queue's messages were not all handled within 60 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // events lists the types of the account's events about one transaction, in
 // the order written.
 func (e *env) events(accountID, id string) []string {

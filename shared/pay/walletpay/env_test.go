@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/pay/transactions"
+
 	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 
 	"github.com/stretchr/testify/require"
@@ -20,7 +22,6 @@ import (
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/sandbox/paytokens"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
@@ -76,7 +77,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 		}
 		return New(c).Group(), nil
 	}
-	return &env{Env: apitest.NewWith(t, apitest.Options{Store: b.store(t)}, buildDirect, build, paywire.Transactions)}
+	return &env{Env: apitest.NewWith(t, apitest.Options{Store: b.store(t)}, buildDirect, build, transactions.BuildTransactions)}
 }
 
 func (e *env) key() string { return fmt.Sprintf("key-%d-%d", time.Now().UnixNano(), e.n.Add(1)) }

@@ -38,8 +38,9 @@ type Deps struct {
 	// for the function that asks for them); nil: key files under the data
 	// directory.
 	CardKeys cardkeys.Backend
-	// Connectors are the outside systems' connections; a nil one is the
-	// system's sandbox (shared/platform/wiring/connect).
+	// Connectors are the function's own connections to outside systems;
+	// builders read them through shared/platform/connect, where an unset
+	// one is the system's sandbox.
 	Connectors connectors.Set
 	// Tables are the physical table names by logical name (nil on the
 	// embedded store, whose tables are the logical names).

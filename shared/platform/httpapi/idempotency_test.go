@@ -15,7 +15,6 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/idempotency"
-	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
@@ -84,7 +83,7 @@ func (p *idemProbe) build(d *app.Deps) (httpapi.Group, error) {
 func idemBackends(t *testing.T, f func(t *testing.T, e *apitest.Env, p *idemProbe)) {
 	mk := func(t *testing.T, o apitest.Options) {
 		p := &idemProbe{entered: make(chan struct{}, 1), done: make(chan struct{}, 1)}
-		f(t, apitest.NewWith(t, o, platformwire.Health, p.build), p)
+		f(t, apitest.NewWith(t, o, buildHealth, p.build), p)
 	}
 	t.Run("embedded", func(t *testing.T) { mk(t, apitest.Options{}) })
 	t.Run("dynamodb", func(t *testing.T) {

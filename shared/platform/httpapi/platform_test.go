@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/console/merchants"
+	"github.com/paygate/paygate/shared/platform/health"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,7 +21,6 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/auth"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
@@ -72,7 +74,7 @@ func (p *probe) build(*app.Deps) (httpapi.Group, error) {
 
 func newEnv(t *testing.T) (*apitest.Env, *probe) {
 	p := &probe{}
-	return apitest.New(t, platformwire.Health, platformwire.Merchants, p.build), p
+	return apitest.New(t, buildHealth, merchants.BuildMerchants, p.build), p
 }
 
 // backends runs f with an environment on the embedded store and on one on
@@ -86,7 +88,7 @@ func backends(t *testing.T, f func(t *testing.T, e *apitest.Env, p *probe)) {
 		p := &probe{}
 		clock := &apitest.Clock{}
 		e := apitest.NewWith(t, apitest.Options{Store: dynamotest.New(t, clock.Now), Clock: clock},
-			platformwire.Health, platformwire.Merchants, p.build)
+			buildHealth, merchants.BuildMerchants, p.build)
 		f(t, e, p)
 	})
 }
@@ -493,3 +495,6 @@ func TestPathIDIs400ForAnythingButAnID(t *testing.T) {
 		assert.Equal(t, "id", e.Param, v)
 	}
 }
+
+// buildHealth is the health group as the local gateway builds it.
+func buildHealth(*app.Deps) (httpapi.Group, error) { return health.Group(), nil }

@@ -38,7 +38,7 @@ import (
 // payment, a dispute, a Gate order) reaches every system through it, and
 // only through it: each sandbox the test made answered exactly the calls its
 // counting adapter passed on. With the import rule that only
-// platform/wiring/connect picks a sandbox, no area reaches an outside system
+// platform/connect picks a sandbox, no area reaches an outside system
 // any other way.
 func TestEveryOutsideCallGoesThroughAPort(t *testing.T) {
 	clock := &apitest.Clock{}

@@ -1,11 +1,12 @@
 // Package wiring lists every area once (their group declarations live in the
-// areas, see shared/platform/registry) and pairs each declared group with its builder,
-// for the local gateway (make run) and the tests that derive the template's
-// routes and policies and the OpenAPI paths from the declarations. The
-// builders live per area (platformwire, gatewire, checkoutwire, ...) and are
-// paired with their groups here, in typed tables per kind of function; a
-// Lambda main imports only its own area's package, so it links only what it
-// serves.
+// areas, see shared/platform/registry) and pairs each declared group with its
+// builder, for the local gateway (make run) and the tests that derive the
+// template's routes and policies and the OpenAPI paths from the
+// declarations. The builders live in their areas, one per function, named
+// Build<Function> (orders.BuildGateOrders builds GateOrdersFunction:
+// TestBuildersAreNamedForTheirFunction); they are paired with their groups
+// here, in typed tables per kind of function. A Lambda main imports only its
+// own area, so it links only what it serves.
 package wiring
 
 import (
@@ -28,88 +29,80 @@ import (
 	"github.com/paygate/paygate/shared/pay/invoices"
 	"github.com/paygate/paygate/shared/pay/links"
 	"github.com/paygate/paygate/shared/pay/splits"
-	pay "github.com/paygate/paygate/shared/pay/transactions"
+	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/pay/wallet"
 	"github.com/paygate/paygate/shared/pay/walletpay"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/health"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/registry"
-	"github.com/paygate/paygate/shared/platform/wiring/balancewire"
-	"github.com/paygate/paygate/shared/platform/wiring/beneficiarywire"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/customerwire"
-	"github.com/paygate/paygate/shared/platform/wiring/dashwire"
-	"github.com/paygate/paygate/shared/platform/wiring/directwire"
-	"github.com/paygate/paygate/shared/platform/wiring/disputewire"
-	"github.com/paygate/paygate/shared/platform/wiring/gatewire"
-	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
-	"github.com/paygate/paygate/shared/platform/wiring/linkwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
-	"github.com/paygate/paygate/shared/platform/wiring/platformwire"
-	"github.com/paygate/paygate/shared/platform/wiring/walletpaywire"
-	"github.com/paygate/paygate/shared/platform/wiring/walletwire"
-	"github.com/paygate/paygate/shared/platform/wiring/webhookwire"
 )
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, prepaid.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, pay.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area, dashboard.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, prepaid.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, transactions.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area, dashboard.Area}
 }
 
 // The builders by function logical id, one table per kind of function, so
 // a builder of the wrong kind does not compile; Check holds that every
 // declared group has exactly one, in the table of its kind. The tables live
-// here, not in the per-area wire packages, because a table there would make
-// every function of an area link every builder of that area.
+// here, not in the areas, because a table there would make every function
+// of an area link every builder of that area.
 var (
 	httpBuilders = map[string]app.HTTPBuilder{
-		health.HealthGroup.Function:               platformwire.Health,
-		merchants.MerchantsGroup.Function:         platformwire.Merchants,
-		catalog.CatalogGroup.Function:             gatewire.GateCatalog,
-		prepaid.BalanceGroup.Function:             gatewire.GateBalance,
-		orders.OrdersGroup.Function:               gatewire.GateOrders,
-		checkout.SessionsGroup.Function:           checkoutwire.CheckoutSessions,
-		checkout.PaymentsGroup.Function:           checkoutwire.CheckoutPayments,
-		checkout.ClientGroup.Function:             checkoutwire.CheckoutClient,
-		checkout.TestHelpersGroup.Function:        checkoutwire.CheckoutTestHelpers,
-		webhooks.EndpointsGroup.Function:          webhookwire.WebhookEndpoints,
-		webhooks.EventsGroup.Function:             webhookwire.Events,
-		wallet.WalletGroup.Function:               walletwire.Wallet,
-		pay.TransactionsGroup.Function:            paywire.Transactions,
-		pay.ModificationsGroup.Function:           paywire.CheckoutModifications,
-		splits.SplitRequestsGroup.Function:        paywire.SplitRequests,
-		balance.BalanceGroup.Function:             balancewire.MerchantBalance,
-		disputes.DisputesGroup.Function:           disputewire.Disputes,
-		customers.CustomersGroup.Function:         customerwire.Customers,
-		direct.PaymentsGroup.Function:             directwire.DirectPayments,
-		walletpay.SessionsGroup.Function:          walletpaywire.WalletSessions,
-		links.APIGroup.Function:                   linkwire.PaymentLinks,
-		links.PageGroup.Function:                  linkwire.HostedPage,
-		beneficiaries.BeneficiariesGroup.Function: beneficiarywire.Beneficiaries,
-		invoices.InvoicesGroup.Function:           invoicewire.Invoices,
-		dashboard.DashboardGroup.Function:         dashwire.Dashboard,
+		health.HealthGroup.Function:               BuildHealth,
+		merchants.MerchantsGroup.Function:         merchants.BuildMerchants,
+		catalog.CatalogGroup.Function:             catalog.BuildGateCatalog,
+		prepaid.BalanceGroup.Function:             prepaid.BuildGateBalance,
+		orders.OrdersGroup.Function:               orders.BuildGateOrders,
+		checkout.SessionsGroup.Function:           checkout.BuildCheckoutSessions,
+		checkout.PaymentsGroup.Function:           checkout.BuildCheckoutPayments,
+		checkout.ClientGroup.Function:             checkout.BuildCheckoutClient,
+		checkout.TestHelpersGroup.Function:        checkout.BuildCheckoutTestHelpers,
+		webhooks.EndpointsGroup.Function:          webhooks.BuildWebhookEndpoints,
+		webhooks.EventsGroup.Function:             webhooks.BuildEvents,
+		wallet.WalletGroup.Function:               wallet.BuildWallet,
+		transactions.TransactionsGroup.Function:   transactions.BuildTransactions,
+		transactions.ModificationsGroup.Function:  transactions.BuildCheckoutModifications,
+		splits.SplitRequestsGroup.Function:        splits.BuildSplitRequests,
+		balance.BalanceGroup.Function:             balance.BuildMerchantBalance,
+		disputes.DisputesGroup.Function:           disputes.BuildDisputes,
+		customers.CustomersGroup.Function:         customers.BuildCustomers,
+		direct.PaymentsGroup.Function:             direct.BuildDirectPayments,
+		walletpay.SessionsGroup.Function:          walletpay.BuildWalletSessions,
+		links.APIGroup.Function:                   links.BuildPaymentLinks,
+		links.PageGroup.Function:                  links.BuildHostedPage,
+		beneficiaries.BeneficiariesGroup.Function: beneficiaries.BuildBeneficiaries,
+		invoices.InvoicesGroup.Function:           invoices.BuildInvoices,
+		dashboard.DashboardGroup.Function:         dashboard.BuildDashboard,
 	}
 	sqsBuilders = map[string]app.SQSBuilder{
-		orders.FulfilmentGroup.Function:           gatewire.GateFulfilment,
-		webhooks.SenderGroup.Function:             webhookwire.WebhookSender,
-		wallet.ConfirmationsGroup.Function:        walletwire.WalletConfirmations,
-		balance.PayoutsGroup.Function:             balancewire.PayoutsSender,
-		beneficiaries.PaymentOrdersGroup.Function: beneficiarywire.PaymentOrdersSender,
+		orders.FulfilmentGroup.Function:           orders.BuildGateFulfilment,
+		webhooks.SenderGroup.Function:             webhooks.BuildWebhookSender,
+		wallet.ConfirmationsGroup.Function:        wallet.BuildWalletConfirmations,
+		balance.PayoutsGroup.Function:             balance.BuildPayoutsSender,
+		beneficiaries.PaymentOrdersGroup.Function: beneficiaries.BuildPaymentOrdersSender,
 	}
 	taskBuilders = map[string]TaskBuilder{
-		orders.ReconcilerGroup.Function:  gatewire.GateOrderReconciler,
-		checkout.ExpirerGroup.Function:   checkoutwire.CheckoutSessionExpirer,
-		wallet.ExpirerGroup.Function:     walletwire.WalletExpirer,
-		pay.ExpirerGroup.Function:        paywire.AuthorizationExpirer,
-		balance.SettlementGroup.Function: balancewire.Settlement,
-		disputes.SweeperGroup.Function:   disputewire.DisputeSweeper,
-		links.ExpirerGroup.Function:      linkwire.PaymentLinkExpirer,
-		invoices.ExpiryGroup.Function:    invoicewire.InvoiceExpiry,
+		orders.ReconcilerGroup.Function:    orders.BuildGateOrderReconciler,
+		checkout.ExpirerGroup.Function:     checkout.BuildCheckoutSessionExpirer,
+		wallet.ExpirerGroup.Function:       wallet.BuildWalletExpirer,
+		transactions.ExpirerGroup.Function: transactions.BuildAuthorizationExpirer,
+		balance.SettlementGroup.Function:   beneficiaries.BuildSettlement,
+		disputes.SweeperGroup.Function:     disputes.BuildDisputeSweeper,
+		links.ExpirerGroup.Function:        links.BuildPaymentLinkExpirer,
+		invoices.ExpiryGroup.Function:      invoices.BuildInvoiceExpiry,
 	}
 	streamBuilders = map[string]app.StreamBuilder{
-		webhooks.PublisherGroup.Function: webhookwire.WebhookPublisher,
+		webhooks.PublisherGroup.Function: webhooks.BuildWebhookPublisher,
 	}
 )
+
+// BuildHealth builds the HealthFunction's routes for the local gateway and
+// the tests. It is the one builder outside an area: its Lambda main wires
+// the routes without package app, so the health package must not import app
+// (the binary links no store).
+func BuildHealth(*app.Deps) (httpapi.Group, error) { return health.Group(), nil }
 
 // TaskBuilder builds a scheduled function's task.
 type TaskBuilder = func(*app.Deps) (func(context.Context) error, error)

@@ -11,10 +11,10 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/pay/balance"
+	"github.com/paygate/paygate/shared/pay/checkout"
+	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
 	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
@@ -28,11 +28,11 @@ func main() {
 			proc := processor{Crashing: remittancetest.Crashing[balance.PayRequest]{Payer: sbx, Outside: outside,
 				ID: func(r balance.PayRequest) string { return r.PayoutID }}, enrol: sbx.Enrol}
 			svc := balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Processor: proc})
-			pays, err := checkoutwire.CheckoutPayments(d)
+			pays, err := checkout.BuildCheckoutPayments(d)
 			if err != nil {
 				return nil, nil, err
 			}
-			txs, err := paywire.Transactions(d)
+			txs, err := transactions.BuildTransactions(d)
 			if err != nil {
 				return nil, nil, err
 			}

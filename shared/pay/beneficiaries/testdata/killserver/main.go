@@ -11,9 +11,9 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/pay/beneficiaries"
+	"github.com/paygate/paygate/shared/pay/invoices"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
-	"github.com/paygate/paygate/shared/platform/wiring/invoicewire"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/sandbox/bank"
 	"github.com/paygate/paygate/shared/testkit/apitest/crashtest"
@@ -26,7 +26,7 @@ func main() {
 			bank := remittancetest.Crashing[beneficiaries.BankRequest]{Payer: bank.New(d.Store, nil), Outside: outside,
 				ID: func(r beneficiaries.BankRequest) string { return r.PaymentOrderID }}
 			svc := beneficiaries.New(beneficiaries.Config{Store: d.Store, Queue: d.Queue, Bank: bank})
-			inv, err := invoicewire.Invoices(d)
+			inv, err := invoices.BuildInvoices(d)
 			if err != nil {
 				return nil, nil, err
 			}

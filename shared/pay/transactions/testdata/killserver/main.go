@@ -14,10 +14,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
+	"github.com/paygate/paygate/shared/pay/transactions"
+
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/wiring/checkoutwire"
-	"github.com/paygate/paygate/shared/platform/wiring/paywire"
 	"github.com/paygate/paygate/shared/queue/boltqueue"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
@@ -44,11 +45,11 @@ func run() error {
 	if err := sandbox(ctx, d, secret); err != nil {
 		return err
 	}
-	pays, err := checkoutwire.CheckoutPayments(d)
+	pays, err := checkout.BuildCheckoutPayments(d)
 	if err != nil {
 		return err
 	}
-	txs, err := paywire.Transactions(d)
+	txs, err := transactions.BuildTransactions(d)
 	if err != nil {
 		return err
 	}
