@@ -191,8 +191,8 @@ func dashboardDynamoRows(ctx context.Context) ([]row, error) {
 			target: "GetItem=3 (session, user, account) Query=1 (the list), no write",
 			ok:     verdict(list["GetItem"] == 3 && list["Query"] == 1 && total(list) == 4)},
 		{name: "calls: POST /dashboard/payments/{id}/refund", value: formatCounts(refund),
-			target: "GetItem=6 (session, user, account, payment, key, payment) TransactWriteItems=1 (refund, key's record, audit entry)",
-			ok:     verdict(refund["GetItem"] == 6 && refund["TransactWriteItems"] == 1 && total(refund) == 7)},
+			target: "GetItem=6 (session, user, account, payment, key, payment) TransactWriteItems=1 (refund, key's record, audit entry) DeleteItem=1 (the processor's modification entry)",
+			ok:     verdict(refund["GetItem"] == 6 && refund["TransactWriteItems"] == 1 && refund["DeleteItem"] == 1 && total(refund) == 8)},
 	}, nil
 }
 

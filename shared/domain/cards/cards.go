@@ -7,7 +7,10 @@
 // mode). Results and flows are Adyen's, the shapes the /v2 face answers in.
 package cards
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Result is an Adyen resultCode.
 type Result string
@@ -105,6 +108,28 @@ type Processor interface {
 	Reference(number string) Profile
 	// ThreeDS is where 3-D Secure sends the shopper's device.
 	ThreeDS() ThreeDS
+	// Capture, Cancel and Refund tell the processor of a change to an
+	// authorisation it made, once the change is committed (Modification
+	// says why after, and how a change is never lost). nil: the processor
+	// received it; an apierr Unavailable error: try again later; any other
+	// error: it refused the change.
+	Capture(ctx context.Context, m Modification) error
+	Cancel(ctx context.Context, m Modification) error
+	Refund(ctx context.Context, m Modification) error
+}
+
+// Modification is a capture, a cancel or a refund of an authorisation, as
+// the processor hears of it. The payment's change is committed first, with
+// a due entry that keeps the modification until the processor has
+// received it (shared/pay/transactions): so a change that lost a race is
+// never sent, and one whose call failed, or whose process died, is sent
+// again by the sweeper. ID is the processor's idempotency key: a processor
+// keeps one answer per ID, so a repeat is harmless.
+type Modification struct {
+	ID       string // the modification's own id, stable across repeats
+	Payment  string // the authorisation's reference (its pspReference)
+	Amount   int64  // minor units of Currency; a cancel's is the authorised amount
+	Currency string
 }
 
 // ChallengeScreen is a processor that is its own issuer's challenge screen

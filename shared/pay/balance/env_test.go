@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
@@ -103,7 +105,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 		return e.svc.Group(), nil
 	}
 	tx := func(d *app.Deps) (httpapi.Group, error) {
-		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: o.pol}).Group(), nil
+		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Processor: cardprocessor.New(), Ledger: o.pol}).Group(), nil
 	}
 	sp := func(d *app.Deps) (httpapi.Group, error) {
 		return splits.New(splits.Config{Store: d.Store, Clock: d.Clock}).Group(), nil

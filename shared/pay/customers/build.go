@@ -13,7 +13,8 @@ import (
 // a recurring payment waiting for the shopper seals its action with them,
 // and checkout's /v2/payments/details opens it.
 func BuildCustomers(d *app.Deps) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d, connect.For(d).Cards)
+	proc := connect.For(d).Cards
+	co, err := checkout.FromDeps(d, proc)
 	if err != nil {
 		return httpapi.Group{}, err
 	}
@@ -21,5 +22,5 @@ func BuildCustomers(d *app.Deps) (httpapi.Group, error) {
 	if err != nil {
 		return httpapi.Group{}, err
 	}
-	return New(Config{Store: d.Store, Checkout: co, Ledger: pol, Clock: d.Clock, Log: d.Log}).Group(), nil
+	return New(Config{Store: d.Store, Checkout: co, Ledger: pol, Processor: proc, Clock: d.Clock, Log: d.Log}).Group(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/metadata"
@@ -28,8 +29,11 @@ type Config struct {
 	// Ledger is how captures post to the merchant's books (settlement
 	// delay, fee), as on every other capture path.
 	Ledger ledger.Policy
-	Clock  func() time.Time // nil: time.Now
-	Log    *slog.Logger     // nil: discard
+	// Processor is the card processor its customers' transactions' captures,
+	// cancels and refunds reach (required; the wiring chooses it).
+	Processor cards.Processor
+	Clock     func() time.Time // nil: time.Now
+	Log       *slog.Logger     // nil: discard
 }
 
 // Service serves customers, card tokens and recurring payments.
@@ -52,7 +56,7 @@ func New(c Config) *Service {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{st: c.Store, vault: vault.New(c.Store), pays: payments.NewRepo(c.Store).WithPolicy(c.Ledger),
-		txs: transactions.New(transactions.Config{Store: c.Store, Clock: c.Clock, Log: c.Log, Ledger: c.Ledger}), checkout: c.Checkout,
+		txs: transactions.New(transactions.Config{Store: c.Store, Clock: c.Clock, Log: c.Log, Ledger: c.Ledger, Processor: c.Processor}), checkout: c.Checkout,
 		clock: c.Clock, log: c.Log}
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/paygate/paygate/shared/sandbox/issuer"
 
 	"github.com/paygate/paygate/shared/sandbox/payoutprocessor"
@@ -66,7 +68,7 @@ func newEnv(t testing.TB, b backend) *env {
 		return e.svc.Group(), nil
 	}
 	txs := func(d *app.Deps) (httpapi.Group, error) {
-		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log}).Group(), nil
+		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Processor: cardprocessor.New()}).Group(), nil
 	}
 	bal := func(d *app.Deps) (httpapi.Group, error) {
 		return balance.New(balance.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Processor: payoutprocessor.New(d.Store, d.Clock)}).Group(), nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -47,7 +49,7 @@ func newEnv(t testing.TB, st store.Store, pol ledger.Policy) *env {
 		return splits.New(splits.Config{Store: d.Store, Clock: d.Clock}).Group(), nil
 	}
 	tx := func(d *app.Deps) (httpapi.Group, error) {
-		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}).Group(), nil
+		return transactions.New(transactions.Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Processor: cardprocessor.New(), Ledger: pol}).Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: st}, sp, tx)
 	return e
@@ -331,8 +333,9 @@ func TestSplitChangesUntilApplied(t *testing.T) {
 
 // TestCallsPerCaptureWithAndWithoutSplit counts DynamoDB calls on DynamoDB
 // Local: a capture is GetItem (API key) + GetItem (idempotency key) +
-// GetItem (payment) + one TransactWriteItems, with or without a split (the
-// payment carries it: no extra read).
+// GetItem (payment) + one TransactWriteItems + the DeleteItem of its
+// modification's due entry once the card processor received it, with or
+// without a split (the payment carries it: no extra read).
 func TestCallsPerCaptureWithAndWithoutSplit(t *testing.T) {
 	counter := dynamostore.NewCallCounter()
 	client := dynamotest.Client(t, counter.Option())
@@ -346,7 +349,7 @@ func TestCallsPerCaptureWithAndWithoutSplit(t *testing.T) {
 		counter.Reset()
 		r := e.post("/v1/transactions/"+id+"/capture", nil)
 		require.Equal(t, 200, r.Status, string(r.Body))
-		assert.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), id)
+		assert.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1, "DeleteItem": 1}, counter.Counts(), id)
 	}
 	e.check()
 }

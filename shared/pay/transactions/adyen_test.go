@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
+
 	"github.com/paygate/paygate/shared/pay/checkout"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +25,7 @@ import (
 func newAdyenEnv(t *testing.T, b backend) *env {
 	t.Helper()
 	return newEnv(t, b, checkout.BuildCheckoutPayments, func(d *app.Deps) (httpapi.Group, error) {
-		return New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log}).ModificationsGroup(), nil
+		return New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Processor: cardprocessor.New()}).ModificationsGroup(), nil
 	})
 }
 

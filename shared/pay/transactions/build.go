@@ -3,19 +3,22 @@ package transactions
 import (
 	"context"
 
+	"github.com/paygate/paygate/shared/platform/connect"
+
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 )
 
 // FromDeps is the transactions service over d, posting captures by the
-// ledger policy of d's environment.
+// ledger policy of d's environment, its modifications heard by the
+// connected card processor.
 func FromDeps(d *app.Deps) (*Service, error) {
 	pol, err := ledger.PolicyFromEnv(d.Config.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	return New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol}), nil
+	return New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol, Processor: connect.For(d).Cards}), nil
 }
 
 // BuildTransactions builds the TransactionsFunction.
@@ -37,7 +40,9 @@ func BuildCheckoutModifications(d *app.Deps) (httpapi.Group, error) {
 	return svc.ModificationsGroup(), nil
 }
 
-// BuildAuthorizationExpirer builds the AuthorizationExpirerFunction's task.
+// BuildAuthorizationExpirer builds the AuthorizationExpirerFunction's task:
+// expire the lapsed authorisations, then send the card processor the
+// modifications it has not received (Resend).
 func BuildAuthorizationExpirer(d *app.Deps) (func(context.Context) error, error) {
 	svc, err := FromDeps(d)
 	if err != nil {
@@ -45,6 +50,9 @@ func BuildAuthorizationExpirer(d *app.Deps) (func(context.Context) error, error)
 	}
 	return func(ctx context.Context) error {
 		_, err := svc.Expire(ctx)
+		if _, rerr := svc.Resend(ctx); err == nil {
+			err = rerr
+		}
 		return err
 	}, nil
 }

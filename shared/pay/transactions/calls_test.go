@@ -15,8 +15,10 @@ import (
 // capture, a cancel or a refund: GetItem of the API key, GetItem of the
 // idempotency key, GetItem of the payment, one TransactWriteItems (the
 // key's record, the payment, its event, a refund's own record and index
-// entry, the expiry entry's removal). A replay: the two key reads only. A
-// read: the API key and the payment.
+// entry, the expiry entry's removal, the modification's due entry), then,
+// once the card processor received the modification, one DeleteItem of its
+// due entry. A replay: the two key reads only. A read: the API key and the
+// payment.
 func TestCallsPerCaptureAndRefund(t *testing.T) {
 	counter := dynamostore.NewCallCounter()
 	client := dynamotest.Client(t, counter.Option())
@@ -28,12 +30,12 @@ func TestCallsPerCaptureAndRefund(t *testing.T) {
 	counter.Reset()
 	r := e.Do("POST", "/v1/transactions/"+id+"/capture", map[string]any{"amount": 6000}, "Idempotency-Key", "counted-capture")
 	require.Equal(t, 200, r.Status, string(r.Body))
-	require.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), "capture")
+	require.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1, "DeleteItem": 1}, counter.Counts(), "capture")
 
 	counter.Reset()
 	r = e.Do("POST", "/v1/transactions/"+id+"/refund", map[string]any{"amount": 1000}, "Idempotency-Key", "counted-refund")
 	require.Equal(t, 200, r.Status, string(r.Body))
-	require.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), "refund")
+	require.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1, "DeleteItem": 1}, counter.Counts(), "refund")
 
 	counter.Reset()
 	r = e.Do("POST", "/v1/transactions/"+id+"/refund", map[string]any{"amount": 1000}, "Idempotency-Key", "counted-refund")
@@ -44,7 +46,7 @@ func TestCallsPerCaptureAndRefund(t *testing.T) {
 	counter.Reset()
 	r = e.Do("POST", "/v1/transactions/"+c+"/cancel", nil, "Idempotency-Key", "counted-cancel")
 	require.Equal(t, 200, r.Status, string(r.Body))
-	require.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), "cancel")
+	require.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1, "DeleteItem": 1}, counter.Counts(), "cancel")
 
 	counter.Reset()
 	e.get(id)

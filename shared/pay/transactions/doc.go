@@ -8,7 +8,8 @@
 //     /{id}/history, /by-order-reference/{order_reference},
 //     /by-payment-link/{payment_link_id}; POST /{id}/capture, /cancel,
 //     /refund) and AuthorizationExpirerFunction (every 5 minutes; make run
-//     runs it as a periodic task).
+//     runs it as a periodic task): the authorisations' expiry, and the
+//     modifications the processor has not received (Resend).
 //   - CheckoutModificationsFunction (routes_adyen.go): Adyen Checkout v71's
 //     captures, refunds, cancels, reversals, amount updates and cancel by
 //     reference under /v2, over the same service methods (Reverse,
@@ -48,6 +49,19 @@
 //     naming amount, never a double refund. A change refused against the
 //     state it read first asks the key (idempotency.Call.Settled): a copy
 //     of a call that just won replays the winner's answer.
+//   - The card processor (cards.Processor, Config.Processor) hears of every
+//     capture, cancel and refund after the change is committed, never
+//     before: the commit carries a due entry per modification
+//     (payments.ModificationIndex, its id the change's history entry:
+//     payments.ModificationID), the request then calls the processor and
+//     deletes the entry once it received the modification. A change that
+//     lost a race is never sent; a call that failed, or a process that died
+//     after the commit, leaves the entry, and the expirer's run sends it
+//     again (Resend, due ResendAfter later) with the same id, which the
+//     processor answers as a repeat. The merchant's answer is the committed
+//     change either way; a processor that refuses a committed change is
+//     logged as an error for an operator (the sandbox takes every one).
+//     An expiry and an amount update are no modification.
 //   - Errors: an illegal move is a 409 payment_state_conflict whose message
 //     names the current status; an amount out of range is a 400 naming
 //     amount (amount_exceeds_capturable, refund_exceeds_balance); another

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,11 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
+	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/dueindex"
 	"github.com/paygate/paygate/shared/testkit/apitest"
@@ -25,8 +28,55 @@ func TestMain(m *testing.M) { apitest.Main(m) }
 
 type env struct {
 	*apitest.Env
-	svc *Service
-	n   atomic.Int64
+	svc  *Service
+	proc *recorder
+	n    atomic.Int64
+}
+
+// recorder is the sandbox card processor, recording the modifications it
+// received (in order) and failing them with fail while fail is set.
+type recorder struct {
+	cards.Processor
+	mu       sync.Mutex
+	received []recorded
+	fail     error
+	attempts int
+}
+
+type recorded struct {
+	Kind string
+	cards.Modification
+}
+
+func (r *recorder) take(kind string, m cards.Modification) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.attempts++
+	if r.fail != nil {
+		return r.fail
+	}
+	r.received = append(r.received, recorded{kind, m})
+	return nil
+}
+
+func (r *recorder) Capture(_ context.Context, m cards.Modification) error {
+	return r.take("capture", m)
+}
+func (r *recorder) Cancel(_ context.Context, m cards.Modification) error { return r.take("cancel", m) }
+func (r *recorder) Refund(_ context.Context, m cards.Modification) error { return r.take("refund", m) }
+
+// got is what the processor received so far.
+func (r *recorder) got() []recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]recorded(nil), r.received...)
+}
+
+// failWith makes every modification fail with err (nil: succeed again).
+func (r *recorder) failWith(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fail = err
 }
 
 // backend is one store a test runs on (nil: embedded).
@@ -47,9 +97,9 @@ func stores(t *testing.T, f func(t *testing.T, b backend)) {
 
 func newEnv(t testing.TB, b backend, more ...apitest.Builder) *env {
 	t.Helper()
-	e := &env{}
+	e := &env{proc: &recorder{Processor: cardprocessor.New()}}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		e.svc = New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log})
+		e.svc = New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Processor: e.proc})
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: b.store(t)}, append([]apitest.Builder{build}, more...)...)
@@ -156,6 +206,19 @@ func errParam(t testing.TB, r *apitest.Resp) (code, param, message string) {
 var nilStore = func(testing.TB) store.Store { return nil }
 
 // expiryEntries counts the expiry index's entries.
+// modificationEntries counts the modifications' due entries of every shard:
+// those the processor has not yet received.
+func (e *env) modificationEntries() int {
+	e.T.Helper()
+	n := 0
+	for shard := 0; shard < dueindex.Shards; shard++ {
+		page, err := e.Deps.Store.Query(context.Background(), store.Query{Table: store.TablePayments, PK: payments.ModificationIndex.PK(shard), Limit: 1000})
+		require.NoError(e.T, err)
+		n += len(page.Items)
+	}
+	return n
+}
+
 func (e *env) expiryEntries() int {
 	e.T.Helper()
 	n := 0

@@ -57,7 +57,9 @@ var ModificationsGroup = registry.Group{
 }
 
 // ExpirerGroup is the AuthorizationExpirerFunction: every ExpireInterval it
-// voids the authorisations not captured within payments.AuthorizationTTL.
+// voids the authorisations not captured within payments.AuthorizationTTL,
+// and sends the card processor the captures, cancels and refunds it has not
+// received (Service.Resend).
 var ExpirerGroup = registry.Group{
 	Function: "AuthorizationExpirerFunction", Dir: "authorization-expirer", Every: ExpireInterval,
 	Timeout: 30 * time.Second,
@@ -77,6 +79,7 @@ var Area = registry.Area{
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.RefPK("", ""), "#"), What: "transactions by order reference"},
 		{Table: store.TablePayments, Prefix: strings.TrimSuffix(payments.LinkPK("", ""), "#"), What: "transactions by payment link"},
 		{Table: store.TablePayments, Prefix: payments.ExpiryIndex.Prefix, What: "the authorisation expiry index shards"},
+		{Table: store.TablePayments, Prefix: payments.ModificationIndex.Prefix, What: "the modifications the card processor has not yet received, by when they are sent again"},
 		{Table: store.TablePayments, Prefix: payments.ExpiryIndex.Legacy.Prefix, What: "the authorisation expiry index shards written before the one due-time layout (read, never written)"},
 	},
 }

@@ -2,6 +2,7 @@ package transactions
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -55,6 +56,20 @@ func TestConcurrentRefunds(t *testing.T) {
 		assert.Len(t, e.refundsOf(id), 10, "one refund record per success, none for a failure")
 		assert.Len(t, filter(e.events(id), "payment.partially_refunded"), 9)
 		assert.Len(t, filter(e.events(id), "payment.refunded"), 1)
+		// The processor heard of the ten committed refunds, each once, and
+		// of nothing a losing attempt computed.
+		got := e.proc.got()
+		require.Len(t, got, 10)
+		ids := map[string]bool{}
+		var heard int64
+		for _, m := range got {
+			assert.Equal(t, "refund", m.Kind)
+			ids[m.ID] = true
+			heard += m.Amount
+		}
+		assert.Len(t, ids, 10)
+		assert.EqualValues(t, 10000, heard)
+		assert.Equal(t, 0, e.modificationEntries())
 	})
 }
 
@@ -107,7 +122,21 @@ func TestCapturesRaceCancel(t *testing.T) {
 				t.Fatalf("cancel: unexpected %d: %s", cancel.Status, cancel.Body)
 			}
 			assert.Equal(t, 0, e.expiryEntries(), "the hold left the expiry index either way")
+			// The processor heard exactly what committed: the cancel, or
+			// the ten captures.
+			var kinds []string
+			for _, m := range e.proc.got() {
+				if m.Payment == id {
+					kinds = append(kinds, m.Kind)
+				}
+			}
+			if cancel.Status == 200 {
+				assert.Equal(t, []string{"cancel"}, kinds)
+			} else {
+				assert.Equal(t, slices.Repeat([]string{"capture"}, 10), kinds)
+			}
 		}
+		assert.Equal(t, 0, e.modificationEntries())
 		t.Logf("outcomes over the rounds: %v", outcomes)
 	})
 }

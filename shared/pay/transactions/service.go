@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/payments"
@@ -25,6 +26,9 @@ type Config struct {
 	// Ledger is how captures post to the merchant's books (settlement
 	// delay, fee); the zero value is the sandbox's.
 	Ledger ledger.Policy
+	// Processor is the card processor that hears of every capture, cancel
+	// and refund (required: the wiring chooses it).
+	Processor cards.Processor
 }
 
 // Service reads transactions and moves their money.
@@ -33,6 +37,7 @@ type Service struct {
 	repo  *payments.Repo
 	clock func() time.Time
 	log   *slog.Logger
+	proc  cards.Processor
 }
 
 // New builds the service.
@@ -43,7 +48,10 @@ func New(c Config) *Service {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: c.Store, repo: payments.NewRepo(c.Store).WithPolicy(c.Ledger), clock: c.Clock, log: c.Log}
+	if c.Processor == nil {
+		panic("transactions: Config.Processor is required")
+	}
+	return &Service{st: c.Store, repo: payments.NewRepo(c.Store).WithPolicy(c.Ledger), clock: c.Clock, log: c.Log, proc: c.Processor}
 }
 
 // Get reads one of the account's transactions. Errors: NotFound (missing, or
@@ -121,6 +129,8 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 		return nil, apierr.Invalidf("amount", "amount must be an integer from 1 to 2^53 in minor units of the transaction's currency")
 	}
 	var out *Transaction
+	var sent []payments.Modification // what the committed change asks of the processor
+	var due time.Time
 	race := store.Race{Op: "transactions.change", What: "transaction " + in.ID, Attempts: changeAttempts}
 	err := race.Run(ctx, func(int) error {
 		p, err := s.repo.Get(ctx, in.AccountID, in.ID)
@@ -130,7 +140,9 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 		if in.Currency != "" && in.Currency != p.Currency {
 			return apierr.New(CodeCurrencyMismatch, "currency must be the transaction's (%s): amounts are in its minor units", p.Currency)
 		}
-		ans, err := apply(p, s.clock().UTC())
+		now := s.clock().UTC()
+		before := len(p.History)
+		ans, err := apply(p, now)
 		if err != nil {
 			// A duplicate of a call that just won (same key) replays the
 			// winner's answer rather than failing against its state.
@@ -143,6 +155,15 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 		if err != nil {
 			return err
 		}
+		// The processor hears of the change only once it is committed: each
+		// modification's due entry commits with it and goes once the
+		// processor received it, so a lost race sends nothing and a failed
+		// call is sent again by the sweeper (Resend).
+		mods := p.ModificationsSince(before)
+		due = now.Add(ResendAfter)
+		for _, m := range mods {
+			ops = append(ops, payments.ModificationIndex.Put(m.Account, m.ID, due))
+		}
 		view := View(ans)
 		outcome := idempotency.Outcome{Kind: Kind, Value: view}
 		if in.Answer != nil {
@@ -151,7 +172,7 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 		err = idempotency.Commit(ctx, s.st, in.Idem, outcome, ops...)
 		switch {
 		case err == nil:
-			out = &view
+			out, sent = &view, mods
 			return nil
 		case idempotency.FromKey(err):
 			return err
@@ -161,6 +182,11 @@ func (s *Service) change(ctx context.Context, in OpInput, apply func(p *payments
 		}
 		return race.Settle(err)
 	})
+	if err == nil {
+		for _, m := range sent {
+			s.send(ctx, m, due)
+		}
+	}
 	return out, err
 }
 

@@ -72,6 +72,21 @@ func TestEveryOutsideCallGoesThroughAPort(t *testing.T) {
 	require.Equal(t, "Authorised", pay["resultCode"])
 	psp := pay["pspReference"].(string)
 	dispute := post("/test-helpers/transactions/"+psp+"/dispute", nil)["id"].(string)
+	// A second payment refunded in part through the Adyen face, and a
+	// third, held for manual capture, captured in part; a fourth cancelled.
+	pay2 := func(ref string, manual bool) string {
+		body := map[string]any{"amount": map[string]any{"value": 2000, "currency": "EUR"}, "reference": ref,
+			"returnUrl": "https://shop.example.com/return", "paymentMethod": map[string]any{"type": "scheme",
+				"encryptedCardNumber": "test_4111111111111111", "encryptedExpiryMonth": "test_03",
+				"encryptedExpiryYear": "test_2030", "encryptedSecurityCode": "test_737"}}
+		if manual {
+			body["additionalData"] = map[string]any{"manualCapture": "true"}
+		}
+		return post("/v2/payments", body)["pspReference"].(string)
+	}
+	post("/v2/payments/"+pay2("order-3", false)+"/refunds", map[string]any{"merchantAccount": e.Account.MerchantAccount, "amount": map[string]any{"value": 500, "currency": "EUR"}})
+	post("/v1/transactions/"+pay2("order-4", true)+"/capture", map[string]any{"amount": 1500})
+	post("/v1/transactions/"+pay2("order-5", true)+"/cancel", nil)
 	post("/v1/disputes/"+dispute+"/evidence", map[string]any{"description": issuer.WinningEvidence})
 	post("/v1/disputes/"+dispute+"/submit", nil)
 
@@ -113,7 +128,7 @@ func TestEveryOutsideCallGoesThroughAPort(t *testing.T) {
 		require.NoError(t, run(context.Background()), task.Function)
 	}
 
-	for _, call := range []string{"cards.AuthoriseCard", "payouts.Enrol", "payouts.Pay", "bank.Pay", "wallet.CheckCurrency",
+	for _, call := range []string{"cards.AuthoriseCard", "cards.Capture", "cards.Cancel", "cards.Refund", "payouts.Enrol", "payouts.Pay", "bank.Pay", "wallet.CheckCurrency",
 		"wallet.Answer", "desk.Submit", "supplier.Fulfil"} {
 		assert.Positive(t, n.get(call), "%s never went through its port", call)
 	}
@@ -163,6 +178,21 @@ type countingCards struct {
 func (c countingCards) AuthoriseCard(card cards.Card, now time.Time) (cards.Outcome, error) {
 	c.n.add("cards.AuthoriseCard")
 	return c.Processor.AuthoriseCard(card, now)
+}
+
+func (c countingCards) Capture(ctx context.Context, m cards.Modification) error {
+	c.n.add("cards.Capture")
+	return c.Processor.Capture(ctx, m)
+}
+
+func (c countingCards) Cancel(ctx context.Context, m cards.Modification) error {
+	c.n.add("cards.Cancel")
+	return c.Processor.Cancel(ctx, m)
+}
+
+func (c countingCards) Refund(ctx context.Context, m cards.Modification) error {
+	c.n.add("cards.Refund")
+	return c.Processor.Refund(ctx, m)
 }
 
 type countingPayouts struct {

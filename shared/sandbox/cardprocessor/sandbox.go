@@ -1,6 +1,7 @@
 package cardprocessor
 
 import (
+	"context"
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
@@ -60,3 +61,14 @@ func (Sandbox) ThreeDS() cards.ThreeDS {
 func (Sandbox) ChallengeWithPassword(password string) cards.Outcome {
 	return ChallengeWithPassword(password)
 }
+
+// Capture receives a capture: the sandbox's acquirer takes every one the
+// payment's state machine allowed (it holds no state, so a repeat is the
+// same answer).
+func (Sandbox) Capture(context.Context, cards.Modification) error { return nil }
+
+// Cancel receives a cancel, as Capture.
+func (Sandbox) Cancel(context.Context, cards.Modification) error { return nil }
+
+// Refund receives a refund, as Capture.
+func (Sandbox) Refund(context.Context, cards.Modification) error { return nil }
