@@ -223,3 +223,9 @@ func DeleteOps(t *CardToken) []store.Op {
 		store.Delete(legacyKey(t.AccountID, t.ShopperReference, t.ID), store.Always),
 	}
 }
+
+// DeleteLegacyOps deletes a legacy stored card (LegacyToken's: a shopper
+// with no customer yet), conditioned on its being there.
+func DeleteLegacyOps(t *CardToken) []store.Op {
+	return []store.Op{store.Delete(legacyKey(t.AccountID, t.ShopperReference, t.ID), store.IfExists)}
+}

@@ -45,3 +45,15 @@ type Amount struct {
 // a merchantAccount other than the caller's.
 var CodeMerchantAccountMismatch = apierr.Register(apierr.CodeInfo{Name: "merchant_account_mismatch", Kind: apierr.Invalid,
 	Param: "merchantAccount", Meaning: "merchantAccount is not the account of the API key (or of the session)."})
+
+// CheckMerchantAccount holds Adyen's rule that a request names its
+// merchantAccount, which here must be the API key's own (own).
+func CheckMerchantAccount(sent, own string) error {
+	if sent == "" {
+		return apierr.Missing("merchantAccount")
+	}
+	if sent != own {
+		return apierr.New(CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", sent)
+	}
+	return nil
+}

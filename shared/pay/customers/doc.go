@@ -6,14 +6,20 @@
 //
 // Decisions:
 //
-//   - Function: CustomersFunction serves /v1/customers... and
-//     POST /v1/payments/recurring. One function for both: they read the
+//   - Function: CustomersFunction serves /v1/customers..., POST
+//     /v1/payments/recurring and Adyen's /v2/storedPaymentMethods. One function for both: they read the
 //     same records (a recurring payment is a charge of a customer's token),
 //     need the same tables, and a second function would cost six more stack
 //     resources (function, version, alias, permission, two alarms) and a
 //     second cold path for one more route. The price: the customer reads
 //     share the recurring route's grants (the payments and events writes,
 //     the session-signing key read).
+//   - Adyen's stored payment methods (routes_adyen.go: GET and DELETE
+//     /v2/storedPaymentMethods, served by the same function): the card
+//     tokens' second face, for merchants who migrate with Adyen's
+//     libraries; the shopper is the customer whose external_ref is
+//     shopperReference (its legacy stored cards before it has one), and
+//     merchantAccount must be the key's.
 //   - Names are snake_case; a new resource's amount is {value, currency} in
 //     minor units (DESIGN.md). A recurring payment answers 201 with a
 //     transaction (shared/pay/transactions's representation, Kind

@@ -23,6 +23,10 @@ var CustomersGroup = registry.Group{
 		{Method: "GET", Path: "/v1/customers/{id}/card-tokens", Auth: httpapi.AuthSecret},
 		{Method: "DELETE", Path: "/v1/customers/{id}/card-tokens/{token_id}", Auth: httpapi.AuthSecret},
 		{Method: "POST", Path: "/v1/payments/recurring", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
+		// Adyen's stored payment methods (routes_adyen.go): the card tokens'
+		// second face, for merchants who migrate with Adyen's libraries.
+		{Method: "GET", Path: "/v2/storedPaymentMethods", Auth: httpapi.AuthSecret},
+		{Method: "DELETE", Path: "/v2/storedPaymentMethods/{storedPaymentMethodId}", Auth: httpapi.AuthSecret},
 	},
 	Tables: []registry.Table{
 		{Name: store.TableAccounts, Actions: []string{"GetItem"}},

@@ -10,13 +10,15 @@ import (
 // Group is the CustomersFunction's routes (declared in CustomersGroup).
 func (s *Service) Group() httpapi.Group {
 	return CustomersGroup.Bind(map[string]httpapi.Handler{
-		"POST /v1/customers":                               s.create,
-		"GET /v1/customers":                                s.list,
-		"GET /v1/customers/{id}":                           s.get,
-		"GET /v1/customers/{id}/transactions":              s.transactions,
-		"GET /v1/customers/{id}/card-tokens":               s.tokens,
-		"DELETE /v1/customers/{id}/card-tokens/{token_id}": s.deleteToken,
-		"POST /v1/payments/recurring":                      s.recurring,
+		"POST /v1/customers":                                      s.create,
+		"GET /v1/customers":                                       s.list,
+		"GET /v1/customers/{id}":                                  s.get,
+		"GET /v1/customers/{id}/transactions":                     s.transactions,
+		"GET /v1/customers/{id}/card-tokens":                      s.tokens,
+		"DELETE /v1/customers/{id}/card-tokens/{token_id}":        s.deleteToken,
+		"POST /v1/payments/recurring":                             s.recurring,
+		"GET /v2/storedPaymentMethods":                            s.adyenStoredMethods,
+		"DELETE /v2/storedPaymentMethods/{storedPaymentMethodId}": s.adyenDisableStored,
 	})
 }
 

@@ -134,13 +134,10 @@ func adyenInput(r *httpapi.Request, v any, base *modificationBase) (OpInput, err
 // checkMerchantAccount: Adyen requires merchantAccount on every
 // modification; here it must be the API key's own.
 func checkMerchantAccount(r *httpapi.Request, sent string) error {
-	if sent == "" {
-		return apierr.Missing("merchantAccount")
+	if r.Principal == nil {
+		return adyen.CheckMerchantAccount(sent, "")
 	}
-	if r.Principal == nil || sent != r.Principal.MerchantAccount {
-		return apierr.New(adyen.CodeMerchantAccountMismatch, "merchantAccount %s is not the merchant account of this API key", sent)
-	}
-	return nil
+	return adyen.CheckMerchantAccount(sent, r.Principal.MerchantAccount)
 }
 
 // adyenAmount checks a required Adyen amount and returns its value and

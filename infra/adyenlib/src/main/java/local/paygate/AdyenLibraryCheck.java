@@ -6,6 +6,7 @@ import com.adyen.model.RequestOptions;
 import com.adyen.model.checkout.Amount;
 import com.adyen.model.checkout.CardDetails;
 import com.adyen.model.checkout.CheckoutPaymentMethod;
+import com.adyen.model.checkout.ListStoredPaymentMethodsResponse;
 import com.adyen.model.checkout.PaymentCaptureRequest;
 import com.adyen.model.checkout.PaymentCaptureResponse;
 import com.adyen.model.checkout.PaymentLinkRequest;
@@ -20,6 +21,7 @@ import com.adyen.model.checkout.UpdatePaymentLinkRequest;
 import com.adyen.service.checkout.ModificationsApi;
 import com.adyen.service.checkout.PaymentLinksApi;
 import com.adyen.service.checkout.PaymentsApi;
+import com.adyen.service.checkout.RecurringApi;
 import com.adyen.service.exception.ApiException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,6 +46,7 @@ public final class AdyenLibraryCheck {
   private final PaymentsApi payments;
   private final ModificationsApi modifications;
   private final PaymentLinksApi links;
+  private final RecurringApi recurring;
   private final HttpClient http = HttpClient.newHttpClient();
 
   private AdyenLibraryCheck(String url, String key, String merchantAccount) {
@@ -55,6 +58,7 @@ public final class AdyenLibraryCheck {
     this.payments = new PaymentsApi(client, url + "/v2");
     this.modifications = new ModificationsApi(client, url + "/v2");
     this.links = new PaymentLinksApi(client, url + "/v2");
+    this.recurring = new RecurringApi(client, url + "/v2");
   }
 
   public static void main(String[] args) throws Exception {
@@ -66,6 +70,7 @@ public final class AdyenLibraryCheck {
     c.captureAndRefund();
     c.reversal();
     c.paymentLink();
+    c.storedMethods();
     System.out.println("adyen-java-api-library: every call answered as Adyen's library expects");
   }
 
@@ -125,6 +130,36 @@ public final class AdyenLibraryCheck {
         new UpdatePaymentLinkRequest().status(UpdatePaymentLinkRequest.StatusEnum.EXPIRED));
     expect("link status after PATCH", "expired", expired.getStatus().getValue());
     expect("/v1 link status after PATCH", "cancelled", v1Field("/v1/payment-links/" + link.getId(), "status"));
+  }
+
+  /** storedMethods saves a card for a shopper, lists it through RecurringApi and disables it. */
+  private void storedMethods() throws Exception {
+    String shopper = "java-shopper-" + UUID.randomUUID();
+    String reference = "java-store-" + UUID.randomUUID();
+    PaymentRequest req = new PaymentRequest().merchantAccount(merchantAccount).reference(reference)
+        .amount(eur(1000L)).returnUrl("https://shop.example.com/return")
+        .shopperReference(shopper).storePaymentMethod(true)
+        .paymentMethod(new CheckoutPaymentMethod(new CardDetails().number("4111111111111111")
+            .expiryMonth("03").expiryYear("2030").cvc("737").holderName("Java Library")));
+    PaymentResponse res = payments.payments(req, new RequestOptions().idempotencyKey(reference));
+    expect("stored: payment resultCode", "Authorised", res.getResultCode().getValue());
+
+    ListStoredPaymentMethodsResponse list = recurring.getTokensForStoredPaymentDetails(shopper, merchantAccount, null);
+    expect("stored methods of the shopper", "1", String.valueOf(list.getStoredPaymentMethods().size()));
+    expect("stored method lastFour", "1111", list.getStoredPaymentMethods().get(0).getLastFour());
+    expect("stored method shopperReference", shopper, list.getShopperReference());
+    String id = list.getStoredPaymentMethods().get(0).getId();
+
+    recurring.deleteTokenForStoredPaymentDetails(id, shopper, merchantAccount);
+    list = recurring.getTokensForStoredPaymentDetails(shopper, merchantAccount, null);
+    int left = list.getStoredPaymentMethods() == null ? 0 : list.getStoredPaymentMethods().size();
+    expect("stored methods after the delete", "0", String.valueOf(left));
+    try {
+      recurring.deleteTokenForStoredPaymentDetails(id, shopper, merchantAccount);
+      throw new AssertionError("a disabled stored method was disabled again");
+    } catch (ApiException e) {
+      expect("a second delete: status", "404", String.valueOf(e.getStatusCode()));
+    }
   }
 
   /** pay authorises a card payment with manual capture, so the modifications have something to move. */
