@@ -12,7 +12,7 @@ import (
 // form that moves money or creates a record, whose service writes the
 // form's idempotency key in its transaction (an Idempotency-Key header,
 // when a script sends one, is honoured as on the API).
-func get(path string) registry.Route { return registry.Route{Method: "GET", Path: path} }
+func get(path string) registry.Route { return registry.Route{Method: "GET", Path: path, Page: true} }
 func post(path string) registry.Route {
 	return registry.Route{Method: "POST", Path: path, Form: true}
 }
@@ -40,7 +40,7 @@ var DashboardGroup = registry.Group{
 		post("/dashboard/sign-in"),
 		post("/dashboard/sign-out"),
 		post("/dashboard/sign-out-everywhere"),
-		get("/dashboard/static/{file}"),
+		{Method: "GET", Path: "/dashboard/static/{file}"}, // files, not pages
 		get("/dashboard/payments"),
 		get("/dashboard/payments/{id}"),
 		moneyForm("/dashboard/payments/{id}/capture"),

@@ -46,13 +46,13 @@ var APIGroup = registry.Group{
 var PageGroup = registry.Group{
 	Function: "HostedPageFunction", Dir: "hosted-page", OpenAPI: "paths-hosted-page.json", MoneyPath: true,
 	Routes: []registry.Route{
-		{Method: "GET", Path: "/pay/{id}"},
+		{Method: "GET", Path: "/pay/{id}", Page: true},
 		{Method: "POST", Path: "/pay/{id}/session"},
 		{Method: "POST", Path: "/pay/{id}/sessions/{session_id}/setup"},
 		{Method: "POST", Path: "/pay/{id}/sessions/{session_id}/payments"},
 		{Method: "POST", Path: "/pay/{id}/sessions/{session_id}/payments/details"},
 		{Method: "GET", Path: "/dropin/{version}/{file}"},
-		{Method: "GET", Path: "/sandbox/3ds2/challenge"},
+		{Method: "GET", Path: "/sandbox/3ds2/challenge", Page: true},
 	},
 	Tables: []registry.Table{
 		// The link (read per request; written with a new session, or paid in

@@ -54,7 +54,11 @@ type Route struct {
 	// Form makes the route take an HTML form's body
 	// (application/x-www-form-urlencoded) instead of JSON: the dashboard's
 	// pages post forms, which work without JavaScript.
-	Form    bool
+	Form bool
+	// Page marks a GET route that answers an HTML page to a browser: the
+	// same path with a trailing slash, as a person types it, redirects to
+	// it instead of the API's 404.
+	Page    bool
 	Handler Handler
 	// MuxPath, when set, is the path the Go mux registers instead of Path,
 	// for a declared path Go 1.22 refuses beside another one (neither more

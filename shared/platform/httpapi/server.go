@@ -49,6 +49,9 @@ type Server struct {
 	// served through a wider MuxPath: a request the declared path does not
 	// match is unmatched (404, or 405 with Allow), never the route's.
 	narrow map[string]*http.ServeMux
+	// pages holds the GET patterns of the Page routes: a GET of one of
+	// their paths with a trailing slash redirects to it (serveUnmatched).
+	pages *http.ServeMux
 }
 
 // NewServer builds the handler for groups. A route registered twice panics at
@@ -62,10 +65,14 @@ func NewServer(cfg Config, groups ...Group) *Server {
 		s.clock = time.Now
 	}
 	s.narrow = map[string]*http.ServeMux{}
+	s.pages = http.NewServeMux()
 	for _, g := range groups {
 		for _, rt := range g.Routes {
 			rt := rt
 			s.paths = append(s.paths, rt)
+			if rt.Page && rt.Method == http.MethodGet {
+				s.pages.Handle(rt.Pattern(), http.NotFoundHandler())
+			}
 			if rt.MuxPath != "" {
 				exact := http.NewServeMux()
 				exact.Handle(rt.Pattern(), http.NotFoundHandler())
@@ -148,6 +155,13 @@ func (s *Server) serveUnmatched(w http.ResponseWriter, hr *http.Request) {
 	if v := hr.Header.Get(version.Header); version.Known(v) {
 		st.version = v
 	}
+	if to, ok := s.pageWithoutSlash(hr); ok {
+		st.route = "page redirect"
+		w.Header().Set("Location", to)
+		st.status = http.StatusPermanentRedirect
+		w.WriteHeader(http.StatusPermanentRedirect)
+		return
+	}
 	var allow []string
 	for _, m := range knownMethods {
 		probe := hr.Clone(hr.Context())
@@ -162,6 +176,27 @@ func (s *Server) serveUnmatched(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	s.writeError(w, st, apierr.New(CodeRouteNotFound, "no route for %s %s", hr.Method, hr.URL.Path))
+}
+
+// pageWithoutSlash is where a GET (or HEAD) of a page's path with a
+// trailing slash goes: the page's own path, with the query kept.
+func (s *Server) pageWithoutSlash(hr *http.Request) (string, bool) {
+	path := hr.URL.Path
+	if (hr.Method != http.MethodGet && hr.Method != http.MethodHead) || len(path) < 2 || !strings.HasSuffix(path, "/") {
+		return "", false
+	}
+	probe := hr.Clone(hr.Context())
+	probe.Method = http.MethodGet
+	probe.URL.Path = strings.TrimRight(path, "/")
+	probe.URL.RawPath = ""
+	if _, pattern := s.pages.Handler(probe); pattern == "" {
+		return "", false
+	}
+	to := probe.URL.Path
+	if hr.URL.RawQuery != "" {
+		to += "?" + hr.URL.RawQuery
+	}
+	return to, true
 }
 
 func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route) {

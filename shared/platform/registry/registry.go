@@ -97,6 +97,7 @@ type Route struct {
 	Since       string // the first API version that has the route (default: the group's Since)
 	MaxBody     int64  // the body limit in bytes (0: httpapi.MaxBody)
 	Form        bool   // takes an HTML form's body, not JSON (httpapi.Route.Form)
+	Page        bool   // answers a page to a browser (httpapi.Route.Page)
 }
 
 // Pattern is "METHOD /path", the key Bind takes handlers by.
@@ -170,7 +171,7 @@ func (g Group) Bind(handlers map[string]httpapi.Handler) httpapi.Group {
 			since = g.Since
 		}
 		out.Routes = append(out.Routes, httpapi.Route{Method: r.Method, Path: r.Path, Auth: r.Auth,
-			Idempotency: r.Idempotency, TestOnly: r.TestOnly, Since: since, MaxBody: r.MaxBody, Form: r.Form, Handler: h})
+			Idempotency: r.Idempotency, TestOnly: r.TestOnly, Since: since, MaxBody: r.MaxBody, Form: r.Form, Page: r.Page, Handler: h})
 	}
 	if len(handlers) != len(g.Routes) {
 		for p := range handlers {
