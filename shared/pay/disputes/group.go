@@ -22,6 +22,7 @@ var DisputesGroup = registry.Group{
 		{Method: "GET", Path: "/v1/disputes/{id}", Auth: httpapi.AuthSecret},
 		{Method: "POST", Path: "/v1/disputes/{id}/accept", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
 		{Method: "POST", Path: "/v1/disputes/{id}/evidence", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline, MaxBody: EvidenceMaxBody},
+		{Method: "GET", Path: "/v1/disputes/{id}/evidence/{document_id}", Auth: httpapi.AuthSecret},
 		{Method: "POST", Path: "/v1/disputes/{id}/submit", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
 		{Method: "POST", Path: "/test-helpers/transactions/{id}/dispute", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline, TestOnly: true},
 	},

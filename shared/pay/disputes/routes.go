@@ -1,6 +1,8 @@
 package disputes
 
 import (
+	"mime"
+	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/ids"
@@ -15,6 +17,7 @@ func (s *Service) Group() httpapi.Group {
 		"GET /v1/disputes/{id}":                        s.getRoute,
 		"POST /v1/disputes/{id}/accept":                s.accept,
 		"POST /v1/disputes/{id}/evidence":              s.evidence,
+		"GET /v1/disputes/{id}/evidence/{document_id}": s.document,
 		"POST /v1/disputes/{id}/submit":                s.submit,
 		"POST /test-helpers/transactions/{id}/dispute": s.open,
 	})
@@ -30,6 +33,26 @@ func (s *Service) getRoute(r *httpapi.Request) (*httpapi.Response, error) {
 		return nil, err
 	}
 	return httpapi.OK(Kind, d), nil
+}
+
+// document answers an evidence document's bytes as they were sent, with
+// their content type, as an attachment named as the document.
+func (s *Service) document(r *httpapi.Request) (*httpapi.Response, error) {
+	id, err := r.PathID("id")
+	if err != nil {
+		return nil, err
+	}
+	docID, err := r.PathID("document_id")
+	if err != nil {
+		return nil, err
+	}
+	d, data, err := s.Document(r.HTTP.Context(), r.AccountID(), id, docID)
+	if err != nil {
+		return nil, err
+	}
+	resp := httpapi.Bytes(http.StatusOK, d.ContentType, data)
+	resp.Headers = http.Header{"Content-Disposition": {mime.FormatMediaType("attachment", map[string]string{"filename": d.Name})}}
+	return resp, nil
 }
 
 func (s *Service) list(r *httpapi.Request) (*httpapi.Response, error) {
