@@ -82,6 +82,14 @@ func (s *Service) Place(ctx context.Context, in PlaceInput) (*Order, error) {
 		}
 		o, retry, err := s.commit(ctx, &in, prod, prodVersion, pr, deadline)
 		if !retry {
+			if apierr.Is(err, apierr.InsufficientFunds) {
+				// A duplicate of this very call (same key) that won may be
+				// what spent the balance: this copy replays its order
+				// rather than failing against the balance it left.
+				if settled := in.Idem.Settled(ctx); settled != nil {
+					return nil, settled
+				}
+			}
 			return o, err
 		}
 		// The product changed since it was cached: read it again.
