@@ -124,6 +124,8 @@ type PaymentResponse struct {
 	RefusalReason     string          `json:"refusalReason,omitempty"`
 	RefusalReasonCode string          `json:"refusalReasonCode,omitempty"`
 	Action            *Action         `json:"action,omitempty"`
+	// AdditionalData carries the recurring.* fields (recurring.go).
+	AdditionalData map[string]string `json:"additionalData,omitempty"`
 }
 
 // Resource kinds of checkout responses (for version changes).

@@ -21,25 +21,30 @@ import (
 
 // PaymentRequest is the accepted subset of Adyen's PaymentRequest.
 type PaymentRequest struct {
-	MerchantAccount    string              `json:"merchantAccount"`
-	Amount             *Amount             `json:"amount"`
-	Reference          string              `json:"reference" maxlen:"80"`
-	ReturnURL          string              `json:"returnUrl" maxlen:"1024"`
-	PaymentMethod      *MethodDetails      `json:"paymentMethod"`
-	CountryCode        string              `json:"countryCode"`
-	Channel            string              `json:"channel"`
-	ShopperReference   string              `json:"shopperReference"`
-	ShopperEmail       string              `json:"shopperEmail"`
-	ShopperLocale      string              `json:"shopperLocale"`
-	ShopperIP          string              `json:"shopperIP"`
-	Origin             string              `json:"origin"`
-	StorePaymentMethod bool                `json:"storePaymentMethod"`
-	BrowserInfo        *BrowserInfo        `json:"browserInfo"`
-	AuthenticationData *AuthenticationData `json:"authenticationData"`
-	AdditionalData     map[string]string   `json:"additionalData"`
-	Metadata           map[string]string   `json:"metadata" maxlen:"500" maxkey:"40"`
-	LineItems          []LineItem          `json:"lineItems"`
-	CheckoutAttemptID  string              `json:"checkoutAttemptId"`
+	MerchantAccount    string         `json:"merchantAccount"`
+	Amount             *Amount        `json:"amount"`
+	Reference          string         `json:"reference" maxlen:"80"`
+	ReturnURL          string         `json:"returnUrl" maxlen:"1024"`
+	PaymentMethod      *MethodDetails `json:"paymentMethod"`
+	CountryCode        string         `json:"countryCode"`
+	Channel            string         `json:"channel"`
+	ShopperReference   string         `json:"shopperReference"`
+	ShopperEmail       string         `json:"shopperEmail"`
+	ShopperLocale      string         `json:"shopperLocale"`
+	ShopperIP          string         `json:"shopperIP"`
+	Origin             string         `json:"origin"`
+	StorePaymentMethod bool           `json:"storePaymentMethod"`
+	// ShopperInteraction and RecurringProcessingModel are Adyen's recurring
+	// fields (recurring.go): ContAuth charges a stored payment method
+	// without the shopper.
+	ShopperInteraction       string              `json:"shopperInteraction" maxlen:"16"`
+	RecurringProcessingModel string              `json:"recurringProcessingModel" maxlen:"32"`
+	BrowserInfo              *BrowserInfo        `json:"browserInfo"`
+	AuthenticationData       *AuthenticationData `json:"authenticationData"`
+	AdditionalData           map[string]string   `json:"additionalData"`
+	Metadata                 map[string]string   `json:"metadata" maxlen:"500" maxkey:"40"`
+	LineItems                []LineItem          `json:"lineItems"`
+	CheckoutAttemptID        string              `json:"checkoutAttemptId"`
 }
 
 // MethodDetails is the accepted subset of CardDetails, ApplePayDetails and
@@ -104,7 +109,7 @@ type attempt struct {
 
 // run sends the method to the card processor (the sandbox for test keys;
 // live keys never reach it: domain/connectors).
-func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopperRef string) (*attempt, error) {
+func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopperRef string, offSession bool) (*attempt, error) {
 	if m == nil {
 		return nil, apierr.Missing("paymentMethod")
 	}
@@ -116,7 +121,7 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 	}
 	switch m.Type {
 	case "scheme", "":
-		return svc.runCard(ctx, c, m, shopperRef)
+		return svc.runCard(ctx, c, m, shopperRef, offSession)
 	case cards.ApplePay, cards.GooglePay:
 		token, field := m.ApplePayToken, "paymentMethod.applePayToken"
 		if m.Type == cards.GooglePay {
@@ -137,9 +142,9 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 	}
 }
 
-func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails, shopperRef string) (*attempt, error) {
+func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails, shopperRef string, offSession bool) (*attempt, error) {
 	if m.StoredPaymentMethodID != "" {
-		return svc.runToken(ctx, caller, m.StoredPaymentMethodID, shopperRef)
+		return svc.runToken(ctx, caller, m.StoredPaymentMethodID, shopperRef, offSession)
 	}
 	var c cards.Card
 	names := map[string]string{}
@@ -416,6 +421,9 @@ func validatePayment(in *PaymentRequest) error {
 	if err := checkLineItems(in.LineItems); err != nil {
 		return err
 	}
+	if err := checkRecurring(in); err != nil {
+		return err
+	}
 	if err := checkCount("additionalData", len(in.AdditionalData)); err != nil {
 		return err
 	}
@@ -443,6 +451,10 @@ func (svc *Service) PayInSession(ctx context.Context, c Caller, sessionID string
 	}
 	if in.MerchantAccount != "" && in.MerchantAccount != s.MerchantAccount {
 		return nil, invalid("merchantAccount", adyen.CodeMerchantAccountMismatch, "merchantAccount is not the session's")
+	}
+	if in.ShopperInteraction == InteractionContAuth {
+		// The shopper's own browser is never the merchant charging without them.
+		return nil, apierr.Invalidf("shopperInteraction", "a ContAuth payment is the merchant's: send it to POST /v2/payments with a secret key")
 	}
 	return svc.submit(ctx, c, &in.PaymentRequest, s)
 }
@@ -512,7 +524,10 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if err != nil {
 		return nil, err
 	}
-	att, err := svc.run(ctx, c, in.PaymentMethod, shopperRef)
+	if shopperRef == "" && in.StorePaymentMethod && in.RecurringProcessingModel != "" {
+		return nil, apierr.Invalidf("shopperReference", "storing a payment method for recurringProcessingModel %s needs a shopperReference", in.RecurringProcessingModel)
+	}
+	att, err := svc.run(ctx, c, in.PaymentMethod, shopperRef, in.merchantInitiated())
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +535,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		ID: ids.New(), AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
 		Currency: in.Amount.Currency, PaymentMethod: att.method, Last4: att.out.Last4,
 		MerchantReference: in.Reference, Metadata: in.Metadata, CaptureMode: mode,
-		Flow: payments.Flow{ReturnURL: in.ReturnURL},
+		Flow: payments.Flow{ReturnURL: in.ReturnURL}, RecurringType: in.recurringType(),
 	}, c.Now)
 	if s != nil {
 		p.PaymentSessionID, p.PaymentLinkID, p.CustomerID = s.ID, s.PaymentLinkID, s.CustomerID
@@ -530,6 +545,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		return nil, err
 	}
 	use := vaultUse{shopperRef: shopperRef, keep: svc.cardToKeep(c, in, shopperRef, att), token: att.token}
+	body.AdditionalData = recurringAnswer(in, shopperRef, use)
 	if err := svc.commitPayment(ctx, c, p, body, s, use, hold); err != nil {
 		return nil, err
 	}

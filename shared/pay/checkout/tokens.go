@@ -24,10 +24,11 @@ type tokenUse struct {
 	legacy bool // a legacy stored card, migrated by the payment's write
 }
 
-// runToken runs a payment with stored payment method id of shopperRef (the
-// shopper is present: its card's 3-D Secure and redirects apply). A token
-// of another shopper, or none, is a 400 stored_method_unknown, as before.
-func (svc *Service) runToken(ctx context.Context, c Caller, id, shopperRef string) (*attempt, error) {
+// runToken runs a payment with stored payment method id of shopperRef: with
+// the shopper present its card's 3-D Secure and redirects apply; a
+// merchant-initiated charge (offSession: Adyen's ContAuth) has neither. A
+// token of another shopper, or none, is a 400 stored_method_unknown.
+func (svc *Service) runToken(ctx context.Context, c Caller, id, shopperRef string, offSession bool) (*attempt, error) {
 	const field = "paymentMethod.storedPaymentMethodId"
 	if shopperRef == "" {
 		return nil, apierr.Missing("shopperReference")
@@ -48,7 +49,7 @@ func (svc *Service) runToken(ctx context.Context, c Caller, id, shopperRef strin
 		return nil, unknown
 	}
 	use.token = t
-	out, err := svc.cards.AuthoriseStored(t.Card(), false, c.Now)
+	out, err := svc.cards.AuthoriseStored(t.Card(), offSession, c.Now)
 	if err != nil {
 		e := *apierr.As(err)
 		e.Param = field

@@ -247,6 +247,19 @@ func operations() []operation {
 				return "/v2/payments", b
 			},
 			func(t *testing.T, f *fixture) (string, map[string]any) {
+				// Adyen's recurring fields: a card-on-file first payment, then a
+				// merchant-initiated charge of it.
+				ref := "shopper-" + uuid.NewString()[:8]
+				b := f.paymentBody(card("5555555555554444"))
+				b["shopperReference"], b["shopperInteraction"], b["recurringProcessingModel"] = ref, "Ecommerce", "CardOnFile"
+				first := f.ok(t, "/v2/payments", b)
+				b = f.paymentBody(map[string]any{"type": "scheme",
+					"storedPaymentMethodId": first["additionalData"].(map[string]any)["recurring.recurringDetailReference"]})
+				b["shopperReference"], b["storePaymentMethod"] = ref, false
+				b["shopperInteraction"], b["recurringProcessingModel"] = "ContAuth", "Subscription"
+				return "/v2/payments", b
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
 				return "/v2/payments", f.paymentBody(map[string]any{"type": "applepay", "applePayToken": "test_applepay_authorised"})
 			},
 			func(t *testing.T, f *fixture) (string, map[string]any) {
@@ -285,6 +298,12 @@ func operations() []operation {
 			clientPayment(func(t *testing.T, f *fixture) map[string]any {
 				return map[string]any{"type": "googlepay", "googlePayToken": "test_googlepay_authorised"}
 			}),
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				// A shopper's own card-on-file payment through the Drop-in.
+				path, b := clientPayment(func(t *testing.T, f *fixture) map[string]any { return card("4111111111111111") })(t, f)
+				b["shopperInteraction"], b["recurringProcessingModel"] = "Ecommerce", "CardOnFile"
+				return path, b
+			},
 			clientPayment(func(t *testing.T, f *fixture) map[string]any {
 				f.ok(t, "/v2/payments", f.paymentBody(card("4111111111111111"))) // stores the card for shopper-1
 				m := f.ok(t, "/v2/paymentMethods", map[string]any{"shopperReference": "shopper-1"})

@@ -139,16 +139,32 @@ public final class AdyenLibraryCheck {
     PaymentRequest req = new PaymentRequest().merchantAccount(merchantAccount).reference(reference)
         .amount(eur(1000L)).returnUrl("https://shop.example.com/return")
         .shopperReference(shopper).storePaymentMethod(true)
+        .shopperInteraction(PaymentRequest.ShopperInteractionEnum.ECOMMERCE)
+        .recurringProcessingModel(PaymentRequest.RecurringProcessingModelEnum.CARDONFILE)
         .paymentMethod(new CheckoutPaymentMethod(new CardDetails().number("4111111111111111")
             .expiryMonth("03").expiryYear("2030").cvc("737").holderName("Java Library")));
     PaymentResponse res = payments.payments(req, new RequestOptions().idempotencyKey(reference));
     expect("stored: payment resultCode", "Authorised", res.getResultCode().getValue());
+    String detail = res.getAdditionalData().get("recurring.recurringDetailReference");
+
+    // A merchant-initiated charge of it, as Adyen's tokenization guide sends one.
+    String mitRef = "java-mit-" + UUID.randomUUID();
+    PaymentResponse mit = payments.payments(new PaymentRequest().merchantAccount(merchantAccount).reference(mitRef)
+        .amount(eur(499L)).returnUrl("https://shop.example.com/return").shopperReference(shopper)
+        .shopperInteraction(PaymentRequest.ShopperInteractionEnum.CONTAUTH)
+        .recurringProcessingModel(PaymentRequest.RecurringProcessingModelEnum.SUBSCRIPTION)
+        .paymentMethod(new CheckoutPaymentMethod(new CardDetails().storedPaymentMethodId(detail))),
+        new RequestOptions().idempotencyKey(mitRef));
+    expect("ContAuth resultCode", "Authorised", mit.getResultCode().getValue());
+    expect("ContAuth recurringDetailReference", detail, mit.getAdditionalData().get("recurring.recurringDetailReference"));
+    expect("/v1 recurring_type of the ContAuth charge", "subscription", v1Field("/v1/transactions/" + mit.getPspReference(), "recurring_type"));
 
     ListStoredPaymentMethodsResponse list = recurring.getTokensForStoredPaymentDetails(shopper, merchantAccount, null);
     expect("stored methods of the shopper", "1", String.valueOf(list.getStoredPaymentMethods().size()));
     expect("stored method lastFour", "1111", list.getStoredPaymentMethods().get(0).getLastFour());
     expect("stored method shopperReference", shopper, list.getShopperReference());
     String id = list.getStoredPaymentMethods().get(0).getId();
+    expect("the stored method is the payment's recurringDetailReference", detail, id);
 
     recurring.deleteTokenForStoredPaymentDetails(id, shopper, merchantAccount);
     list = recurring.getTokensForStoredPaymentDetails(shopper, merchantAccount, null);
