@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# smoke-local.sh: the smoke test (infra/smoke), then Adyen's Java library
-# (infra/scripts/adyen-java.sh), against the local gateway, as
+# smoke-local.sh: the smoke test (infra/smoke), then Adyen's Java and Python
+# libraries (infra/scripts/adyen-java.sh, adyen-python.sh), against the local
+# gateway, as
 # `make run` serves it: built from ./infra/local, started on a free port over a
 # throw-away data directory with a fresh sandbox key, stopped after.
 set -euo pipefail
@@ -49,6 +50,13 @@ fi
 # Adyen's own Java library against the /v2 face of the same gateway.
 if ! infra/scripts/adyen-java.sh run "$URL" "$KEY"; then
 	echo "smoke-local.sh: Adyen's Java library failed; the gateway's log ends:" >&2
+	tail -n 40 "$WORK/gateway.log" >&2
+	exit 1
+fi
+
+# Adyen's own Python library, likewise.
+if ! infra/scripts/adyen-python.sh run "$URL" "$KEY"; then
+	echo "smoke-local.sh: Adyen's Python library failed; the gateway's log ends:" >&2
 	tail -n 40 "$WORK/gateway.log" >&2
 	exit 1
 fi
