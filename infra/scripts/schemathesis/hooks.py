@@ -126,6 +126,11 @@ def map_case(context, case):
                 case.body["card_token_id"] = SEED["card_token_id"]
             if isinstance(case.body.get("customer_id"), str):
                 case.body["customer_id"] = SEED["customer_id"]
+    # Adyen's stored payment methods name merchantAccount in the query: the
+    # seeded account's, as for the bodies above.
+    if path.startswith("/v2/storedPaymentMethods") and isinstance(case.query, dict) \
+            and isinstance(case.query.get("merchantAccount"), str):
+        case.query["merchantAccount"] = SEED["merchant_account"]
     # A valid request with a new body needs a new key: a generated key that
     # comes back with another body is rightly a 422.
     if case.headers and "Idempotency-Key" in case.headers:
@@ -245,6 +250,10 @@ KNOWN = [
     known("POST", r"^/(v2/payments|v2/client/sessions/\{id\}/payments|pay/\{id\}/sessions/\{session_id\}/payments)$", REJECTED,
           "a payment needs a sandbox test card or wallet token that passes Luhn, expiry and CVC rules, "
           "or a stored method of this shopper", param=r"paymentMethod.*|shopperReference"),
+    known("POST", r"^/(v2/payments|v2/client/sessions/\{id\}/payments)$", REJECTED,
+          "Adyen's recurring rules, which depend on other fields: ContAuth charges a stored method (not with "
+          "CardOnFile, not storing one, not from a client key), Moto is not taken",
+          param=r"shopperInteraction|recurringProcessingModel|storePaymentMethod"),
     known("POST", ANY, REJECTED, "returnUrl and shopperReference must not carry an e-mail address; merchantAccount "
           "must be the key's own", param=r"returnUrl|shopperReference|merchantAccount",
           message=r".*(personal data|merchant account|merchantAccount).*"),
