@@ -414,7 +414,16 @@ func TestGivenUpAfterMaxAge(t *testing.T) {
 			dead = append(dead, msgs...)
 			return len(dead) > 0
 		}, 10*time.Second, 10*time.Millisecond)
-		require.Len(t, dead, 1)
+		// One delivery given up. A copy of its last message handled at the
+		// same moment (SQS delivers at least once; a loaded machine lets a
+		// visibility timeout lapse) dead-letters the same body again before
+		// one of the two records the attempt: the DLQ is at least once too,
+		// so copies are allowed, other deliveries are not.
+		bodies := map[string]bool{}
+		for _, m := range dead {
+			bodies[string(m.Body)] = true
+		}
+		require.Len(t, bodies, 1, "one delivery dead-lettered")
 		assert.Contains(t, string(dead[0].Body), evt)
 
 		r := p.Do("GET", "/v1/webhook-endpoints/"+ep, nil)
