@@ -137,7 +137,7 @@ func (s *Service) rollEndpointSecret(c *call) (*httpapi.Response, error) {
 		return nil, err
 	}
 	c.v.Notice = "Secret rolled."
-	return s.endpointView(c, http.StatusOK, out.Secret)
+	return s.endpointView(c, http.StatusOK, out.Shown())
 }
 
 // --- the event log

@@ -646,7 +646,8 @@ func (s *Service) createEndpoint(c *call) (*httpapi.Response, error) {
 			evs = append(evs, e)
 		}
 	}
-	in := webhooks.CreateInput{URL: strings.TrimSpace(c.form.Get("url")), EnabledEvents: evs, Description: c.form.Get("description")}
+	in := webhooks.CreateInput{URL: strings.TrimSpace(c.form.Get("url")), EnabledEvents: evs, Description: c.form.Get("description"),
+		Format: c.form.Get("format")}
 	idem, err := s.idemCall(c, in)
 	if replayed(err) {
 		return redirect("/dashboard/developers/webhooks", nil), nil
@@ -670,7 +671,7 @@ func (s *Service) createEndpoint(c *call) (*httpapi.Response, error) {
 		return nil, err
 	}
 	c.v.Notice = "Endpoint added."
-	return s.webhooksView(c, http.StatusCreated, ep.Secret)
+	return s.webhooksView(c, http.StatusCreated, ep.Shown())
 }
 
 func (s *Service) endpointPage(c *call) (*httpapi.Response, error) {

@@ -2,9 +2,11 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
+	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
 	"github.com/paygate/paygate/shared/console/webhooks/outbound"
 	"github.com/paygate/paygate/shared/console/webhooks/signature"
 )
@@ -30,8 +32,15 @@ func (c Clients) withDefaults() Clients {
 	return c
 }
 
-// post signs body for e at the moment of sending and POSTs it.
-func (s *Sender) post(ctx context.Context, e *Endpoint, ev *Event, body []byte) (int, time.Duration, error) {
+// errNotAccepted fails an Adyen-format delivery answered 2xx without
+// "[accepted]".
+var errNotAccepted = errors.New("the endpoint answered without " + adyennotify.Accepted)
+
+// post signs body for e at the moment of sending and POSTs it; it returns
+// the status, the answer's body (bounded: read so the connection can be
+// reused, and for Adyen's "[accepted]"; neither stored nor logged) and the
+// latency.
+func (s *Sender) post(ctx context.Context, e *Endpoint, ev *Event, body []byte) (int, []byte, time.Duration, error) {
 	t := s.svc.now()
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
@@ -44,8 +53,6 @@ func (s *Sender) post(ctx context.Context, e *Endpoint, ev *Event, body []byte) 
 		p = outbound.Live
 	}
 	start := time.Now()
-	// The response body is read (bounded) only so the connection can be
-	// reused: it is neither stored nor logged.
-	code, _, err := outbound.Post(ctx, s.clients[p], e.URL, h, body)
-	return code, time.Since(start), err
+	code, answer, err := outbound.Post(ctx, s.clients[p], e.URL, h, body)
+	return code, answer, time.Since(start), err
 }

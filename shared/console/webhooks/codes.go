@@ -8,6 +8,8 @@ var (
 		Meaning: "The endpoint URL is refused: not https (test endpoints may use http://localhost), or it resolves to a private address."})
 	CodeEventTypeUnknown = apierr.Register(apierr.CodeInfo{Name: "event_type_unknown", Kind: apierr.Invalid,
 		Meaning: "The event type is not in the catalogue; the message lists the known types."})
+	CodeEventTypeNotInFormat = apierr.Register(apierr.CodeInfo{Name: "event_type_not_in_format", Kind: apierr.Invalid, Param: "enabled_events",
+		Meaning: "The event type has no notification in the endpoint's format: an adyen-format endpoint takes payment and dispute events only (the message lists them)."})
 	CodeEndpointLimit = apierr.Register(apierr.CodeInfo{Name: "webhook_endpoint_limit", Kind: apierr.Invalid,
 		Meaning: "The account holds as many webhook endpoints as it may: delete one first."})
 	CodeEndpointChanged = apierr.Register(apierr.CodeInfo{Name: "webhook_endpoint_changed", Kind: apierr.Conflict,

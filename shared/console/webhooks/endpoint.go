@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"slices"
 	"time"
+
+	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
 )
 
 // KindEndpoint is the resource kind of webhook endpoints (version changes).
@@ -47,7 +49,10 @@ type Endpoint struct {
 	// sender keeps it); failing for the schedule's MaxAge disables the endpoint.
 	FailingSince *time.Time `json:"failing_since,omitempty"`
 	Livemode     bool       `json:"livemode"`
-	Secret       string     `json:"secret"`
+	// Format is how deliveries are shaped: "" (FormatPaygate) or
+	// FormatAdyen, whose Secret is the HMAC key in hex. Fixed at creation.
+	Format string `json:"format,omitempty"`
+	Secret string `json:"secret"`
 	// PrevSecret keeps signing beside Secret until PrevExpiresAt (a roll).
 	PrevSecret    string     `json:"prev_secret,omitempty"`
 	PrevExpiresAt *time.Time `json:"prev_expires_at,omitempty"`
@@ -68,9 +73,32 @@ func (e *Endpoint) SigningSecrets(now time.Time) []string {
 	return out
 }
 
-// Subscribed reports whether the endpoint takes events of type t now.
+// Subscribed reports whether the endpoint takes events of type t now. An
+// Adyen-format endpoint takes only the types Adyen has a code for, "*"
+// included.
 func (e *Endpoint) Subscribed(t string) bool {
-	return !e.Disabled && (slices.Contains(e.EnabledEvents, Wildcard) || slices.Contains(e.EnabledEvents, t))
+	if e.Disabled || (e.Format == FormatAdyen && !adyennotify.Delivers(t)) {
+		return false
+	}
+	return slices.Contains(e.EnabledEvents, Wildcard) || slices.Contains(e.EnabledEvents, t)
+}
+
+// Formats of deliveries.
+const (
+	// FormatPaygate: this service's envelope ({id, type, created, data}),
+	// signed in the Paygate-Signature header.
+	FormatPaygate = "paygate"
+	// FormatAdyen: Adyen's NotificationRequest, each item HMAC-signed
+	// (package adyennotify), done only when answered "[accepted]".
+	FormatAdyen = adyennotify.Format
+)
+
+// format is e's format by name ("" is the default, FormatPaygate).
+func (e *Endpoint) format() string {
+	if e.Format == "" {
+		return FormatPaygate
+	}
+	return e.Format
 }
 
 // View is the public form of an endpoint: no secret.
@@ -84,16 +112,35 @@ type View struct {
 	Metadata       map[string]string `json:"metadata"`
 	Disabled       bool              `json:"disabled"`
 	DisabledReason *string           `json:"disabled_reason"`
+	Format         string            `json:"format"`
 	Livemode       bool              `json:"livemode"`
 	CreatedAt      time.Time         `json:"created_at"`
 	UpdatedAt      time.Time         `json:"updated_at"`
 }
 
 // WithSecret is the answer of create and roll-secret: the view and the
-// secret, shown this once.
+// secret (an Adyen-format endpoint's hmac_key instead), shown this once.
 type WithSecret struct {
 	View
-	Secret string `json:"secret"`
+	Secret  string `json:"secret,omitempty"`
+	HMACKey string `json:"hmac_key,omitempty"`
+}
+
+// Shown is the secret the answer shows, whatever its name.
+func (w *WithSecret) Shown() string {
+	if w.HMACKey != "" {
+		return w.HMACKey
+	}
+	return w.Secret
+}
+
+// withSecret is e's view with its current secret under the name its format
+// gives it.
+func (e *Endpoint) withSecret() *WithSecret {
+	if e.Format == FormatAdyen {
+		return &WithSecret{View: e.View(), HMACKey: e.Secret}
+	}
+	return &WithSecret{View: e.View(), Secret: e.Secret}
 }
 
 // Deleted is the answer of a delete.
@@ -119,7 +166,7 @@ func (e *Endpoint) View() View {
 	return View{
 		ID: e.ID, Object: "webhook_endpoint", URL: e.URL, EnabledEvents: slices.Clone(e.EnabledEvents),
 		APIVersion: optional(e.APIVersion), Description: optional(e.Description), Metadata: md,
-		Disabled: e.Disabled, DisabledReason: optional(e.DisabledReason), Livemode: e.Livemode,
+		Disabled: e.Disabled, DisabledReason: optional(e.DisabledReason), Format: e.format(), Livemode: e.Livemode,
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
+
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -55,6 +57,9 @@ func (s *Service) Resend(ctx context.Context, accountID, eventID, endpointID str
 		}
 		if e.Livemode != live {
 			return nil, apierr.New(CodeEndpointMode, "webhook endpoint %s is in the other mode (live or test) than the event", e.ID)
+		}
+		if e.Format == FormatAdyen && !adyennotify.Delivers(ev.Type) {
+			return nil, apierr.New(CodeEventTypeNotInFormat, "event type %s has no Adyen notification, and webhook endpoint %s is adyen-format", ev.Type, e.ID).WithParam("endpoint_id")
 		}
 		targets = []Endpoint{*e}
 	} else {

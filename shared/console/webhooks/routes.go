@@ -44,6 +44,7 @@ type createRequest struct {
 	APIVersion    string            `json:"api_version" maxlen:"10"`
 	Description   string            `json:"description" maxlen:"500"`
 	Metadata      map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
+	Format        string            `json:"format" maxlen:"10"`
 }
 
 func (s *Service) handleCreate(r *httpapi.Request) (*httpapi.Response, error) {
@@ -59,7 +60,7 @@ func (s *Service) handleCreate(r *httpapi.Request) (*httpapi.Response, error) {
 	}
 	out, err := s.Create(r.HTTP.Context(), caller(r), CreateInput{
 		URL: in.URL, EnabledEvents: in.EnabledEvents, APIVersion: in.APIVersion, Description: in.Description,
-		Metadata: in.Metadata, Idem: r.Idem(),
+		Metadata: in.Metadata, Format: in.Format, Idem: r.Idem(),
 	})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -138,15 +139,20 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 		return err
 	}
 
-	code, latency, perr := s.post(ctx, e, ev, body)
+	code, answer, latency, perr := s.post(ctx, e, ev, body)
 	done := s.svc.now()
 	ok := perr == nil && code >= 200 && code < 300
+	if ok && e.Format == FormatAdyen && !adyennotify.IsAccepted(answer) {
+		// Adyen's rule: a notification is taken only when answered
+		// "[accepted]"; any other 2xx is retried like a failure.
+		ok, perr = false, errNotAccepted
+	}
 	a := &Attempt{
 		ID: ids.Prefixed("wha"), Object: KindAttempt, DeliveryID: m.Delivery, EndpointID: e.ID, EventID: ev.ID,
 		EventType: ev.Type, Attempt: m.Attempt, Status: DeliverySucceeded, LatencyMS: latency.Milliseconds(),
 		Resend: m.Resend, CreatedAt: done,
 	}
-	if perr == nil {
+	if code > 0 { // an answer came (an Adyen-format one may still have failed)
 		a.StatusCode = &code
 	}
 	if st.Attempts == 0 {
@@ -215,17 +221,28 @@ func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
 	return decodeState(it)
 }
 
-// render is the payload for e: its api_version, else the account's default.
+// render is the payload for e: in its api_version, else the account's
+// default; or Adyen's notification, signed with e's HMAC key, for an
+// Adyen-format endpoint.
 func (s *Sender) render(ctx context.Context, e *Endpoint, ev *Event) ([]byte, error) {
 	v := e.APIVersion
-	if v == "" {
+	var merchantAccount string
+	if v == "" || e.Format == FormatAdyen {
 		a, err := s.accounts.Get(ctx, ev.Account)
 		if err != nil && apierr.KindOf(err) != apierr.NotFound {
 			return nil, err
 		}
 		if a != nil {
-			v = a.DefaultVersion
+			v, merchantAccount = a.DefaultVersion, a.MerchantAccount
 		}
+	}
+	if e.Format == FormatAdyen {
+		b, err := adyennotify.Render(adyennotify.Event{Type: ev.Type, Created: time.Unix(ev.Created, 0).UTC(), Live: e.Livemode, Data: ev.Data},
+			merchantAccount, e.Secret)
+		if err != nil {
+			return nil, apierr.Wrap("webhooks.render", apierr.Internal, err)
+		}
+		return b, nil
 	}
 	if !version.Known(v) {
 		v = version.Current

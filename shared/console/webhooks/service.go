@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
 	"github.com/paygate/paygate/shared/console/webhooks/outbound"
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/ids"
@@ -58,7 +59,9 @@ type CreateInput struct {
 	APIVersion    string
 	Description   string
 	Metadata      map[string]string
-	Idem          *idempotency.Call
+	// Format is FormatPaygate ("" too) or FormatAdyen.
+	Format string
+	Idem   *idempotency.Call
 }
 
 func checkURL(raw string, p outbound.Policy) error {
@@ -68,9 +71,10 @@ func checkURL(raw string, p outbound.Policy) error {
 	return nil
 }
 
-// checkEvents validates enabled_events: at least one, each a catalogue type,
-// or exactly ["*"]. Duplicates are dropped, order kept.
-func checkEvents(evs []string) ([]string, error) {
+// checkEvents validates enabled_events: at least one, each a catalogue type
+// (for an Adyen-format endpoint, one Adyen has a code for), or exactly
+// ["*"]. Duplicates are dropped, order kept.
+func checkEvents(evs []string, format string) ([]string, error) {
 	if len(evs) == 0 {
 		return nil, apierr.Invalidf("enabled_events", "enabled_events must list at least one event type, or \"*\"")
 	}
@@ -85,12 +89,29 @@ func checkEvents(evs []string) ([]string, error) {
 			}
 		} else if !eventlog.Known(ev) {
 			return nil, apierr.New(CodeEventTypeUnknown, "unknown event type %q; known types: %v", ev, eventlog.Types()).WithParam("enabled_events")
+		} else if format == FormatAdyen && !adyennotify.Delivers(ev) {
+			return nil, apierr.New(CodeEventTypeNotInFormat, "event type %q has no Adyen notification; an adyen-format endpoint takes %v, or \"*\" for all of them", ev, adyennotify.Types)
 		}
 		if !slices.Contains(out, ev) {
 			out = append(out, ev)
 		}
 	}
 	return out, nil
+}
+
+// checkFormat validates format, and that an Adyen-format endpoint names no
+// api_version (Adyen's notifications have none).
+func checkFormat(f, apiVersion string) error {
+	switch f {
+	case "", FormatPaygate:
+		return nil
+	case FormatAdyen:
+		if apiVersion != "" {
+			return apierr.Invalidf("api_version", "api_version does not apply to an adyen-format endpoint: Adyen's notifications have no versions")
+		}
+		return nil
+	}
+	return apierr.Invalidf("format", "format must be %s or %s", FormatPaygate, FormatAdyen)
 }
 
 func checkVersion(v string) error {
@@ -124,7 +145,10 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*WithSe
 	if err := checkURL(in.URL, c.policy()); err != nil {
 		return nil, err
 	}
-	evs, err := checkEvents(in.EnabledEvents)
+	if err := checkFormat(in.Format, in.APIVersion); err != nil {
+		return nil, err
+	}
+	evs, err := checkEvents(in.EnabledEvents, in.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -140,13 +164,16 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*WithSe
 		ID: ids.Prefixed("we"), AccountID: c.AccountID, URL: in.URL, EnabledEvents: evs, APIVersion: in.APIVersion,
 		Description: in.Description, Metadata: md, Livemode: c.Live, Secret: newSecret(), CreatedAt: now, UpdatedAt: now,
 	}
+	if in.Format == FormatAdyen {
+		e.Format, e.Secret = FormatAdyen, adyennotify.NewKey()
+	}
 	put, err := e.putOp()
 	if err != nil {
 		return nil, err
 	}
 	count := store.Add(countKey(c.AccountID), 1, false, store.Always)
 	count.Max = MaxEndpoints
-	out := &WithSecret{View: e.View(), Secret: e.Secret}
+	out := e.withSecret()
 	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: KindEndpoint, Value: out}, count, put)
 	switch {
 	case err == nil:
@@ -229,7 +256,7 @@ func (s *Service) Update(ctx context.Context, c Caller, in UpdateInput) (*View, 
 	var evs []string
 	if in.EnabledEvents != nil {
 		var err error
-		if evs, err = checkEvents(in.EnabledEvents); err != nil {
+		if evs, err = checkEvents(in.EnabledEvents, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -249,6 +276,9 @@ func (s *Service) Update(ctx context.Context, c Caller, in UpdateInput) (*View, 
 	for attempt := 1; ; attempt++ {
 		e, err := s.Get(ctx, c.AccountID, in.ID)
 		if err != nil {
+			return nil, err
+		}
+		if err := e.checkUpdate(in); err != nil {
 			return nil, err
 		}
 		if in.URL != nil {
@@ -287,6 +317,24 @@ func (s *Service) Update(ctx context.Context, c Caller, in UpdateInput) (*View, 
 		v := e.View()
 		return &v, nil
 	}
+}
+
+// checkUpdate holds the rules of e's format that in must keep.
+func (e *Endpoint) checkUpdate(in UpdateInput) error {
+	if e.Format != FormatAdyen {
+		return nil
+	}
+	if in.APIVersion != nil {
+		if err := checkFormat(e.Format, *in.APIVersion); err != nil {
+			return err
+		}
+	}
+	if in.EnabledEvents != nil {
+		if _, err := checkEvents(in.EnabledEvents, e.Format); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func changedOr(op, id string, err error) error {
@@ -346,12 +394,15 @@ func (s *Service) RollSecret(ctx context.Context, c Caller, in RollInput) (*With
 	exp := now.Add(keep)
 	e.PrevSecret, e.PrevExpiresAt = e.Secret, &exp
 	e.Secret = newSecret()
+	if e.Format == FormatAdyen {
+		e.Secret = adyennotify.NewKey()
+	}
 	e.UpdatedAt = now
 	op, err := e.putOp()
 	if err != nil {
 		return nil, err
 	}
-	out := &WithSecret{View: e.View(), Secret: e.Secret}
+	out := e.withSecret()
 	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: KindEndpoint, Value: out}, op)
 	if err == nil {
 		return out, nil

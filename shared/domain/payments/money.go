@@ -22,6 +22,7 @@ type Op struct {
 	Final     bool   // capture: no further capture, release the rest
 	Reason    string // refund and cancel: the merchant's reason; capture: replaces the default history reason
 	RequestID string // the API request, for the history
+	Via       Via    // how the change was asked for, when not by its own operation
 }
 
 // ReasonAutomaticCapture is the history reason of the capture that follows
@@ -120,7 +121,7 @@ func (p *Payment) Cancel(op Op, now time.Time) error {
 		reason = "cancelled by the merchant"
 	}
 	p.CaptureClosed = true
-	return p.move(Cancelled, HistoryEntry{Amount: p.Amount, Reason: reason, RequestID: op.RequestID}, now)
+	return p.move(Cancelled, HistoryEntry{Amount: p.Amount, Reason: reason, RequestID: op.RequestID, Via: op.Via}, now)
 }
 
 // Expire voids an authorisation older than AuthorizationTTL (the expirer's
@@ -173,7 +174,7 @@ func (p *Payment) Refund(op Op, refundID string, now time.Time) (*Payment, error
 	if reason == "" {
 		reason = "refund"
 	}
-	if err := p.move(to, HistoryEntry{Amount: amount, Reason: reason, RequestID: op.RequestID}, now); err != nil {
+	if err := p.move(to, HistoryEntry{Amount: amount, Reason: reason, RequestID: op.RequestID, RefundID: refundID, Via: op.Via}, now); err != nil {
 		return nil, err
 	}
 	now = now.UTC()

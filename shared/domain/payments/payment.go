@@ -156,6 +156,9 @@ func (m CaptureMode) Valid() bool { return m == CaptureAutomatic || m == Capture
 // to Status, moving Amount (a capture's or a refund's; 0: the payment's
 // amount) for Reason, in the request RequestID (empty when no API request
 // caused it: the processor's answer in checkout, a scheduled expiry).
+// RefundID names a refund's own record; Via names the request that asked for
+// the change when it was not a plain capture, cancel or refund (ViaReversal,
+// ViaReference): notifications in Adyen's format tell them apart.
 type HistoryEntry struct {
 	Status    Status    `json:"status"`
 	From      Status    `json:"from,omitempty"`
@@ -163,6 +166,30 @@ type HistoryEntry struct {
 	Reason    string    `json:"reason,omitempty"`
 	Amount    int64     `json:"amount,omitempty"`
 	RequestID string    `json:"requestId,omitempty"`
+	RefundID  string    `json:"refundId,omitempty"`
+	Via       Via       `json:"via,omitempty"`
+}
+
+// Via is how a change was asked for, when not by its own operation.
+type Via string
+
+const (
+	// ViaReversal: a reversal, which cancels or refunds whichever applies
+	// (Adyen's /reversals; eventCode CANCEL_OR_REFUND).
+	ViaReversal Via = "reversal"
+	// ViaReference: a cancel naming the merchant reference, not the payment
+	// (Adyen's /cancels; eventCode TECHNICAL_CANCEL).
+	ViaReference Via = "reference"
+)
+
+// Last is the newest history entry in status s, and whether there is one.
+func (p *Payment) Last(s Status) (HistoryEntry, bool) {
+	for i := len(p.History) - 1; i >= 0; i-- {
+		if p.History[i].Status == s {
+			return p.History[i], true
+		}
+	}
+	return HistoryEntry{}, false
 }
 
 // Flow is the state of the code that drives a payment through its steps

@@ -102,6 +102,8 @@ type OpInput struct {
 	// transaction, the Pay API's answer). The Adyen face answers its own
 	// modification shape.
 	Answer func(Transaction) idempotency.Outcome
+
+	via payments.Via // set by CancelByReference: the history says how the cancel was asked for
 }
 
 // MaxAmount is 2^53, the documented maximum of an amount: larger integers
@@ -205,7 +207,7 @@ func (s *Service) Capture(ctx context.Context, in OpInput) (*Transaction, error)
 // Answers the payment. Errors: as Capture.
 func (s *Service) Cancel(ctx context.Context, in OpInput) (*Transaction, error) {
 	return s.change(ctx, in, func(p *payments.Payment, now time.Time) (*payments.Payment, error) {
-		return p, p.Cancel(payments.Op{Reason: in.Reason, RequestID: in.RequestID}, now)
+		return p, p.Cancel(payments.Op{Reason: in.Reason, RequestID: in.RequestID, Via: in.via}, now)
 	})
 }
 
@@ -233,7 +235,7 @@ func (s *Service) Reverse(ctx context.Context, in OpInput) (*Transaction, error)
 		if reason == "" {
 			reason = "reversal"
 		}
-		op := payments.Op{Reason: reason, RequestID: in.RequestID}
+		op := payments.Op{Reason: reason, RequestID: in.RequestID, Via: payments.ViaReversal}
 		if p.Status == payments.Authorized {
 			return p, p.Cancel(op, now)
 		}
@@ -282,7 +284,7 @@ func (s *Service) CancelByReference(ctx context.Context, in OpInput, reference s
 			newest = p
 		}
 		if p.Status == payments.Authorized {
-			in.ID = p.ID
+			in.ID, in.via = p.ID, payments.ViaReference
 			return s.Cancel(ctx, in)
 		}
 	}

@@ -349,10 +349,16 @@ func operations() []operation {
 		{path: "/test-helpers/deposits", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/deposits", map[string]any{"currency_code": "USD", "amount": "12.50", "external_ref": "bank-" + uuid.NewString()[:8], "method": "bank_wire"}
 		})},
-		{path: "/v1/webhook-endpoints", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
-			return "/v1/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/paygate", "enabled_events": []any{"order.completed"},
-				"api_version": "2023-09-01", "description": "orders feed", "metadata": map[string]any{"k": "v"}}
-		})},
+		{path: "/v1/webhook-endpoints", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				return "/v1/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/paygate", "enabled_events": []any{"order.completed"},
+					"api_version": "2023-09-01", "description": "orders feed", "metadata": map[string]any{"k": "v"}, "format": "paygate"}
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				return "/v1/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/adyen", "enabled_events": []any{"payment.charged"},
+					"format": "adyen"}
+			},
+		}},
 		{path: "/v1/webhook-endpoints/{id}", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v1/webhook-endpoints/" + f.hook(t, "update"), map[string]any{"url": "http://127.0.0.1:9000/hook", "enabled_events": []any{"*"},
 				"api_version": "", "description": "local", "metadata": map[string]any{"team": "ops"}, "disabled": true}
