@@ -7,6 +7,9 @@
 #                  repository caches it) and compile the check under
 #                  $PAYGATE_CACHE/adyen-java
 #   run URL KEY    run the check against a running gateway (installs first)
+#   notifications FILE
+#                  verify the Adyen-format notifications the Python check
+#                  saved in FILE (NotificationCheck.java)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -45,8 +48,14 @@ PY
 	java -cp "$OUT/classes:$(cat "$OUT/classpath")" local.paygate.AdyenLibraryCheck "$url" "$key" "$account" 2> >(grep -v '^SLF4J:' >&2)
 }
 
+notifications() {
+	install
+	java -cp "$OUT/classes:$(cat "$OUT/classpath")" local.paygate.NotificationCheck "$1" 2> >(grep -v '^SLF4J:' >&2)
+}
+
 case "${1:-}" in
 install) install ;;
 run) [[ $# == 3 ]] || die "usage: adyen-java.sh run URL KEY"; run "$2" "$3" ;;
-*) die "usage: adyen-java.sh install | run URL KEY" ;;
+notifications) [[ $# == 2 ]] || die "usage: adyen-java.sh notifications FILE"; notifications "$2" ;;
+*) die "usage: adyen-java.sh install | run URL KEY | notifications FILE" ;;
 esac

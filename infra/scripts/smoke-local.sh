@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # smoke-local.sh: the smoke test (infra/smoke), then Adyen's Java and Python
-# libraries (infra/scripts/adyen-java.sh, adyen-python.sh), against the local
-# gateway, as
+# libraries (infra/scripts/adyen-java.sh, adyen-python.sh) against the local
+# gateway, and both libraries' HMAC checks of its Adyen-format notifications,
+# as
 # `make run` serves it: built from ./infra/local, started on a free port over a
 # throw-away data directory with a fresh sandbox key, stopped after.
 set -euo pipefail
@@ -54,9 +55,14 @@ if ! infra/scripts/adyen-java.sh run "$URL" "$KEY"; then
 	exit 1
 fi
 
-# Adyen's own Python library, likewise.
-if ! infra/scripts/adyen-python.sh run "$URL" "$KEY"; then
+# Adyen's own Python library, likewise; it keeps the Adyen-format
+# notifications it verified, for the Java library to verify too.
+if ! infra/scripts/adyen-python.sh run "$URL" "$KEY" "$WORK/notifications.json"; then
 	echo "smoke-local.sh: Adyen's Python library failed; the gateway's log ends:" >&2
 	tail -n 40 "$WORK/gateway.log" >&2
+	exit 1
+fi
+if ! infra/scripts/adyen-java.sh notifications "$WORK/notifications.json"; then
+	echo "smoke-local.sh: Adyen's Java library refused a notification" >&2
 	exit 1
 fi
