@@ -445,6 +445,35 @@ func TestWebhookEndpointCreateAndResend(t *testing.T) {
 	assert.Equal(t, 404, c.post("/dashboard/developers/webhooks/"+epID+"/resend", url.Values{"csrf": {csrf}, "event_id": {"evt_missing"}}).Status)
 }
 
+// The Format choice creates an Adyen-format endpoint: its HMAC key is shown
+// once, and the list says the format.
+func TestWebhookEndpointAdyenFormat(t *testing.T) {
+	e := newEnv(t, embedded)
+	c := e.client()
+	csrf := c.signIn(e.user("", dashboard.Developer))
+	p := c.get("/dashboard/developers/webhooks")
+	assert.Contains(t, p.Body, `<option value="adyen">`)
+	r := c.post("/dashboard/developers/webhooks", url.Values{"csrf": {csrf}, "idempotency_key": {p.idemKey(t)},
+		"url": {"https://hooks.example.com/adyen"}, "events": {"*"}, "format": {"adyen"}})
+	require.Equal(t, 201, r.Status, r.Body)
+	key := secretIn(t, r.Body)
+	apitest.RememberSecret(key)
+	assert.Regexp(t, `^[0-9A-F]{64}$`, key)
+	eps := e.Do("GET", "/v1/webhook-endpoints", nil).Map(t)["data"].([]any)
+	require.Len(t, eps, 1)
+	assert.Equal(t, "adyen", eps[0].(map[string]any)["format"])
+	assert.Contains(t, c.get("/dashboard/developers/webhooks").Body, "<td>adyen</td>")
+	assert.NotContains(t, c.get("/dashboard/developers/webhooks").Body, key, "shown once")
+
+	// An order event cannot be asked of it: a 400 on the form, nothing created.
+	p = c.get("/dashboard/developers/webhooks")
+	r = c.post("/dashboard/developers/webhooks", url.Values{"csrf": {csrf}, "idempotency_key": {p.idemKey(t)},
+		"url": {"https://hooks.example.com/adyen2"}, "events": {"order.completed"}, "format": {"adyen"}})
+	assert.Equal(t, 400, r.Status)
+	assert.Contains(t, r.Body, "no Adyen notification")
+	assert.Len(t, e.Do("GET", "/v1/webhook-endpoints", nil).Map(t)["data"].([]any), 1)
+}
+
 func TestSignOutAndSignOutEverywhere(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
