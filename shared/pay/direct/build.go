@@ -6,10 +6,10 @@ import (
 
 	"github.com/paygate/paygate/shared/platform/connect"
 
+	"github.com/paygate/paygate/shared/domain/cse"
+	"github.com/paygate/paygate/shared/domain/cse/localkeys"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/pay/checkout"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
-	"github.com/paygate/paygate/shared/pay/direct/cse/localkeys"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 )

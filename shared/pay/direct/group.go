@@ -1,7 +1,7 @@
 package direct
 
 import (
-	"github.com/paygate/paygate/shared/pay/direct/cse"
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/store"

@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/checkout"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )

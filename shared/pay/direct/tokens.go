@@ -8,8 +8,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/money"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
