@@ -2,7 +2,6 @@ package direct
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -78,12 +77,8 @@ func (s *Service) Keys(ctx context.Context) ([]PublicKey, error) {
 	}
 	out := make([]PublicKey, 0, len(keys))
 	for _, k := range keys {
-		raw, err := k.JWK().MarshalJSON()
+		jwk, err := k.JWKMap()
 		if err != nil {
-			return nil, apierr.Wrap("direct.Keys", apierr.Internal, err)
-		}
-		jwk := map[string]any{}
-		if err := json.Unmarshal(raw, &jwk); err != nil {
 			return nil, apierr.Wrap("direct.Keys", apierr.Internal, err)
 		}
 		out = append(out, PublicKey{KID: k.KID, Alg: cse.Alg, Enc: cse.Enc, Version: cse.Version, JWK: jwk,
