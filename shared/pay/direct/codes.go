@@ -10,7 +10,7 @@ var (
 	// CodeEncryptedCardInvalid is checkout's: one code for a card JWE that
 	// does not open, on either route.
 	CodeEncryptedCardInvalid = checkout.CodeEncryptedCardInvalid
-	CodePaymentTokenExpired = apierr.Register(apierr.CodeInfo{Name: "payment_token_expired", Kind: apierr.Invalid,
+	CodePaymentTokenExpired  = apierr.Register(apierr.CodeInfo{Name: "payment_token_expired", Kind: apierr.Invalid,
 		Meaning: "The payment token expired: decode the wallet token again."})
 	CodePaymentTokenUsed = apierr.Register(apierr.CodeInfo{Name: "payment_token_used", Kind: apierr.Conflict, Param: "payment_token_id",
 		Meaning: "The payment token paid already: a token pays once."})
