@@ -42,7 +42,7 @@ import (
 // Version is the Drop-in's current version: pages the service draws (the
 // hosted page, the challenge screen) load its files, under
 // /dropin/<Version>/. Every released version stays served.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // assets/<version>/ holds each released version's files. A released
 // version is never edited (versions.go records its hashes): a change is a
