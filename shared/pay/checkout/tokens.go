@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
@@ -127,6 +128,9 @@ type vaultUse struct {
 	shopperRef string    // the payment's shopper: it joins the shopper's customer
 	keep       *keptCard // a card to save
 	token      *tokenUse // the card token it paid with
+	// wallet is the decoded wallet token it paid with, marked used in the
+	// payment's own write.
+	wallet *wallettokens.PaymentToken
 }
 
 // claimAttempts bounds the re-writes of a payment that lost the race to
@@ -154,10 +158,22 @@ func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Pay
 		if w != nil {
 			ops = append(ops, w.Ops...)
 		}
+		if use.wallet != nil {
+			op, err := use.wallet.UseOp(p.ID)
+			if err != nil {
+				return err
+			}
+			ops = append(ops, op)
+		}
 		if ops, err = withLinkOps(ops, hold, p, c.Now); err != nil {
 			return err
 		}
 		err = svc.commitWithSession(ctx, c, body, ops, s, hold)
+		if err != nil && use.wallet != nil && apierr.HasCode(err, payments.CodeChanged) {
+			if lost := svc.walletTokenLost(ctx, c, use.wallet, p.ID); lost != nil {
+				return lost
+			}
+		}
 		if err == nil || w == nil || w.Customer == nil || w.Claim < 0 || attempt == claimAttempts || !apierr.HasCode(err, payments.CodeChanged) {
 			return err
 		}

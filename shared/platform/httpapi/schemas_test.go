@@ -265,6 +265,12 @@ func operations() []operation {
 			func(t *testing.T, f *fixture) (string, map[string]any) {
 				return "/v2/payments", f.paymentBody(map[string]any{"type": "googlepay", "googlePayToken": "test_googlepay_authorised"})
 			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				// A Google Pay token decoded by the wallet route pays by its id.
+				tok := f.ok(t, "/test-helpers/wallet-tokens/googlepay", map[string]any{})["token"]
+				id := f.ok(t, "/v1/googlepay/decode", map[string]any{"token": tok})["payment_token_id"]
+				return "/v2/payments", f.paymentBody(map[string]any{"type": "googlepay", "paymentTokenId": id})
+			},
 		}},
 		{path: "/v2/payments/details", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
 			func(t *testing.T, f *fixture) (string, map[string]any) {
