@@ -523,6 +523,11 @@ func operations() []operation {
 			return "/v1/customers", map[string]any{"external_ref": "crm-" + uuid.NewString()[:8], "email": "ana@example.com",
 				"name": "Ana", "description": "VIP", "metadata": map[string]any{"tier": "gold"}}
 		})},
+		{path: "/v1/customers/{id}", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			customer, token := f.cardToken(t)
+			return "/v1/customers/" + customer, map[string]any{"email": "ana@example.com", "name": "Ana", "description": "VIP",
+				"metadata": map[string]any{"tier": "gold", "legacy": ""}, "default_card_token_id": token}
+		})},
 		{path: "/v1/payments/recurring", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
 			func(t *testing.T, f *fixture) (string, map[string]any) {
 				_, token := f.cardToken(t)
