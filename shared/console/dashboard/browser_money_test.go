@@ -171,7 +171,7 @@ func TestBrowserPayoutCardsAndCancel(t *testing.T) {
 // fillCard types a card into the save card form, replacing what is there.
 func fillCard(t *testing.T, tab context.Context, number, month, year, holder string) {
 	t.Helper()
-	form := `form[action="/dashboard/payouts/cards"] `
+	form := `form[action="/dashboard/payout-cards"] `
 	do(t, tab,
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('`+form+`input:not([type=hidden])').forEach(i => { i.value = ""; })`),
 		chromedp.SendKeys(chromedp.CSS(form+`input[name=number]`), number),

@@ -28,7 +28,7 @@ const (
 // cardForm is the save card form of page p with the given fields.
 func cardForm(t testing.TB, p *page, fields ...string) url.Values {
 	t.Helper()
-	f := url.Values{"csrf": {p.csrf(t)}, "idempotency_key": {keyOf(t, p, "/dashboard/payouts/cards")},
+	f := url.Values{"csrf": {p.csrf(t)}, "idempotency_key": {keyOf(t, p, "/dashboard/payout-cards")},
 		"number": {"4000 0566 5566 5556"}, "expiry_month": {"3"}, "expiry_year": {"2030"}, "holder_name": {"J. Smith"}}
 	for i := 0; i+1 < len(fields); i += 2 {
 		f.Set(fields[i], fields[i+1])
@@ -56,10 +56,10 @@ func TestPayoutCardSavedAndDeletedFromThePage(t *testing.T) {
 		// Saved, with spaces in the number as people type it; the same form
 		// again saves nothing more.
 		form := cardForm(t, p)
-		r := c.post("/dashboard/payouts/cards", form)
+		r := c.post("/dashboard/payout-cards", form)
 		require.Equal(t, 303, r.Status, r.Body)
 		assert.Equal(t, "/dashboard/payouts", r.Header.Get("Location"))
-		assert.Equal(t, 303, c.post("/dashboard/payouts/cards", form).Status, "a second send replays")
+		assert.Equal(t, 303, c.post("/dashboard/payout-cards", form).Status, "a second send replays")
 		cards := e.cards("")
 		require.Len(t, cards, 1)
 		card := cards[0].(map[string]any)
@@ -72,7 +72,7 @@ func TestPayoutCardSavedAndDeletedFromThePage(t *testing.T) {
 		p = c.get("/dashboard/payouts")
 		assert.Contains(t, p.Body, "visa •••• 5556")
 		assert.Contains(t, p.Body, "03/2030")
-		assert.Contains(t, p.Body, `action="/dashboard/payouts/cards/`+id+`/delete"`)
+		assert.Contains(t, p.Body, `action="/dashboard/payout-cards/`+id+`/delete"`)
 		assert.Contains(t, p.Body, `data-confirm="Delete the payout card visa •••• 5556?`)
 		assert.NotContains(t, p.Body, "0566", "the number is never drawn")
 		assertAudited(t, e, "payout_card.create", id)
@@ -100,7 +100,7 @@ func TestPayoutCardSavedAndDeletedFromThePage(t *testing.T) {
 		} {
 			p := c.get("/dashboard/payouts")
 			f := cardForm(t, p, append([]string{"holder_name", "Kept Name"}, c2.fields...)...)
-			r := c.post("/dashboard/payouts/cards", f)
+			r := c.post("/dashboard/payout-cards", f)
 			require.Equal(t, 400, r.Status, "%s: %s", c2.name, r.Body)
 			assert.Contains(t, r.Body, `id="err-`+c2.field+`"`, c2.name)
 			assert.NotContains(t, r.Body, "0566", "%s: the number is not echoed", c2.name)
@@ -116,15 +116,15 @@ func TestPayoutCardSavedAndDeletedFromThePage(t *testing.T) {
 		theirs := e.call(otherKey, "POST", "/v1/payouts/cards", map[string]any{"number": sbxCardPaid, "expiry_month": 3,
 			"expiry_year": 2030, "holder_name": "Them"}, 201)["id"].(string)
 		csrf := p.csrf(t)
-		assert.Equal(t, 404, c.post("/dashboard/payouts/cards/"+theirs+"/delete", url.Values{"csrf": {csrf}}).Status)
+		assert.Equal(t, 404, c.post("/dashboard/payout-cards/"+theirs+"/delete", url.Values{"csrf": {csrf}}).Status)
 		assert.Len(t, e.cards(otherKey), 1, "theirs is still there")
 
 		// Deleted; a second delete is a 404 page.
-		r = c.post("/dashboard/payouts/cards/"+id+"/delete", url.Values{"csrf": {csrf}})
+		r = c.post("/dashboard/payout-cards/"+id+"/delete", url.Values{"csrf": {csrf}})
 		require.Equal(t, 303, r.Status, r.Body)
 		assert.Empty(t, e.cards(""))
 		e.call("", "GET", "/v1/payouts/cards/"+id, nil, 404)
-		assert.Equal(t, 404, c.post("/dashboard/payouts/cards/"+id+"/delete", url.Values{"csrf": {csrf}}).Status)
+		assert.Equal(t, 404, c.post("/dashboard/payout-cards/"+id+"/delete", url.Values{"csrf": {csrf}}).Status)
 		assertAudited(t, e, "payout_card.delete", id)
 	})
 }
@@ -136,13 +136,13 @@ func TestPayoutCardFormsRefuseViewersAndLiveAccounts(t *testing.T) {
 	viewer := e.client()
 	csrf := viewer.signIn(e.user("", dashboard.Viewer))
 	p := viewer.get("/dashboard/payouts")
-	for _, s := range []string{`id="save-card"`, `/delete"`, `action="/dashboard/payouts/cards"`} {
+	for _, s := range []string{`id="save-card"`, `/delete"`, `action="/dashboard/payout-cards"`} {
 		assert.NotContains(t, p.Body, s)
 	}
 	f := url.Values{"csrf": {csrf}, "idempotency_key": {"dash_viewer_card"}, "number": {sbxCardPaid}, "expiry_month": {"3"},
 		"expiry_year": {"2030"}, "holder_name": {"Viewer"}}
-	assert.Equal(t, 403, viewer.post("/dashboard/payouts/cards", f).Status)
-	assert.Equal(t, 403, viewer.post("/dashboard/payouts/cards/"+card+"/delete", url.Values{"csrf": {csrf}}).Status)
+	assert.Equal(t, 403, viewer.post("/dashboard/payout-cards", f).Status)
+	assert.Equal(t, 403, viewer.post("/dashboard/payout-cards/"+card+"/delete", url.Values{"csrf": {csrf}}).Status)
 	assert.Len(t, e.cards(""), 1)
 
 	// A live account has no payout processor wired: 403, nothing saved.
@@ -150,7 +150,7 @@ func TestPayoutCardFormsRefuseViewersAndLiveAccounts(t *testing.T) {
 	c := e.client()
 	c.signIn(e.user(live.ID, dashboard.Owner))
 	p = c.get("/dashboard/payouts")
-	r := c.post("/dashboard/payouts/cards", cardForm(t, p))
+	r := c.post("/dashboard/payout-cards", cardForm(t, p))
 	assert.Equal(t, 403, r.Status, r.Body)
 	assert.Empty(t, e.cards(liveKey))
 }
