@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -198,13 +199,27 @@ func TestCancelPendingPayoutFromThePage(t *testing.T) {
 		assert.Contains(t, p.Body, `id="cancel-payout"`)
 		assert.Contains(t, p.Body, `data-confirm="Cancel this payout of 25.00 EUR?`)
 
-		// Cancelled from the payout's page: the amount is available again;
-		// the same form again (a double click) replays and moves nothing.
+		// Cancelled from the payout's page, the form sent eight times at
+		// once (a double click, a reload): the amount is available again,
+		// once; each copy replays or finds its twin in flight.
 		form := url.Values{"csrf": {p.csrf(t)}, "idempotency_key": {keyOf(t, p, action)}}
+		statuses := make([]int, 8)
+		var wg sync.WaitGroup
+		for i := range statuses {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = c.post(action, form).Status
+			}()
+		}
+		wg.Wait()
+		assert.Contains(t, statuses, 303)
+		for _, st := range statuses {
+			assert.Contains(t, []int{303, 409}, st)
+		}
 		r := c.post(action, form)
 		require.Equal(t, 303, r.Status, r.Body)
 		assert.Equal(t, "/dashboard/payouts/"+id, r.Header.Get("Location"))
-		assert.Equal(t, 303, c.post(action, form).Status)
 		po := e.call("", "GET", "/v1/payouts/"+id, nil, 200)
 		assert.Equal(t, "cancelled", po["status"])
 		after, reserved := eur()
