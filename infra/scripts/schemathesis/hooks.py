@@ -377,6 +377,9 @@ KNOWN = [
     known("POST", r"^/(v1/transactions/\{id\}/refund|v2/payments/\{paymentPspReference\}/(refunds|reversals))$", REJECTED,
           "a refund (or a reversal of a captured payment) takes from the available balance, which the seeded payout "
           "and generated payouts reserved part of", message=r"the available [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/payouts/\{id\}/cancel$", REJECTED, "the seeded payout was sent by make run's payouts sender "
+          "(in_transit, then paid) or cancelled by an earlier case: a payout not pending is a 409 payout_not_pending "
+          "naming its status", status=409),
     known("POST", r"^/v1/payouts/cards$", REJECTED, "a payout card number must pass Luhn and be visa or mc; its expiry must "
           "be in the future and at most 20 years ahead; a holder name of spaces alone is blank",
           param=r"number|expiry_year|holder_name"),

@@ -39,6 +39,7 @@ var Catalogue = []TypeInfo{
 	{"payout.created", "A payout was requested: its amount moved from available to reserved (pending); data is the payout."},
 	{"payout.paid", "The payout processor paid a payout to its card (paid)."},
 	{"payout.failed", "The payout processor refused a payout, or never answered and has no record of it (failed, with failure_reason); the reserved amount is available again."},
+	{"payout.cancelled", "The merchant cancelled a pending payout before it was sent to the payout processor (cancelled); the reserved amount is available again."},
 	{"dispute.created", "A cardholder disputed a captured payment (needs_response): its amount and the dispute fee are held from the balance until it closes; data is the dispute with its due_by."},
 	{"dispute.updated", "Evidence was added to a dispute, or submitted (under_review)."},
 	{"dispute.closed", "A dispute was won (the hold released) or lost (the amount back to the cardholder, the fee kept): accepted, not answered by due_by, or decided on review (closed_reason)."},

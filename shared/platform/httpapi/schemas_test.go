@@ -489,6 +489,13 @@ func operations() []operation {
 			return "/v1/payouts", map[string]any{"amount": map[string]any{"value": 100, "currency": "EUR"}, "payout_card_id": card,
 				"reference": "payout-" + uuid.NewString()[:8], "metadata": map[string]any{"batch": "7"}}
 		})},
+		{path: "/v1/payouts/{id}/cancel", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			f.ok(t, "/v1/transactions/"+f.authorised(t)+"/capture", map[string]any{})
+			card := f.ok(t, "/v1/payouts/cards", payoutCardBody())["id"]
+			id := f.ok(t, "/v1/payouts", map[string]any{"amount": map[string]any{"value": 100, "currency": "EUR"}, "payout_card_id": card,
+				"reference": "payout-" + uuid.NewString()[:8]})["id"].(string)
+			return "/v1/payouts/" + id + "/cancel", map[string]any{}
+		})},
 		{path: "/v1/split-requests", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
 			func(t *testing.T, f *fixture) (string, map[string]any) {
 				return "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts(),
