@@ -39,9 +39,12 @@ import (
 const DefaultPrefix = "paygate-local-"
 
 // Provision creates, when missing, every table of the stack (streams on the
-// streamed ones) on DYNAMODB_ENDPOINT and every queue with its DLQ on
-// SQS_ENDPOINT, and returns getenv with TABLE_* and QUEUE_*_URL naming them,
-// as the template hands a function its resources. Errors: an endpoint
+// streamed ones) on DYNAMODB_ENDPOINT under TABLE_PREFIX and every queue with
+// its DLQ on SQS_ENDPOINT under QUEUE_PREFIX (default: TABLE_PREFIX), and
+// returns getenv with TABLE_* and QUEUE_*_URL naming them, as the template
+// hands a function its resources. A restart on the same queues may find a
+// message held by the stopped gateway's last long poll: like SQS, the
+// emulator hands it out again after its visibility timeout. Errors: an endpoint
 // missing, or an emulator that does not answer.
 func Provision(ctx context.Context, getenv func(string) string) (func(string) string, error) {
 	ddbURL, sqsURL := getenv("DYNAMODB_ENDPOINT"), getenv("SQS_ENDPOINT")
@@ -67,8 +70,12 @@ func Provision(ctx context.Context, getenv func(string) string) (func(string) st
 	if err := dynamostore.CreateTables(ctx, ddb, tables); err != nil {
 		return nil, fmt.Errorf("tables on %s: %w", ddbURL, err)
 	}
+	qprefix := getenv("QUEUE_PREFIX")
+	if qprefix == "" {
+		qprefix = strings.ReplaceAll(prefix, ".", "-")
+	}
 	sq := sqs.NewFromConfig(ac, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsURL) })
-	urls, err := sqsqueue.CreateQueues(ctx, sq, queue.Names, strings.ReplaceAll(prefix, ".", "-"))
+	urls, err := sqsqueue.CreateQueues(ctx, sq, queue.Names, qprefix)
 	if err != nil {
 		return nil, fmt.Errorf("queues on %s: %w", sqsURL, err)
 	}
