@@ -22,7 +22,7 @@
 //     expiry, holder name and, for the sandbox, the test card's outcome
 //     profile (processor.Profile): all the sandbox processor needs to replay
 //     the card. A live processor would keep its network token reference here
-//     instead (README, "Stored cards and what a live processor would keep").
+//     instead (docs/payments.md, "Stored cards and what a live processor would keep").
 //   - The default card token of a customer is computed, never stored: the
 //     token saved most recently (UpdatedAt; a payment that saves the card
 //     again makes it the default again), among those whose card has not
