@@ -3,8 +3,9 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/aws/kmsapp"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(checkout.BuildCheckoutClient, awsapp.Open) }
+func main() { app.StartHTTP(checkout.BuildCheckoutClient, awsapp.Open, app.WithCardKeys(kmsapp.Open)) }

@@ -5,8 +5,9 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/aws/kmsapp"
 	"github.com/paygate/paygate/shared/pay/links"
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(links.BuildHostedPage, awsapp.Open) }
+func main() { app.StartHTTP(links.BuildHostedPage, awsapp.Open, app.WithCardKeys(kmsapp.Open)) }

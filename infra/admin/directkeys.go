@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"github.com/paygate/paygate/shared/aws/kmskeys"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
-	"github.com/paygate/paygate/shared/pay/direct/cse/localkeys"
+	"github.com/paygate/paygate/shared/domain/cse"
+	"github.com/paygate/paygate/shared/domain/cse/localkeys"
 )
 
 func init() {

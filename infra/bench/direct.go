@@ -26,7 +26,7 @@ import (
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/aws/kmskeys"
 	"github.com/paygate/paygate/shared/aws/kmskeys/kmstest"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/store/boltstore"

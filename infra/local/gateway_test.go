@@ -78,7 +78,7 @@ func startWith(t *testing.T, dataDir string, env map[string]string, set func(*op
 	case err := <-done:
 		cancel()
 		t.Fatalf("gateway did not start: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(90 * time.Second): // on DynamoDB Local it creates the tables first
 		cancel()
 		t.Fatal("gateway did not start in time")
 	}
@@ -310,12 +310,18 @@ func TestStreamConsumersGetCommittedEvents(t *testing.T) {
 	g.stop()
 }
 
-func TestConfigForcesEmbeddedStore(t *testing.T) {
-	cfg, port, err := config(func(k string) string { return map[string]string{"STORE": "dynamodb"}[k] })
+func TestConfigDefaultsToTheEmbeddedStore(t *testing.T) {
+	ctx := context.Background()
+	cfg, port, err := config(ctx, func(string) string { return "" })
 	require.NoError(t, err)
 	require.Equal(t, "embedded", cfg.Store)
 	require.Equal(t, ".data", cfg.DataDir)
 	require.Equal(t, "8080", port)
-	_, _, err = config(func(k string) string { return map[string]string{"PORT": "http"}[k] })
+	_, _, err = config(ctx, func(k string) string { return map[string]string{"PORT": "http"}[k] })
 	require.Error(t, err)
+	_, _, err = config(ctx, func(k string) string { return map[string]string{"STORE": "s3"}[k] })
+	require.ErrorContains(t, err, "STORE must be")
+	// dynamodb runs on the emulators only: never on AWS by accident.
+	_, _, err = config(ctx, func(k string) string { return map[string]string{"STORE": "dynamodb"}[k] })
+	require.ErrorContains(t, err, "DYNAMODB_ENDPOINT")
 }

@@ -3,6 +3,12 @@
 // polling its queue and every stream consumer fed from the embedded change
 // feed in the background, all on the embedded store and queue under
 // $DATA_DIR. No cloud, no containers.
+//
+// With STORE=dynamodb, DYNAMODB_ENDPOINT and SQS_ENDPOINT it runs the same
+// on DynamoDB Local and moto's SQS instead (package localcloud): the stack's
+// tables and queues are created there if missing, and the stream consumers
+// read DynamoDB Local's streams, so the whole API can be driven on the real
+// servers' APIs.
 package main
 
 import (
@@ -19,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paygate/paygate/shared/aws/localcloud"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring"
 )
@@ -77,11 +84,15 @@ const shutdownGrace = 10 * time.Second
 // drain requests, stop the workers (a batch in flight finishes), close the
 // store and queue.
 func run(ctx context.Context, o options) error {
-	cfg, port, err := config(o.Getenv)
+	cfg, port, err := config(ctx, o.Getenv)
 	if err != nil {
 		return err
 	}
-	d, err := app.Open(ctx, cfg, app.WithQueue(nil)) // embedded only: the local queue
+	opts := []app.Option{app.WithQueue(nil)} // embedded: the local queue
+	if cfg.Store == storeDynamo {
+		opts = localcloud.Options()
+	}
+	d, err := app.Open(ctx, cfg, opts...)
 	if err != nil {
 		return err
 	}
@@ -202,15 +213,33 @@ func run(ctx context.Context, o options) error {
 	return err
 }
 
-// config reads the app configuration with the store forced to embedded, and
-// the port (default 8080; 0 picks a free one).
-func config(getenv func(string) string) (app.Config, string, error) {
-	cfg, err := app.ConfigFromEnv(func(k string) string {
-		if k == "STORE" {
-			return "embedded"
+// storeDynamo is STORE's value that runs the gateway on DynamoDB Local and
+// moto (localcloud); unset or "embedded" runs it on the embedded store.
+const storeDynamo = "dynamodb"
+
+// config reads the app configuration, the store embedded unless STORE is
+// dynamodb (whose tables and queues it provisions), and the port (default
+// 8080; 0 picks a free one).
+func config(ctx context.Context, getenv func(string) string) (app.Config, string, error) {
+	env := func(k string) string {
+		if k == "STORE" && getenv(k) == "" {
+			return "embedded" // make run's default; a deployed function's is dynamodb
+		}
+		if k == "DATA_DIR" && getenv(k) == "" {
+			return ".data" // the embedded store's files, or the stream checkpoints on dynamodb
 		}
 		return getenv(k)
-	})
+	}
+	if s := env("STORE"); s != "embedded" && s != storeDynamo {
+		return app.Config{}, "", fmt.Errorf("STORE must be embedded (the default) or dynamodb, not %q", s)
+	}
+	if env("STORE") == storeDynamo {
+		var err error
+		if env, err = localcloud.Provision(ctx, env); err != nil {
+			return app.Config{}, "", err
+		}
+	}
+	cfg, err := app.ConfigFromEnv(env)
 	if err != nil {
 		return cfg, "", err
 	}

@@ -25,7 +25,7 @@ func loadTemplate(t *testing.T) *samtemplate.Template {
 // and returns route -> group (function logical id) as served.
 func localServer(t *testing.T) map[string]string {
 	t.Helper()
-	cfg, _, err := config(func(k string) string {
+	cfg, _, err := config(context.Background(), func(k string) string {
 		if k == "DATA_DIR" {
 			return filepath.Join(t.TempDir(), "data")
 		}

@@ -52,6 +52,14 @@ func (g *gateway) tryPost(path, key string, body any) (int, map[string]any, erro
 // publisher, the embedded queue to the sender, and the receiver gets it
 // signed with the endpoint's secret.
 func TestOrderOutcomeReachesTheReceiver(t *testing.T) {
+	const key = "sk_test_webhookse2e0123456789abcdefgh"
+	g := start(t, t.TempDir(), map[string]string{"SANDBOX_API_KEY": key}, nil)
+	orderOutcomeReachesTheReceiver(t, g, key)
+}
+
+// orderOutcomeReachesTheReceiver places an order on g and waits for its
+// order.completed webhook, verified, and its recorded attempt.
+func orderOutcomeReachesTheReceiver(t *testing.T, g *gateway, key string) {
 	var mu sync.Mutex
 	var got []*signature.Event
 	var secret string
@@ -69,8 +77,6 @@ func TestOrderOutcomeReachesTheReceiver(t *testing.T) {
 	}))
 	defer rc.Close()
 
-	const key = "sk_test_webhookse2e0123456789abcdefgh"
-	g := start(t, t.TempDir(), map[string]string{"SANDBOX_API_KEY": key}, nil)
 	status, ep := g.post(t, "/v1/webhook-endpoints", key, map[string]any{"url": rc.URL + "/hook", "enabled_events": []string{"order.completed", "order.failed"}})
 	require.Equal(t, 201, status, "%v", ep)
 	mu.Lock()
@@ -90,7 +96,7 @@ func TestOrderOutcomeReachesTheReceiver(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(got) >= 1
-	}, 10*time.Second, 20*time.Millisecond, "no delivery")
+	}, 30*time.Second, 20*time.Millisecond, "no delivery")
 	mu.Lock()
 	ev := got[0]
 	mu.Unlock()
@@ -112,7 +118,7 @@ func TestOrderOutcomeReachesTheReceiver(t *testing.T) {
 		require.Equal(t, 200, status)
 		as = list["data"].([]any)
 		return len(as) > 0
-	}, 10*time.Second, 20*time.Millisecond, "the attempt was never recorded")
+	}, 30*time.Second, 20*time.Millisecond, "the attempt was never recorded")
 	require.Len(t, as, 1)
 	require.Equal(t, "succeeded", as[0].(map[string]any)["status"])
 }

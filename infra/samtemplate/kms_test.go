@@ -21,13 +21,29 @@ func covers(pattern, a string) bool {
 	return ok && strings.HasPrefix(a, p)
 }
 
-// TestOnlyDirectPaymentsMayDecryptCards: the card key is an RSA
+// cardDecrypters are the functions that take cards and so decrypt them: the
+// direct payments, and checkout's advanced flow, Drop-in routes and hosted
+// page, which open the card fields the Drop-in encrypts in the browser
+// (their mains pass app.WithCardKeys(kmsapp.Open)).
+var cardDecrypters = []string{"DirectPaymentsFunction", "CheckoutPaymentsFunction", "CheckoutClientFunction", "HostedPageFunction"}
+
+// decrypter is the card-taking function whose role principal names, or "".
+func decrypter(principal string) string {
+	for _, f := range cardDecrypters {
+		if principal == "!GetAtt "+f+"Role.Arn" {
+			return f
+		}
+	}
+	return ""
+}
+
+// TestOnlyCardFunctionsMayDecryptCards: the card key is an RSA
 // ENCRYPT_DECRYPT key whose policy lets the account administer it but use
 // nothing (so no IAM policy in the account can grant a use), and lets only
-// the DirectPaymentsFunction's role Decrypt, with RSA-OAEP-256 alone; no
-// function's own policies grant kms:Decrypt except through SSM (the
-// SecureString parameters).
-func TestOnlyDirectPaymentsMayDecryptCards(t *testing.T) {
+// the card-taking functions' roles Decrypt (one statement each), with
+// RSA-OAEP-256 alone; no function's own policies grant kms:Decrypt except
+// through SSM (the SecureString parameters).
+func TestOnlyCardFunctionsMayDecryptCards(t *testing.T) {
 	tpl := load(t)
 	key, ok := tpl.Resource("DirectCardKey")
 	if !ok || key.Type != "AWS::KMS::Key" {
@@ -36,7 +52,7 @@ func TestOnlyDirectPaymentsMayDecryptCards(t *testing.T) {
 	if Raw(key.Properties["KeySpec"]) != "RSA_2048" || Raw(key.Properties["KeyUsage"]) != "ENCRYPT_DECRYPT" {
 		t.Errorf("DirectCardKey is %s %s, want RSA_2048 ENCRYPT_DECRYPT", Raw(key.Properties["KeySpec"]), Raw(key.Properties["KeyUsage"]))
 	}
-	decrypters := 0
+	decrypters := map[string]int{}
 	for _, st := range asList(mapOf(key.Properties["KeyPolicy"])["Statement"]) {
 		s := mapOf(st)
 		if Raw(s["Effect"]) != "Allow" {
@@ -49,15 +65,15 @@ func TestOnlyDirectPaymentsMayDecryptCards(t *testing.T) {
 				if !covers(pat, use) {
 					continue
 				}
-				if !strings.Contains(principal, "DirectPaymentsFunctionRole") || use != "kms:Decrypt" {
-					t.Errorf("key policy statement %s lets %s %s (via %s): only the DirectPaymentsFunction may Decrypt", Raw(s["Sid"]), principal, use, pat)
+				if decrypter(principal) == "" || use != "kms:Decrypt" {
+					t.Errorf("key policy statement %s lets %s %s (via %s): only %v may Decrypt", Raw(s["Sid"]), principal, use, pat, cardDecrypters)
 				}
 			}
 		}
-		if strings.Contains(principal, "DirectPaymentsFunctionRole") {
-			decrypters++
+		if f := decrypter(principal); f != "" {
+			decrypters[f]++
 			if !slices.Equal(actions, []string{"kms:Decrypt"}) {
-				t.Errorf("the DirectPaymentsFunction's statement grants %v, want kms:Decrypt alone", actions)
+				t.Errorf("the %s's statement grants %v, want kms:Decrypt alone", f, actions)
 			}
 			alg := Raw(mapOf(mapOf(s["Condition"])["StringEquals"])["kms:EncryptionAlgorithm"])
 			if alg != "RSAES_OAEP_SHA_256" {
@@ -65,8 +81,10 @@ func TestOnlyDirectPaymentsMayDecryptCards(t *testing.T) {
 			}
 		}
 	}
-	if decrypters != 1 {
-		t.Errorf("%d key policy statements name the DirectPaymentsFunction's role, want 1", decrypters)
+	for _, f := range cardDecrypters {
+		if decrypters[f] != 1 {
+			t.Errorf("%d key policy statements name the %s's role, want 1", decrypters[f], f)
+		}
 	}
 	if _, ok := tpl.Outputs["DirectCardKeyArn"]; !ok {
 		t.Error("no DirectCardKeyArn output: the operator adopts the key with its ARN")

@@ -44,9 +44,9 @@ func Open(_ context.Context, cfg app.Config) (app.Cloud, error) {
 }
 
 // Config builds the SDK config from the environment Lambda provides
-// (region and the execution role's credentials as env vars), with every
-// client built from it an X-Ray subsegment of the invocation when Tracing
-// is Active. Not using the SDK's config package keeps SSO, STS and IMDS,
+// (region and the execution role's credentials as env vars), every call of
+// every client built from it bounded by DefaultTimeouts and, when Tracing
+// is Active, an X-Ray subsegment of the invocation. Not using the SDK's config package keeps SSO, STS and IMDS,
 // and their start-up cost, out of every function binary: they are a third
 // of a cold start. Tools that run on a workstation (the admin CLI) use the
 // full default chain instead.
@@ -63,6 +63,7 @@ func Config(cfg app.Config) (aws.Config, error) {
 		Region:      cfg.Region,
 		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, cfg.Getenv("AWS_SESSION_TOKEN"))),
 	}
+	DefaultTimeouts.Register(&ac)
 	xray.FromEnv(cfg.Getenv).Register(&ac)
 	return ac, nil
 }

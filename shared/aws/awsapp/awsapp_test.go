@@ -22,7 +22,7 @@ func TestSDKClientsTracedWhenLambdaTraces(t *testing.T) {
 		require.NoError(t, err)
 		ac, err := awsapp.Config(cfg)
 		require.NoError(t, err)
-		assert.Len(t, ac.APIOptions, map[bool]int{false: 0, true: 1}[daemon != ""], "daemon %q: SDK middlewares registered", daemon)
+		assert.Len(t, ac.APIOptions, map[bool]int{false: 1, true: 2}[daemon != ""], "daemon %q: SDK middlewares registered (the timeouts, and X-Ray's)", daemon)
 	}
 }
 

@@ -1,8 +1,10 @@
 // Package kmskeys is the keyring backend of a deployed stack: each key is an
 // asymmetric RSA_2048 KMS key (ENCRYPT_DECRYPT); the private half never
 // leaves KMS, which unwraps a JWE's content-encryption key with one Decrypt
-// (RSAES_OAEP_SHA_256) per payment. Only the DirectPaymentsFunction's role
-// may call Decrypt: the key policy says so (template.yaml, DirectCardKey),
+// (RSAES_OAEP_SHA_256) per payment. Only the roles of the functions that take
+// cards (DirectPaymentsFunction; CheckoutPaymentsFunction,
+// CheckoutClientFunction and HostedPageFunction for the Drop-in's encrypted
+// fields) may call Decrypt: the key policy says so (template.yaml, DirectCardKey),
 // and Create gives every rotated-in key the policy and tags of the key it
 // replaces.
 package kmskeys

@@ -1,6 +1,6 @@
 // Package cardkeys is the port to the store of the card encryption keys'
 // private halves (KMS in a deployed stack, key files locally): the keyring of
-// shared/pay/direct/cse asks it to make keys, read their public halves and
+// shared/domain/cse asks it to make keys, read their public halves and
 // unwrap a payment's content-encryption key, and never sees a private key.
 package cardkeys
 

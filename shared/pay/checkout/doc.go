@@ -108,8 +108,22 @@
 //     number) still pay, and migrate to tokens in that payment's write. A
 //     payment with a shopperReference whose customer exists is that
 //     customer's (customer_id, the customer's transactions).
-//   - Live mode: raw card numbers and test_ card data are refused with a 400;
-//     any other live card data gets a 403 (no live acquirer is connected).
+//   - Card fields encrypted in the browser (encrypted.go): each of Adyen's
+//     encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear and
+//     encryptedSecurityCode is a compact JWE (RSA-OAEP-256, A256CBC-HS512)
+//     to the platform's card keys, opened with the keyring direct payments
+//     use (shared/domain/cse; KMS deployed: one Decrypt per field, the four
+//     at once). The setup of a session (/v2/client/.../setup and the hosted
+//     page's) offers the current key's public JWK as clientEncryptionKey;
+//     the keyring item is read at cold start and at most once a minute
+//     after. The functions that open cards (CheckoutPaymentsFunction,
+//     CheckoutClientFunction, HostedPageFunction) are named in the card
+//     key's policy, as DirectPaymentsFunction is.
+//   - Live mode: raw card numbers and test_ card data are refused with a 400
+//     (a live key takes the four encrypted fields only); any other live card
+//     data gets a 403 (no live acquirer is connected). Test keys also take
+//     test_ and the plain value in the encrypted fields, or the card in
+//     clear, for the sandbox's scripts.
 //   - Payment links (links.go): a session a link's hosted page opens names
 //     the link and its customer, carries both to its payments, and takes
 //     payments only with the link's hold (Caller.Link), which admits each

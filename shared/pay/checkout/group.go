@@ -38,6 +38,9 @@ var signingKeys = []registry.Grant{{Policy: "!Ref SessionSigningSecretReadPolicy
 // paymentTables are the advanced flow's and the drop-in's grants: both
 // record payments, events and session changes in one transaction.
 var paymentTables = []registry.Table{
+	// Keys, and the card keyring (shared/domain/cse.RingKey) that opens
+	// encrypted card fields (its private halves in KMS: DirectCardKey's
+	// policy names the card-taking functions' roles).
 	{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 	{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 	{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},
@@ -82,6 +85,8 @@ var ClientGroup = registry.Group{
 		{Method: "OPTIONS", Path: "/v2/client/sessions/{id}/payments/details"},
 	},
 	Tables: []registry.Table{
+		// Keys, the card keyring (the setup's public key; the keys that open
+		// encrypted card fields) and, for preflights, the account's keys.
 		{Name: store.TableAccounts, Actions: []string{"GetItem", "Query"}},
 		{Name: store.TableIdempotency, Actions: []string{"GetItem", "UpdateItem"}},
 		{Name: store.TableSessions, Actions: []string{"GetItem", "UpdateItem", "ConditionCheckItem"}},

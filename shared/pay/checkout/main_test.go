@@ -29,7 +29,11 @@ func group(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
 		if err != nil {
 			return httpapi.Group{}, err
 		}
-		return pick(s), nil
+		keys, err := checkout.CardKeyring(d)
+		if err != nil {
+			return httpapi.Group{}, err
+		}
+		return pick(s.WithCardKeys(keys)), nil
 	}
 }
 

@@ -69,20 +69,20 @@ type MethodDetails struct {
 	FundingSource         string `json:"fundingSource"`
 }
 
-// testPrefix marks unencrypted sandbox data in encrypted fields.
+// testPrefix marks unencrypted sandbox data in encrypted fields (test keys
+// only; encrypted.go opens the others).
 const testPrefix = "test_"
 
-// cardField reads one card field from its raw or encrypted form, returning
-// the value and the request field that carried it (for error params).
-func cardField(raw, rawName, enc, encName string) (string, string, error) {
+// cardField reads one card field from its raw or test_ form (a JWE was
+// opened already, into opened), returning the value and the request field
+// that carried it (for error params).
+func cardField(raw, rawName, enc, encName, opened string) (string, string, error) {
 	switch {
 	case raw != "" && enc != "":
 		return "", "", apierr.Invalidf("paymentMethod."+encName, "send %s or %s, not both", rawName, encName)
+	case isJWE(enc):
+		return opened, "paymentMethod." + encName, nil
 	case enc != "":
-		if !strings.HasPrefix(enc, testPrefix) {
-			return "", "", invalid("paymentMethod."+encName, CodeEncryptedDataUnsupported,
-				"the sandbox takes test data in encrypted fields: %s followed by the plain value", testPrefix)
-		}
 		return strings.TrimPrefix(enc, testPrefix), "paymentMethod." + encName, nil
 	default:
 		return raw, "paymentMethod." + rawName, nil
@@ -115,7 +115,7 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 	}
 	if !c.TestMode {
 		if m.usesTestData() {
-			return nil, invalid("paymentMethod", CodeTestDataInLiveMode, "raw card numbers and test_ data are accepted only with test keys")
+			return nil, invalid("paymentMethod", CodeTestDataInLiveMode, "raw card numbers and test_ data are accepted only with test keys: a live key takes the card fields encrypted (encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear, encryptedSecurityCode)")
 		}
 		return nil, connectors.Choose(true, connectors.CardProcessor, nil)
 	}
@@ -146,23 +146,27 @@ func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails
 	if m.StoredPaymentMethodID != "" {
 		return svc.runToken(ctx, caller, m.StoredPaymentMethodID, shopperRef, offSession)
 	}
-	var c cards.Card
+	var c, opened cards.Card
+	holder, err := svc.openEncrypted(ctx, m, &opened)
+	if err != nil {
+		return nil, err
+	}
 	names := map[string]string{}
-	var err error
 	fields := []struct {
 		dst           *string
 		logical       string
 		raw, enc      string
 		rawN, encName string
+		opened        string
 	}{
-		{&c.Number, "number", m.Number, m.EncryptedCardNumber, "number", "encryptedCardNumber"},
-		{&c.ExpiryMonth, "expiryMonth", m.ExpiryMonth, m.EncryptedExpiryMonth, "expiryMonth", "encryptedExpiryMonth"},
-		{&c.ExpiryYear, "expiryYear", m.ExpiryYear, m.EncryptedExpiryYear, "expiryYear", "encryptedExpiryYear"},
-		{&c.CVC, "cvc", m.CVC, m.EncryptedSecurityCode, "cvc", "encryptedSecurityCode"},
+		{&c.Number, "number", m.Number, m.EncryptedCardNumber, "number", "encryptedCardNumber", opened.Number},
+		{&c.ExpiryMonth, "expiryMonth", m.ExpiryMonth, m.EncryptedExpiryMonth, "expiryMonth", "encryptedExpiryMonth", opened.ExpiryMonth},
+		{&c.ExpiryYear, "expiryYear", m.ExpiryYear, m.EncryptedExpiryYear, "expiryYear", "encryptedExpiryYear", opened.ExpiryYear},
+		{&c.CVC, "cvc", m.CVC, m.EncryptedSecurityCode, "cvc", "encryptedSecurityCode", opened.CVC},
 	}
 	for _, f := range fields {
 		var name string
-		if *f.dst, name, err = cardField(f.raw, f.rawN, f.enc, f.encName); err != nil {
+		if *f.dst, name, err = cardField(f.raw, f.rawN, f.enc, f.encName, f.opened); err != nil {
 			return nil, err
 		}
 		names[f.logical] = name
@@ -171,6 +175,9 @@ func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails
 		}
 	}
 	c.HolderName = m.HolderName
+	if holder != "" {
+		c.HolderName = holder
+	}
 	out, err := svc.cards.AuthoriseCard(c, caller.Now)
 	if err != nil {
 		e := *apierr.As(err)

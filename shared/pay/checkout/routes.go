@@ -122,6 +122,9 @@ type ClientSetup struct {
 	ShopperLocale  string          `json:"shopperLocale"`
 	Status         Status          `json:"status"`
 	PaymentMethods MethodsResponse `json:"paymentMethods"`
+	// ClientEncryptionKey is the card key the Drop-in encrypts card fields
+	// with (the current one); absent where the keyring has none.
+	ClientEncryptionKey *EncryptionKey `json:"clientEncryptionKey,omitempty"`
 }
 
 func (svc *Service) clientSetup(r *httpapi.Request) (*httpapi.Response, error) {
@@ -137,8 +140,8 @@ func (svc *Service) clientSetup(r *httpapi.Request) (*httpapi.Response, error) {
 }
 
 // Setup is what the drop-in needs to render session sessionID, after its
-// sessionData is checked: the session's amount and status and the payment
-// methods it offers. Errors: Invalid (sessionData), NotFound, Conflict (the
+// sessionData is checked: the session's amount and status, the payment
+// methods it offers and the public key it encrypts card fields with. Errors: Invalid (sessionData), NotFound, Conflict (the
 // session takes no payment: expired, completed, refused, canceled),
 // Unavailable.
 func (svc *Service) Setup(ctx context.Context, c Caller, sessionID, sessionData string) (*ClientSetup, error) {
@@ -153,9 +156,14 @@ func (svc *Service) Setup(ctx context.Context, c Caller, sessionID, sessionData 
 	if err != nil {
 		return nil, err
 	}
+	key, err := svc.encryptionKey(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := s.response(sessionData)
 	return &ClientSetup{ID: s.ID, SessionData: sessionData, Amount: s.Amount, CountryCode: s.CountryCode,
-		ExpiresAt: v.ExpiresAt, ReturnURL: s.ReturnURL, ShopperLocale: s.ShopperLocale, Status: s.StatusAt(c.Now), PaymentMethods: m}, nil
+		ExpiresAt: v.ExpiresAt, ReturnURL: s.ReturnURL, ShopperLocale: s.ShopperLocale, Status: s.StatusAt(c.Now), PaymentMethods: m,
+		ClientEncryptionKey: key}, nil
 }
 
 func (svc *Service) clientMethods(r *httpapi.Request) (*httpapi.Response, error) {

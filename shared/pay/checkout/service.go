@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
 	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
@@ -25,6 +26,9 @@ type Service struct {
 	vault  *vault.Vault // card tokens: checkout's stored payment methods
 	cards  cards.Processor
 	keys   *auth.Keys // the client keys' origins, for CORS preflights (cors.go)
+	// cardKeys opens card fields encrypted in the browser (encrypted.go);
+	// nil in the functions that take no card (they refuse encrypted fields).
+	cardKeys *cse.Keyring
 }
 
 // New builds the service over st, sealing tokens with signer and
@@ -32,6 +36,14 @@ type Service struct {
 func New(st store.Store, signer *sessiondata.Signer, proc cards.Processor) *Service {
 	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st).WithReferences(proc.Reference),
 		cards: proc, keys: auth.NewKeys(st, accounts.NewRepo(st, nil), nil)}
+}
+
+// WithCardKeys makes the service open encrypted card fields with keys (the
+// keyring direct payments use) and offer its current key to the Drop-in in
+// the session's setup. It returns svc.
+func (svc *Service) WithCardKeys(keys *cse.Keyring) *Service {
+	svc.cardKeys = keys
+	return svc
 }
 
 // Cards is the card processor the service authorises with, for the areas

@@ -5,10 +5,12 @@
 //
 // Decisions:
 //
-//   - Function: DirectPaymentsFunction, the only one whose role may use the
-//     card keys (kms:Decrypt, granted in the key's own policy in
-//     template.yaml; infra/samtemplate's TestOnlyDirectPaymentsMayDecryptCards
-//     holds it to that).
+//   - Function: DirectPaymentsFunction, one of the card-taking functions
+//     whose roles may use the card keys (kms:Decrypt, granted in the key's
+//     own policy in template.yaml, with checkout's payments, client and hosted
+//     page functions, which open the Drop-in's encrypted fields with the same
+//     keyring, checkout.CardKeyring; infra/samtemplate's
+//     TestOnlyCardFunctionsMayDecryptCards holds it to that).
 //   - Format: Adyen's client-side encryption (package cse): a compact JWE,
 //     RSA-OAEP-256 + A256CBC-HS512, header version "1" and kid, over the
 //     card JSON with its generationtime; go-jose parses and decrypts it.

@@ -16,12 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/checkout"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
-	"github.com/paygate/paygate/shared/pay/direct/cse/localkeys"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/store"
@@ -47,7 +46,7 @@ func stores(t *testing.T, f func(t *testing.T, b backend)) {
 
 // env serves the direct payments group with checkout's advanced flow
 // (whose /v2/payments/details completes a 3-D Secure redirect) and the
-// transactions group, over one store, with the keyring on key files.
+// transactions group, over one store, with the card keyring (in memory).
 type env struct {
 	*apitest.Env
 	keys *cse.Keyring
@@ -57,14 +56,14 @@ type env struct {
 func newEnv(t testing.TB, b backend) *env {
 	t.Helper()
 	e := &env{}
-	keyDir := t.TempDir()
 	build := func(d *app.Deps) (httpapi.Group, error) {
 		co, err := checkout.FromDeps(d, cardprocessor.New())
 		if err != nil {
 			return httpapi.Group{}, err
 		}
-		e.keys = cse.NewKeyring(d.Store, localkeys.New(keyDir), d.Clock)
-		if err := e.keys.EnsureCurrent(context.Background()); err != nil {
+		// The keyring every card function shares (checkout's /v2/payments
+		// opens encrypted fields with it too).
+		if e.keys, err = checkout.CardKeyring(d); err != nil {
 			return httpapi.Group{}, err
 		}
 		return New(Config{Store: d.Store, Checkout: co, Keys: e.keys, Clock: d.Clock, Log: d.Log}).Group(), nil

@@ -1,16 +1,16 @@
 package direct
 
 import (
-	"github.com/paygate/paygate/shared/pay/direct/cse"
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/store"
 )
 
 // PaymentsGroup is the DirectPaymentsFunction: the public keys and the
-// host-to-host payment. It is the only function whose role may use the
-// card keys in KMS (kms:Decrypt, granted by the key's own policy in
-// template.yaml, DirectCardKey), so no grant here names KMS.
+// host-to-host payment. Its role is one of the card-taking functions' that
+// may use the card keys in KMS (kms:Decrypt, granted by the key's own policy
+// in template.yaml, DirectCardKey), so no grant here names KMS.
 var PaymentsGroup = registry.Group{
 	Function: "DirectPaymentsFunction", Dir: "direct-payments", OpenAPI: "paths-direct.json", MoneyPath: true,
 	Routes: []registry.Route{

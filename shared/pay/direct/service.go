@@ -2,14 +2,13 @@ package direct
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/checkout"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -78,12 +77,8 @@ func (s *Service) Keys(ctx context.Context) ([]PublicKey, error) {
 	}
 	out := make([]PublicKey, 0, len(keys))
 	for _, k := range keys {
-		raw, err := k.JWK().MarshalJSON()
+		jwk, err := k.JWKMap()
 		if err != nil {
-			return nil, apierr.Wrap("direct.Keys", apierr.Internal, err)
-		}
-		jwk := map[string]any{}
-		if err := json.Unmarshal(raw, &jwk); err != nil {
 			return nil, apierr.Wrap("direct.Keys", apierr.Internal, err)
 		}
 		out = append(out, PublicKey{KID: k.KID, Alg: cse.Alg, Enc: cse.Enc, Version: cse.Version, JWK: jwk,

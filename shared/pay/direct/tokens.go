@@ -8,8 +8,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/money"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -40,7 +40,8 @@ const MaxTokenID = len(TokenIDPrefix) + 32
 // PaymentToken is a decoded wallet token (shared/pay/walletpay), kept until a
 // direct payment uses it. The card data (device account number, expiry,
 // cryptogram) is kept only as Sealed: a JWE to the direct-payment keys,
-// which only the direct-payments function can open, never in clear.
+// which only the card-taking functions can decrypt and only the
+// direct-payments function reads, never in clear.
 type PaymentToken struct {
 	ID          string        `json:"id"`
 	AccountID   string        `json:"account_id"`

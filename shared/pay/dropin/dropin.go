@@ -23,6 +23,15 @@
 //     by postMessage; the password is the sandbox's, "password".
 //   - Card data is typed into the Drop-in's fields and sent only in the
 //     body of the payment request: never in a URL, in storage or in a log.
+//     From 1.1.0 it is encrypted in the browser first, with WebCrypto and no
+//     library: each of Adyen's encryptedCardNumber (with the holder's name
+//     in its payload), encryptedExpiryMonth, encryptedExpiryYear and
+//     encryptedSecurityCode is a compact JWE (RSA-OAEP-256 wrapping a random
+//     512-bit key, A256CBC-HS512 per RFC 7518) to the public card key the
+//     session's setup carries (clientEncryptionKey), which the service opens
+//     with the keyring of direct payments (shared/domain/cse). 1.0.0, which
+//     sent the sandbox's test_ fields, stays served unchanged for pages that
+//     pin it; live keys refuse what it sends.
 package dropin
 
 import (
@@ -42,7 +51,7 @@ import (
 // Version is the Drop-in's current version: pages the service draws (the
 // hosted page, the challenge screen) load its files, under
 // /dropin/<Version>/. Every released version stays served.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // assets/<version>/ holds each released version's files. A released
 // version is never edited (versions.go records its hashes): a change is a

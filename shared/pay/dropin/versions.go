@@ -13,4 +13,11 @@ var released = map[string]map[string]string{
 		"dropin.js":  "8956de2092acdf327a8a2d9c6db050c7ceb11b3ee42eb78631837921434c6ad8",
 		"hosted.js":  "d303c749f2dd20cea6ef94ba0a28d840fb4552829a5313b1f098a079061c1166",
 	},
+	"1.1.0": {
+		"acs.html":   "f7f65538fad1ddc7788846e3b5f4c082824e1b74c40170210c68691185d6d5b7",
+		"acs.js":     "59a395b2b13c5500789ca344b400887e12b1ce676f9ccc52205d550b07a1396a",
+		"dropin.css": "6853f5e906a31aef10f542d58666ef7a1fea5adc1159b75d59866889bb650dcf",
+		"dropin.js":  "bd0240bda9afb3dd6bdeb161556b3b272ded2dc9021ceae41eff8a565843f47e",
+		"hosted.js":  "5688252410b02be9c0aa74f74879402919b455e15ea4ca57480f655eed3b53e4",
+	},
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/dropin"
 	"github.com/paygate/paygate/shared/pay/links"
 	"github.com/paygate/paygate/shared/testkit/apitest/browser"
@@ -476,7 +477,7 @@ el.addEventListener('paygate:event', (e) => {
   li.textContent = e.detail.type + (e.detail.resultCode ? ':' + e.detail.resultCode : '');
   document.getElementById('events').appendChild(li);
 });
-PaygateCheckout({ paymentMethodsResponse: cfg.methods, amount: cfg.amount, locale: 'en-US',
+PaygateCheckout({ paymentMethodsResponse: cfg.methods, amount: cfg.amount, locale: 'en-US', clientEncryptionKey: cfg.key,
   onSubmit: (state, component) => post('/api/payments', state.data).then((r) => component.handleResponse(r)),
   onAdditionalDetails: (state, component) => post('/api/details', state.data).then((r) => component.handleResponse(r)),
   onPaymentCompleted: (r) => show(r.resultCode + ' ' + r.pspReference), onPaymentFailed: (r) => show(r.resultCode),
@@ -517,7 +518,20 @@ func (w *web) serveShop(rw http.ResponseWriter, r *http.Request) {
 			http.Error(rw, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		cfg, _ := json.Marshal(map[string]any{"methods": methods, "amount": amount})
+		// The card key, as the merchant's server lists it (GET
+		// /v1/payments/direct/keys' first key: its kid and jwk).
+		keys, err := checkout.CardKeyring(w.Deps)
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		k, _, err := keys.Current(r.Context())
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		jwk, _ := k.JWKMap()
+		cfg, _ := json.Marshal(map[string]any{"methods": methods, "amount": amount, "key": map[string]any{"kid": k.KID, "jwk": jwk}})
 		page := strings.Replace(strings.Replace(shopPage, "/shop.js", "/advanced.js", 1), "Sample shop: checkout", "Sample shop: advanced flow", 1)
 		rw.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self' "+w.URL+"; style-src "+w.URL+" 'nonce-n0nce'; connect-src 'self'; frame-src "+w.URL)
 		_ = template.Must(template.New("advanced").Parse(page)).Execute(rw, map[string]string{"API": w.URL, "Version": dropin.Version, "Config": string(cfg), "Nonce": "n0nce"})
@@ -626,13 +640,15 @@ func TestBrowserDropinFromAnOriginTheKeyDoesNotAllow(t *testing.T) {
 }
 
 // TestBrowserDropinAdvancedFlow: the Drop-in with callbacks (the advanced
-// flow): the merchant's server lists the methods, makes the payment with
+// flow, the card encrypted to the key the merchant's page is given): the
+// merchant's server lists the methods, makes the payment with
 // the 3-D Secure challenge card and sends each action's details; the
 // Drop-in runs the fingerprint and the issuer's challenge. Server: the
 // transaction charged, with 3-D Secure.
 func TestBrowserDropinAdvancedFlow(t *testing.T) {
 	w := newWeb(t)
 	tab := w.tab(t)
+	rec := record(t, tab)
 	do(t, tab, chromedp.Navigate(w.shopURL+"/advanced"), chromedp.WaitVisible(numberField))
 	assert.Equal(t, "Pay €42.00", text(t, tab, ".pg-card button.pg-pay"))
 	pay(t, tab, "5454545454545454")
@@ -646,4 +662,9 @@ func TestBrowserDropinAdvancedFlow(t *testing.T) {
 	assert.Equal(t, "charged", tx["status"])
 	assert.Equal(t, true, tx["secure3d"])
 	assert.Equal(t, "shop-advanced-1", tx["merchant_reference"])
+	// The card left the page encrypted (to the key the merchant's server
+	// gave it), for the merchant's server to forward.
+	reqs := rec.requests(t, tab)
+	assertNothingInClear(t, reqs, typedCard{number: "5454545454545454", cvc: "737", holder: "Aigerim Sandbox"})
+	w.openFields(t, payment(t, reqs)["paymentMethod"].(map[string]any))
 }

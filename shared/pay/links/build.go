@@ -28,13 +28,18 @@ func PublicURLOf(d *app.Deps) string {
 func BuildPaymentLinks(d *app.Deps) (httpapi.Group, error) { return FromDeps(d).APIGroup(), nil }
 
 // BuildHostedPage builds the HostedPageFunction: it pays links through
-// checkout, so it reads the session-signing keys as checkout's functions do.
+// checkout, so it reads the session-signing keys as checkout's functions do,
+// and opens the card fields its page encrypts with the card keyring.
 func BuildHostedPage(d *app.Deps) (httpapi.Group, error) {
 	co, err := checkout.FromDeps(d, connect.For(d).Cards)
 	if err != nil {
 		return httpapi.Group{}, err
 	}
-	return NewPager(FromDeps(d), co).PageGroup(), nil
+	keys, err := checkout.CardKeyring(d)
+	if err != nil {
+		return httpapi.Group{}, err
+	}
+	return NewPager(FromDeps(d), co.WithCardKeys(keys)).PageGroup(), nil
 }
 
 // BuildPaymentLinkExpirer builds the PaymentLinkExpirerFunction's task.

@@ -15,7 +15,9 @@
 //     session; no key: the url is the capability), GET
 //     /dropin/{version}/{file} and GET /sandbox/3ds2/challenge (the
 //     Drop-in's files and the sandbox issuer's challenge screen). A money
-//     path.
+//     path. Its page encrypts the card in the browser (Drop-in 1.1.0) to the
+//     key the setup offers, and it opens the fields with the card keyring
+//     (checkout.CardKeyring; KMS Decrypt by the card key's policy).
 //   - PaymentLinkExpirerFunction (expire.go): every minute, stores the
 //     expiry of active links past expires_at with payment_link.expired.
 //

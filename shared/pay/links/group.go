@@ -55,6 +55,11 @@ var PageGroup = registry.Group{
 		{Method: "GET", Path: "/sandbox/3ds2/challenge", Page: true},
 	},
 	Tables: []registry.Table{
+		// The card keyring (shared/domain/cse.RingKey): the setup's public
+		// key, and the keys that open the card fields the page encrypts
+		// (their private halves in KMS: DirectCardKey's policy names this
+		// function's role).
+		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 		// The link (read per request; written with a new session, or paid in
 		// the payment's transaction with its counters and the expiry entry's
 		// removal) and the payment records and their indexes.

@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/domain/cse"
+	"github.com/paygate/paygate/shared/domain/cse/localkeys"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/direct"
-	"github.com/paygate/paygate/shared/pay/direct/cse"
-	"github.com/paygate/paygate/shared/pay/direct/cse/localkeys"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/app"

@@ -19,7 +19,7 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/paygate/paygate/shared/pay/direct/cse"
+	"github.com/paygate/paygate/shared/domain/cse"
 )
 
 // Bits is the size of the keys it makes (Adyen's client-side-encryption

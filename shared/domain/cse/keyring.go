@@ -46,6 +46,20 @@ func (k Key) JWK() jose.JSONWebKey {
 	return jose.JSONWebKey{Key: k.pub, KeyID: k.KID, Algorithm: Alg, Use: "enc"}
 }
 
+// JWKMap is the public key's JWK as a JSON object (kty, n, e, kid, alg,
+// use), the form a browser's WebCrypto imports.
+func (k Key) JWKMap() (map[string]any, error) {
+	raw, err := k.JWK().MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // AdyenKey is the public key in Adyen's "Exponent|Modulus" form (upper-case
 // hex), the form Adyen's client-side-encryption libraries take.
 func (k Key) AdyenKey() string {
@@ -151,6 +165,25 @@ func (k *Keyring) Active(ctx context.Context) ([]Key, error) {
 	return out, nil
 }
 
+// Current is the key to encrypt with (the newest, not replaced), from the
+// ring as read within CacheFor (else read now), so a page that offers it
+// costs no read per request; ok false when the ring has none.
+func (k *Keyring) Current(ctx context.Context) (key Key, ok bool, err error) {
+	r := k.cachedRing()
+	if r == nil {
+		if r, _, err = k.read(ctx); err != nil {
+			return Key{}, false, err
+		}
+	}
+	now := k.clock()
+	for _, key := range r.Keys {
+		if key.ExpiresAt == nil && key.Active(now) {
+			return key, true, nil
+		}
+	}
+	return Key{}, false, nil
+}
+
 // lookup finds kid: in the cached ring, else in a fresh read.
 func (k *Keyring) lookup(ctx context.Context, kid string) (Key, bool, error) {
 	if r := k.cachedRing(); r != nil {
@@ -226,25 +259,19 @@ func (k *Keyring) candidates(ctx context.Context, kid string) ([]Key, error) {
 // generationtime, in the same format a merchant sends, so Open reads it
 // like any other (shared/pay/direct keeps wallet tokens this way).
 func (k *Keyring) Seal(ctx context.Context, c Card) (string, error) {
-	r := k.cachedRing()
-	if r == nil {
-		var err error
-		if r, _, err = k.read(ctx); err != nil {
-			return "", err
-		}
+	key, ok, err := k.Current(ctx)
+	if err != nil {
+		return "", err
 	}
-	now := k.clock()
-	for _, key := range r.Keys {
-		if key.Active(now) && key.ExpiresAt == nil {
-			c.GenerationTime = FormatGenerationTime(now)
-			payload, err := json.Marshal(c)
-			if err != nil {
-				return "", err
-			}
-			return Encrypt(key.KID, key.pub, payload)
-		}
+	if !ok {
+		return "", errors.New("cse: the keyring has no current key (rotate one in with the admin CLI)")
 	}
-	return "", errors.New("cse: the keyring has no current key (rotate one in with the admin CLI)")
+	c.GenerationTime = FormatGenerationTime(k.clock())
+	payload, err := json.Marshal(c)
+	if err != nil {
+		return "", err
+	}
+	return Encrypt(key.KID, key.pub, payload)
 }
 
 // Rotate creates a key with the backend, like the newest one, and makes it
