@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // prelude is what the runner defines before a page's blocks: bash's strict
@@ -49,6 +50,15 @@ type Env struct {
 func Run(ctx context.Context, p *Page, env Env, dir string) (failures []string, output string) {
 	script := prelude + env.Helpers + "\n" + p.Script
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
+	// The session and whatever an example starts in the background (a
+	// webhook receiver) are one process group, ended together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	defer func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}()
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "API="+env.API, "KEY="+env.Key, "CLIENT_KEY="+env.ClientKey, "DOCSTEST_DIR="+dir)
 	var out bytes.Buffer
