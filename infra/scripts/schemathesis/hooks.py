@@ -126,6 +126,10 @@ def map_case(context, case):
                 case.body["card_token_id"] = SEED["card_token_id"]
             if isinstance(case.body.get("customer_id"), str):
                 case.body["customer_id"] = SEED["customer_id"]
+        # A customer's update names its own card token as the default (the
+        # seeded customer's; "" clears it).
+        if path == "/v1/customers/{id}" and case.body.get("default_card_token_id"):
+            case.body["default_card_token_id"] = SEED["card_token_id"]
     # Adyen's stored payment methods name merchantAccount in the query: the
     # seeded account's, as for the bodies above.
     if path.startswith("/v2/storedPaymentMethods") and isinstance(case.query, dict) \
@@ -327,6 +331,14 @@ KNOWN = [
           "one whose tokens it deleted, and such a customer has none to charge (no_card_token; matched by message, as "
           "the legacy error body of 2023-06-01 has no code)", param="customer_id",
           message=r"customer [0-9a-f-]+ has no card token that can be charged .*"),
+    known("POST", r"^/v1/customers/\{id\}$", REJECTED, "default_card_token_id must be a card token of the customer "
+          "updated: the stateful phase links the id of a customer it just created (POST /v1/customers; only checkout "
+          "saves cards) while the body names the seeded customer's token, or an earlier case deleted that token "
+          "(card_token_unknown; matched by message, as the legacy error body of 2023-06-01 has no code)",
+          param="default_card_token_id", message=r"customer [0-9a-f-]+ has no card token \S+; .*"),
+    known("POST", r"^/v1/customers/\{id\}$", REJECTED, "metadata merges into the customer's and holds at most 50 keys "
+          "after the merge: generated updates add their keys up on the seeded customer", param="metadata",
+          message=r"metadata takes at most 50 keys; after this update it would hold \d+ .*"),
     known("POST", r"^/v1/payments/recurring$", REJECTED, "off_session exists from version 2023-09-01: a request "
           "pinned to 2023-06-01 (Service-Version, which the fuzzer sets) does not have it, so it is an unknown field; one "
           "document serves every version", param="off_session",
@@ -365,6 +377,9 @@ KNOWN = [
     known("POST", r"^/(v1/transactions/\{id\}/refund|v2/payments/\{paymentPspReference\}/(refunds|reversals))$", REJECTED,
           "a refund (or a reversal of a captured payment) takes from the available balance, which the seeded payout "
           "and generated payouts reserved part of", message=r"the available [A-Z]{3} balance is .*"),
+    known("POST", r"^/v1/payouts/\{id\}/cancel$", REJECTED, "the seeded payout was sent by make run's payouts sender "
+          "(in_transit, then paid) or cancelled by an earlier case: a payout not pending is a 409 payout_not_pending "
+          "naming its status", status=409),
     known("POST", r"^/v1/payouts/cards$", REJECTED, "a payout card number must pass Luhn and be visa or mc; its expiry must "
           "be in the future and at most 20 years ahead; a holder name of spaces alone is blank",
           param=r"number|expiry_year|holder_name"),

@@ -71,11 +71,17 @@
 //     money once). A create or update form the service refuses is drawn
 //     again with the service's message beside the field its param names
 //     (formstate.go: an IIN's check digit, an IBAN), what was typed kept.
-//     Not offered: cancelling a payout (the service hands it to the
-//     processor at once; pending -> paid | failed only), saving a payout
-//     card (no card number in the dashboard), making payment orders and
-//     distributions (the merchant's systems do, through the API), evidence
-//     documents (base64 in JSON; the forms are url-encoded).
+//     A pending payout is cancelled through balance.CancelPayout (the
+//     API's cancel, its race with the payouts sender included), after a
+//     confirmation (data-confirm: dashboard.js asks; without the script the
+//     form posts at once, as every form does). Payout cards are saved
+//     through balance.SaveCard, the API's checks: the number reaches the
+//     dashboard in the save form's request only, and is never drawn again
+//     (a refused form keeps every field but it), audited (the last four
+//     digits are), put in the form's idempotency fingerprint (its last four
+//     digits stand for it) or logged. Not offered: making payment orders
+//     and distributions (the merchant's systems do, through the API),
+//     evidence documents (base64 in JSON; the forms are url-encoded).
 //
 // Key layout:
 //

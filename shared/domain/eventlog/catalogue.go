@@ -39,6 +39,7 @@ var Catalogue = []TypeInfo{
 	{"payout.created", "A payout was requested: its amount moved from available to reserved (pending); data is the payout."},
 	{"payout.paid", "The payout processor paid a payout to its card (paid)."},
 	{"payout.failed", "The payout processor refused a payout, or never answered and has no record of it (failed, with failure_reason); the reserved amount is available again."},
+	{"payout.cancelled", "The merchant cancelled a pending payout before it was sent to the payout processor (cancelled); the reserved amount is available again."},
 	{"dispute.created", "A cardholder disputed a captured payment (needs_response): its amount and the dispute fee are held from the balance until it closes; data is the dispute with its due_by."},
 	{"dispute.updated", "Evidence was added to a dispute, or submitted (under_review)."},
 	{"dispute.closed", "A dispute was won (the hold released) or lost (the amount back to the cardholder, the fee kept): accepted, not answered by due_by, or decided on review (closed_reason)."},
@@ -52,6 +53,10 @@ var Catalogue = []TypeInfo{
 	{"payment_link.paid", "A payment link was paid: its payment was authorised (data is the link, with transaction_id), in the payment's own transaction."},
 	{"payment_link.cancelled", "A payment link was cancelled by the merchant; it takes no payment."},
 	{"payment_link.expired", "A payment link reached expires_at unpaid (written within about a minute)."},
+	{"customer.created", "A customer was created: by POST /v1/customers, or by a checkout payment saving a card for a shopperReference that had no customer; data is the customer."},
+	{"customer.updated", "A customer was changed by POST /v1/customers/{id} (email, name, description, metadata, default_card_token_id), or the deletion of its default card token cleared default_card_token_id; data is the customer after the change."},
+	{"card_token.created", "A card token was created: a checkout payment saved a new card (storePaymentMethod), or a legacy stored card became a token of its shopper's customer; data is the token (never the card number or CVC)."},
+	{"card_token.deleted", "A card token was deleted (DELETE /v1/customers/{id}/card-tokens/{token_id}, or Adyen's DELETE /v2/storedPaymentMethods/{id}); data is the token as it was."},
 }
 
 // Known reports whether t is in the catalogue.

@@ -175,6 +175,9 @@ const (
 	EntryPayoutPaid EntryType = "payout_paid"
 	// EntryPayoutFailed: reserved -> available, when the processor refused it.
 	EntryPayoutFailed EntryType = "payout_failed"
+	// EntryPayoutCancelled: reserved -> available, when the merchant
+	// cancelled a payout before it was sent to the processor.
+	EntryPayoutCancelled EntryType = "payout_cancelled"
 	// EntryDisputeHold: available (owed for what it lacks) -> disputed, when
 	// a dispute opens.
 	EntryDisputeHold EntryType = "dispute_hold"
@@ -210,7 +213,7 @@ const (
 
 // EntryTypes lists every type (the list filter and the OpenAPI enum).
 var EntryTypes = []EntryType{EntryCapture, EntrySettlement, EntryRefund, EntrySplit, EntrySplitReversal,
-	EntryPayout, EntryPayoutPaid, EntryPayoutFailed, EntryDisputeHold, EntryDisputeRelease, EntryDisputeLoss,
+	EntryPayout, EntryPayoutPaid, EntryPayoutFailed, EntryPayoutCancelled, EntryDisputeHold, EntryDisputeRelease, EntryDisputeLoss,
 	EntryDebtRecovery, EntryDistribution, EntryDistributionCredit, EntryBeneficiaryTransfer, EntryPaymentOrder,
 	EntryPaymentOrderPaid, EntryPaymentOrderFailed, EntryInvoicePayment}
 

@@ -180,6 +180,11 @@ func (b *Batch) Release(m PayoutMove, now time.Time) {
 	b.Add(m.entry(EntryPayoutFailed, Reserved, Available, now))
 }
 
+// CancelPayout adds a cancelled payout's release: reserved -> available.
+func (b *Batch) CancelPayout(m PayoutMove, now time.Time) {
+	b.Add(m.entry(EntryPayoutCancelled, Reserved, Available, now))
+}
+
 func (m PayoutMove) entry(t EntryType, from, to Account, now time.Time) Entry {
 	now = now.UTC()
 	return Entry{ID: ids.NewAt(now), AccountID: m.AccountID, Type: t, Currency: m.Currency, Livemode: m.Livemode,

@@ -1,9 +1,11 @@
 // Package metadata is the one rule for the metadata every resource takes:
 // a map of string keys to string values that the service stores and shows
-// as sent and never reads (Stripe's limits, which the provider notes name).
+// as sent and never reads (Stripe's limits, which the provider notes name),
+// and the one way an update changes it (Merge: Stripe's).
 package metadata
 
 import (
+	"maps"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -36,4 +38,26 @@ func Check(md map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// Merge is md after an update's metadata, the way Stripe updates it: each
+// key of update sets its value, a key set to "" removes it, and keys update
+// does not name stay as they are (to clear every key, name each with "").
+// update passes Check first (a value of "" is within its limits). The result
+// is a new map, never nil; md is left as it is. Errors: Invalid naming
+// metadata when the result would hold more than MaxKeys keys.
+func Merge(md, update map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(md)+len(update))
+	maps.Copy(out, md)
+	for k, v := range update {
+		if v == "" {
+			delete(out, k)
+			continue
+		}
+		out[k] = v
+	}
+	if len(out) > MaxKeys {
+		return nil, apierr.Invalidf(Param, "metadata takes at most %d keys; after this update it would hold %d (set a key to \"\" to remove it)", MaxKeys, len(out))
+	}
+	return out, nil
 }

@@ -41,3 +41,31 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestMerge(t *testing.T) {
+	md := map[string]string{"plan": "pro", "crm": "C-1", "team": "a"}
+	got, err := metadata.Merge(md, map[string]string{"plan": "free", "crm": "", "new": "x", "absent": ""})
+	assert.NoError(t, err)
+	assert.Equal(t, map[string]string{"plan": "free", "team": "a", "new": "x"}, got, "set, removed, kept, added; removing an absent key is nothing")
+	assert.Equal(t, map[string]string{"plan": "pro", "crm": "C-1", "team": "a"}, md, "the original is left as it is")
+
+	got, err = metadata.Merge(nil, nil)
+	assert.NoError(t, err)
+	assert.NotNil(t, got)
+	assert.Empty(t, got)
+	got, err = metadata.Merge(md, map[string]string{"plan": "", "crm": "", "team": ""})
+	assert.NoError(t, err)
+	assert.Empty(t, got, "every key named with \"\" clears the map")
+
+	full := map[string]string{}
+	for i := range metadata.MaxKeys {
+		full[fmt.Sprint("k", i)] = "v"
+	}
+	_, err = metadata.Merge(full, map[string]string{"one-more": "v"})
+	e := apierr.As(err)
+	assert.Equal(t, apierr.Invalid, e.Kind)
+	assert.Equal(t, "metadata", e.Param)
+	got, err = metadata.Merge(full, map[string]string{"one-more": "v", "k0": ""})
+	assert.NoError(t, err, "a removal makes room in the same update")
+	assert.Len(t, got, metadata.MaxKeys)
+}

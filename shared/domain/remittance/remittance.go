@@ -12,6 +12,9 @@
 //  2. Stepped by the queue's consumer (Flow.Consume, Flow.Step): the payer
 //     is asked with the remittance's id as its idempotency key, so a
 //     consumer that died after the answer asks again and gets the same one.
+//     A flow whose remittances may be cancelled until they are sent
+//     (Flow.Sending: a payout) first writes the record as sent, conditioned
+//     on the version read, and asks the payer only once that committed.
 //     A final answer is recorded (Flow.Decide): the record decided, its open
 //     entry removed, its event and the ledger entry that pays out or
 //     releases the reservation, in one transaction conditioned on the
@@ -85,6 +88,8 @@ type Record interface {
 	Unanswered() int
 	// Version is the version it was read at; 0: new (Kept).
 	Version() int64
+	// Read notes the version it is stored at now (Kept).
+	Read(version int64)
 	// Item is the record's item as it is now.
 	Item() (store.Item, error)
 	// Decision is the change the payer's final answer makes: the record
@@ -123,6 +128,14 @@ type Flow[R Record] struct {
 	// TimeoutReason is the failure reason of a remittance the payer never
 	// answered and has no record of.
 	TimeoutReason string
+	// Sending, when set, is r as it is once handed to the payer (a pending
+	// payout becomes in_transit), and whether that changes it. Step writes
+	// the change, conditioned on the version read, before it asks the
+	// payer: a change the merchant may make only while the payer has not
+	// been asked (a payout's cancel) is conditioned on the same version, so
+	// exactly one of the two commits, and the payer is never asked about a
+	// remittance cancelled first. Nil: the payer is asked at once.
+	Sending func(r R, now time.Time) (R, bool)
 }
 
 // Ops are the writes of a change: the record (a new one put-if-absent with
@@ -199,6 +212,15 @@ func (f *Flow[R]) Step(ctx context.Context, accountID, id string) (again time.Du
 	if err != nil || !r.Open() {
 		return 0, err
 	}
+	if f.Sending != nil {
+		next, changed := f.Sending(r, f.Clock().UTC())
+		if changed {
+			if sent, err := f.send(ctx, r, next); err != nil || !sent {
+				return 0, err
+			}
+			r = next
+		}
+	}
 	res, err := f.Ask(ctx, r)
 	switch {
 	case err == nil:
@@ -231,6 +253,25 @@ func (f *Flow[R]) Step(ctx context.Context, accountID, id string) (again time.Du
 		return 0, apierr.Wrap(f.Op+".Step", apierr.Unavailable, err)
 	}
 	return RetryAfterNoAnswer * time.Duration(n), nil
+}
+
+// send writes next, r as handed to the payer, conditioned on the version r
+// was read at. sent is false when r changed meanwhile (cancelled, or sent
+// by another delivery of its message, which asks the payer itself): the
+// payer is not asked.
+func (f *Flow[R]) send(ctx context.Context, r, next R) (sent bool, err error) {
+	it, err := next.Item()
+	if err != nil {
+		return false, apierr.Wrap(f.Op+".send", apierr.Internal, err)
+	}
+	if err := f.Store.Write(ctx, store.Put(it, store.IfVersion(r.Version()))); err != nil {
+		if _, ok := store.IsConditionFailed(err); ok {
+			return false, nil
+		}
+		return false, apierr.Wrap(f.Op+".send", apierr.Unavailable, err)
+	}
+	next.Read(r.Version() + 1)
+	return true, nil
 }
 
 // Consume is the queue's consumer (a queue.Handler): each message names one

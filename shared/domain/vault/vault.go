@@ -14,15 +14,23 @@ import (
 
 // Customer is a stored customer.
 type Customer struct {
-	ID          string            `json:"id"`
-	AccountID   string            `json:"account_id"`
-	Livemode    bool              `json:"livemode"`
-	ExternalRef string            `json:"external_ref,omitempty"` // checkout's shopperReference
-	Email       string            `json:"email,omitempty"`
-	Name        string            `json:"name,omitempty"`
-	Description string            `json:"description,omitempty"`
-	Metadata    map[string]string `json:"metadata"`
-	CreatedAt   time.Time         `json:"created_at"`
+	ID          string `json:"id"`
+	AccountID   string `json:"account_id"`
+	Livemode    bool   `json:"livemode"`
+	ExternalRef string `json:"external_ref,omitempty"` // checkout's shopperReference
+	Email       string `json:"email,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	// DefaultCardTokenID is the card token the merchant chose as the one a
+	// charge of the customer uses ("" for none: the computed default,
+	// Default). It always names a token of this customer: deleting the
+	// token clears it in the same transaction (DeleteOps), and setting it
+	// checks the token is still there when it commits (UpdateOps).
+	DefaultCardTokenID string            `json:"default_card_token_id,omitempty"`
+	Metadata           map[string]string `json:"metadata"`
+	CreatedAt          time.Time         `json:"created_at"`
+
+	version int64 // the stored record's version (0: not read from the store)
 }
 
 // CardToken is a stored card token: a card saved for a customer, never
@@ -48,6 +56,8 @@ type CardToken struct {
 	FirstTransactionID string    `json:"first_transaction_id,omitempty"`
 	CreatedAt          time.Time `json:"created_at"`
 	UpdatedAt          time.Time `json:"updated_at"` // saved again
+
+	version int64 // the stored record's version (0: not read from the store)
 }
 
 // Card is the processor's view of the token.
@@ -119,27 +129,30 @@ type refClaim struct {
 	CustomerID string `json:"customer_id"`
 }
 
-func (v *Vault) get(ctx context.Context, op string, k store.Key, out any) error {
+func (v *Vault) get(ctx context.Context, op string, k store.Key, out any) (int64, error) {
 	it, err := v.st.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
-		return err
+		return 0, err
 	}
 	if err != nil {
-		return apierr.Wrap(op, apierr.Unavailable, err)
+		return 0, apierr.Wrap(op, apierr.Unavailable, err)
 	}
 	if err := json.Unmarshal(it.Data, out); err != nil {
-		return apierr.Wrap(op, apierr.Internal, err)
+		return 0, apierr.Wrap(op, apierr.Internal, err)
 	}
-	return nil
+	return it.Version, nil
 }
 
-// Customer reads one of the account's customers. Errors: NotFound (missing,
-// or another account's), Unavailable, Internal.
+// Customer reads one of the account's customers, with the version a change
+// of it is conditioned on. Errors: NotFound (missing, or another
+// account's), Unavailable, Internal.
 func (v *Vault) Customer(ctx context.Context, accountID, id string) (*Customer, error) {
 	var c Customer
-	if err := v.get(ctx, "vault.Customer", CustomerKey(accountID, id), &c); err != nil {
+	ver, err := v.get(ctx, "vault.Customer", CustomerKey(accountID, id), &c)
+	if err != nil {
 		return nil, notFound(err, "no such customer: %s", id)
 	}
+	c.version = ver
 	return &c, nil
 }
 
@@ -147,7 +160,7 @@ func (v *Vault) Customer(ctx context.Context, accountID, id string) (*Customer, 
 // NotFound, Unavailable, Internal.
 func (v *Vault) CustomerID(ctx context.Context, accountID, ref string) (string, error) {
 	var c refClaim
-	if err := v.get(ctx, "vault.CustomerID", RefKey(accountID, ref), &c); err != nil {
+	if _, err := v.get(ctx, "vault.CustomerID", RefKey(accountID, ref), &c); err != nil {
 		return "", notFound(err, "no customer has external_ref %q", ref)
 	}
 	return c.CustomerID, nil
@@ -157,9 +170,11 @@ func (v *Vault) CustomerID(ctx context.Context, accountID, ref string) (string, 
 // deleted, or another account's), Unavailable, Internal.
 func (v *Vault) Token(ctx context.Context, accountID, id string) (*CardToken, error) {
 	var t CardToken
-	if err := v.get(ctx, "vault.Token", TokenKey(accountID, id), &t); err != nil {
+	ver, err := v.get(ctx, "vault.Token", TokenKey(accountID, id), &t)
+	if err != nil {
 		return nil, notFound(err, "no such card token: %s", id)
 	}
+	t.version = ver
 	return &t, nil
 }
 
@@ -170,12 +185,14 @@ func notFound(err error, format string, args ...any) error {
 	return err
 }
 
-// DecodeToken reads a token item (a record or a customer's copy).
+// DecodeToken reads a token item (a record or a customer's copy; the
+// version is the item's).
 func DecodeToken(it store.Item) (*CardToken, error) {
 	var t CardToken
 	if err := json.Unmarshal(it.Data, &t); err != nil {
 		return nil, apierr.Wrap("vault.DecodeToken", apierr.Internal, err)
 	}
+	t.version = it.Version
 	return &t, nil
 }
 
@@ -185,16 +202,37 @@ func DecodeCustomer(it store.Item) (*Customer, error) {
 	if err := json.Unmarshal(it.Data, &c); err != nil {
 		return nil, apierr.Wrap("vault.DecodeCustomer", apierr.Internal, err)
 	}
+	c.version = it.Version
 	return &c, nil
 }
 
 // defaultBudget bounds the tokens read to pick a customer's default.
 const defaultBudget = 1000
 
-// Default is the customer's default card token: the one saved most recently
-// (UpdatedAt, then the greater id), among those whose card has not expired
-// at now. Errors: NotFound when the customer has none (no token, or every
-// card expired), Unavailable, Internal.
+// DefaultOf is customer c's default card token: the one its
+// DefaultCardTokenID names when the merchant chose one (its card may have
+// expired since: the merchant chose that card, and a charge of it is refused
+// as expired rather than moved to another card), else the computed one
+// (Default). Reads: the named token (GetItem), else Default's query.
+// Errors: as Default.
+func (v *Vault) DefaultOf(ctx context.Context, c *Customer, now time.Time) (*CardToken, error) {
+	if c.DefaultCardTokenID != "" {
+		t, err := v.Token(ctx, c.AccountID, c.DefaultCardTokenID)
+		switch {
+		case err == nil && t.CustomerID == c.ID:
+			return t, nil
+		case err != nil && !apierr.Is(err, apierr.NotFound):
+			return nil, err
+		}
+		// Gone, which DeleteOps never leaves: as if none was chosen.
+	}
+	return v.Default(ctx, c.AccountID, c.ID, now)
+}
+
+// Default is the customer's computed default card token: the one saved most
+// recently (UpdatedAt, then the greater id), among those whose card has not
+// expired at now. Errors: NotFound when the customer has none (no token, or
+// every card expired), Unavailable, Internal.
 func (v *Vault) Default(ctx context.Context, accountID, customerID string, now time.Time) (*CardToken, error) {
 	var best *CardToken
 	q := store.Query{Table: store.TablePayments, PK: CustomerTokensPK(accountID, customerID), Limit: 100}

@@ -7,12 +7,13 @@
 //   - MerchantBalanceFunction (routes.go): GET /v1/balance,
 //     GET /v1/balance/entries, POST/GET /v1/payouts/cards,
 //     GET/DELETE /v1/payouts/cards/{id}, POST/GET /v1/payouts,
-//     GET /v1/payouts/{id}.
+//     GET /v1/payouts/{id}, POST /v1/payouts/{id}/cancel.
 //   - PayoutsSenderFunction (Consume): the payouts queue's consumer. It
-//     pays a pending payout through the payout processor and records the
-//     answer: paid (reserved -> paid_out) or failed (reserved -> available),
-//     with the payout's event, in one transaction conditioned on the
-//     payout's version.
+//     marks a pending payout in_transit (conditioned on the version read),
+//     pays it through the payout processor and records the answer: paid
+//     (reserved -> paid_out) or failed (reserved -> available), with the
+//     payout's event, in one transaction conditioned on the payout's
+//     version.
 //   - SettlementFunction (Settle), every minute: ledger.Settle (captured
 //     funds whose settlement delay passed become available), then re-queues
 //     payouts still pending a minute after they were made (a message lost
@@ -40,6 +41,26 @@
 // between sends the request back to read again (ledger.DebtFree,
 // TestNoPayoutWhileOwed in shared/pay/disputes). Then the payout's id goes on
 // the payouts queue.
+//
+// # Cancelling a payout
+//
+// A payout may be cancelled while pending, before the consumer hands it to
+// the processor (Stripe's payout cancel: pending only). The consumer first
+// writes the payout in_transit, conditioned on the version it read
+// (remittance.Flow.Sending), and asks the processor only once that
+// committed; POST /v1/payouts/{id}/cancel writes it cancelled, its open
+// entry's removal, the reservation's release (reserved -> available,
+// payout_cancelled), its payout.cancelled event and the key's record in one
+// transaction conditioned on the same version. So of a cancel and a send at
+// the same moment exactly one commits: a cancelled payout is never asked of
+// the processor, and a sent one answers 409 payout_not_pending naming its
+// status, as any status but pending does (TestCancelRacesTheConsumer: the
+// consumer and six cancels read the same version before any writes). A
+// payout left pending with unanswered calls by the consumer before
+// in_transit existed counts as in transit. The dashboard's cancel button
+// calls CancelPayout. (A consumer of the version before in_transit, still
+// running during a deploy, asks the processor without marking the payout;
+// the window is the deploy's.)
 //
 // The processor is asked with the payout id as its idempotency key, so a
 // consumer that dies after the processor answered (and before its own
@@ -91,7 +112,11 @@
 // and owed: no payout while the account owes from disputes,
 // ledger.DebtFree), one TransactWriteItems (key's record, payout, open
 // entry, event, entry, two balances, the check that owed is as read: 8
-// items), then one SQS SendMessage. The consumer: GetItem (payout), the processor's
+// items), then one SQS SendMessage. POST /v1/payouts/{id}/cancel: GetItem
+// (API key), GetItem (Idempotency-Key), GetItem (payout), one
+// TransactWriteItems (key's record, payout, open entry's removal, event,
+// entry, two balances: 7 items). The consumer: GetItem (payout), UpdateItem
+// (in_transit, once), the processor's
 // GetItem and UpdateItem (sandbox), one TransactWriteItems (payout, open
 // entry's removal, event, entry, its balances: reserved, and available when
 // it failed; paid_out keeps no counter: 5 or 6 items). The settlement
@@ -102,7 +127,8 @@
 //
 // # Codes (codes.go)
 //
-// live_mode_unavailable (403: a live key saves a payout card),
+// payout_not_pending (409: a cancel of a payout not pending, naming its
+// status), live_mode_unavailable (403: a live key saves a payout card),
 // invalid_number, card_not_supported and expired_card (400 card_error naming
 // number or expiry_year: the card checks' codes, domain/cards'),
 // besides insufficient_balance, parameter_invalid and

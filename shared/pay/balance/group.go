@@ -25,6 +25,7 @@ var BalanceGroup = registry.Group{
 		{Method: "POST", Path: "/v1/payouts", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
 		{Method: "GET", Path: "/v1/payouts", Auth: httpapi.AuthSecret},
 		{Method: "GET", Path: "/v1/payouts/{id}", Auth: httpapi.AuthSecret},
+		{Method: "POST", Path: "/v1/payouts/{id}/cancel", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
 	},
 	Tables: []registry.Table{
 		{Name: store.TableAccounts, Actions: []string{"GetItem"}},

@@ -2,6 +2,7 @@ package balance
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -26,17 +27,23 @@ const (
 type PayoutStatus string
 
 const (
-	PayoutPending PayoutStatus = "pending" // the amount is reserved; the processor has not answered yet
-	PayoutPaid    PayoutStatus = "paid"    // the processor paid it to the card
-	PayoutFailed  PayoutStatus = "failed"  // the processor refused it (failure_reason); the reservation went back to available
+	PayoutPending   PayoutStatus = "pending"    // the amount is reserved; not sent to the processor yet: it may be cancelled
+	PayoutInTransit PayoutStatus = "in_transit" // sent to the processor, which has not answered yet
+	PayoutPaid      PayoutStatus = "paid"       // the processor paid it to the card
+	PayoutFailed    PayoutStatus = "failed"     // the processor refused it (failure_reason); the reservation went back to available
+	PayoutCancelled PayoutStatus = "cancelled"  // the merchant cancelled it while pending; the reservation went back to available
 )
 
 // PayoutStatuses lists every status.
-var PayoutStatuses = []PayoutStatus{PayoutPending, PayoutPaid, PayoutFailed}
+var PayoutStatuses = []PayoutStatus{PayoutPending, PayoutInTransit, PayoutPaid, PayoutFailed, PayoutCancelled}
 
-// payoutTransitions is the state machine: a payout is decided once.
+// payoutTransitions is the state machine: a pending payout is sent to the
+// processor (the consumer, before it asks: remittance.Flow.Sending) or
+// cancelled (CancelPayout), both conditioned on the version read, so one of
+// the two wins; a payout in transit is decided once.
 var payoutTransitions = map[PayoutStatus][]PayoutStatus{
-	PayoutPending: {PayoutPaid, PayoutFailed},
+	PayoutPending:   {PayoutInTransit, PayoutCancelled},
+	PayoutInTransit: {PayoutPaid, PayoutFailed},
 }
 
 // CanTransition reports whether from -> to is allowed.
@@ -46,13 +53,14 @@ func (from PayoutStatus) CanTransition(to PayoutStatus) bool {
 
 // Event types the payouts write (eventlog.Catalogue lists them).
 const (
-	EventPayoutCreated = "payout.created"
-	EventPayoutPaid    = "payout.paid"
-	EventPayoutFailed  = "payout.failed"
+	EventPayoutCreated   = "payout.created"
+	EventPayoutPaid      = "payout.paid"
+	EventPayoutFailed    = "payout.failed"
+	EventPayoutCancelled = "payout.cancelled"
 )
 
 // EventTypes are every type this package writes.
-var EventTypes = []string{EventPayoutCreated, EventPayoutPaid, EventPayoutFailed}
+var EventTypes = []string{EventPayoutCreated, EventPayoutPaid, EventPayoutFailed, EventPayoutCancelled}
 
 // Failure reasons of a payout (failure_reason).
 const (
@@ -79,6 +87,8 @@ type Payout struct {
 	Reference    string       `json:"reference"`
 	// status, failure_reason, livemode, metadata and the times.
 	remittance.State[PayoutStatus]
+	// CancelledAt is when the merchant cancelled it (status cancelled).
+	CancelledAt *time.Time `json:"cancelled_at,omitempty"`
 }
 
 // payout is the stored record: the view plus what the consumer needs.
@@ -154,7 +164,37 @@ func (p *payout) event(typ string, now time.Time) eventlog.Event {
 func (p *payout) Ref() (accountID, id string) { return p.AccountID, p.ID }
 
 // Open reports whether it waits for the processor's final answer.
-func (p *payout) Open() bool { return p.Status == PayoutPending }
+func (p *payout) Open() bool { return p.Status == PayoutPending || p.Status == PayoutInTransit }
+
+// Cancellable reports whether the merchant may still cancel it: pending,
+// and never handed to the processor (a payout written before in_transit
+// existed counted its unanswered calls while pending).
+func (p *payout) Cancellable() bool { return p.Status == PayoutPending && p.Attempts == 0 }
+
+// sending is the payout as the consumer hands it to the processor: a
+// pending one becomes in_transit (remittance.Flow.Sending).
+func sending(p *payout, now time.Time) (*payout, bool) {
+	if p.Status != PayoutPending {
+		return p, false
+	}
+	next := *p
+	next.Status, next.UpdatedAt = PayoutInTransit, now
+	return &next, true
+}
+
+// cancellation is the merchant's cancel of a pending payout: cancelled, its
+// open entry removed, reserved -> available (payout_cancelled), with
+// payout.cancelled.
+func (p *payout) cancellation(now time.Time) (remittance.Change, error) {
+	if !p.Status.CanTransition(PayoutCancelled) {
+		return remittance.Change{}, fmt.Errorf("%s -> %s is no transition", p.Status, PayoutCancelled)
+	}
+	next := *p
+	next.Status, next.UpdatedAt, next.CancelledAt = PayoutCancelled, now, &now
+	c := remittance.Change{Record: &next, Decided: true, Event: next.event(EventPayoutCancelled, now), Batch: &ledger.Batch{}}
+	c.Batch.CancelPayout(p.move(), now)
+	return c, nil
+}
 
 // Item is the payout's item.
 func (p *payout) Item() (store.Item, error) {

@@ -82,7 +82,7 @@ func TestPayoutOutcomes(t *testing.T) {
 			again, err := e.svc.Process(context.Background(), e.Account.ID, id)
 			require.NoError(t, err)
 			assert.Positive(t, again, "no answer: try again later")
-			assert.Equal(t, "pending", e.getPayout(id)["status"])
+			assert.Equal(t, "in_transit", e.getPayout(id)["status"], "sent, not answered")
 		}
 		assert.Equal(t, int64(700), e.balances()["EUR"].Reserved)
 		again, err := e.svc.Process(context.Background(), e.Account.ID, id)
@@ -207,11 +207,11 @@ func TestPayoutConsumerCrashAfterTheProcessorAnswered(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, found, "the processor paid")
 		assert.True(t, res.Paid)
-		assert.Equal(t, "pending", e.getPayout(id)["status"], "its answer was not recorded")
+		assert.Equal(t, "in_transit", e.getPayout(id)["status"], "its answer was not recorded")
 
 		// The message comes back after its visibility; the consumer runs again.
 		deadline := time.Now().Add(15 * time.Second)
-		for e.getPayout(id)["status"] == "pending" && time.Now().Before(deadline) {
+		for e.getPayout(id)["status"] == "in_transit" && time.Now().Before(deadline) {
 			e.drain()
 			time.Sleep(200 * time.Millisecond)
 		}

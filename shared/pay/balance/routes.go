@@ -21,6 +21,7 @@ func (s *Service) Group() httpapi.Group {
 		"POST /v1/payouts":              s.createPayout,
 		"GET /v1/payouts":               s.payouts,
 		"GET /v1/payouts/{id}":          s.getPayout,
+		"POST /v1/payouts/{id}/cancel":  s.cancelPayout,
 	})
 }
 
@@ -148,6 +149,23 @@ func (s *Service) getPayout(r *httpapi.Request) (*httpapi.Response, error) {
 		return nil, err
 	}
 	p, err := s.Payout(r.HTTP.Context(), r.AccountID(), id)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.OK(KindPayout, p), nil
+}
+
+func (s *Service) cancelPayout(r *httpapi.Request) (*httpapi.Response, error) {
+	if len(r.Body) > 0 { // an optional body: nothing to send today
+		if err := r.Decode(&struct{}{}); err != nil {
+			return nil, err
+		}
+	}
+	id, err := r.PathID("id")
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.CancelPayout(r.HTTP.Context(), CancelInput{AccountID: r.AccountID(), ID: id, Idem: r.Idem()})
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func New(c Config) *Service {
 	s := &Service{st: c.Store, proc: c.Processor, clock: c.Clock}
 	s.flow = &remittance.Flow[*payout]{Op: "balance", What: "payout", Store: c.Store, Queue: c.Queue,
 		QueueName: queue.Payouts, IDField: "payout_id", Log: c.Log, Clock: c.Clock, OpenIndex: openIndex,
-		Load: s.load, Ask: s.ask, Lookup: c.Processor.Lookup, TimeoutReason: ReasonProcessorTimeout}
+		Load: s.load, Ask: s.ask, Lookup: c.Processor.Lookup, TimeoutReason: ReasonProcessorTimeout, Sending: sending}
 	return s
 }
 
@@ -407,6 +407,73 @@ func (s *Service) Payouts(ctx context.Context, accountID string, f PayoutFilter,
 			(f.To.IsZero() || !po.CreatedAt.After(f.To))
 		return po.View(), ok, nil
 	})
+}
+
+// CancelInput names a payout to cancel.
+type CancelInput struct {
+	AccountID string
+	ID        string
+	Idem      *idempotency.Call // required on the API; the dashboard's form key
+}
+
+// CancelPayout cancels a pending payout, one the consumer has not handed to
+// the processor yet: the payout (cancelled, conditioned on the version
+// read), its open entry's removal, the release of its reservation
+// (reserved -> available, payout_cancelled), its payout.cancelled event and
+// the key's record, in one transaction. The consumer's write that sends the
+// payout is conditioned on the same version, so of a cancel and a send at
+// the same moment exactly one commits: the loser reads again (store.Race)
+// and finds the payout cancelled (the processor is never asked) or in
+// transit (409). Errors: NotFound (missing or another account's), Conflict
+// (payout_not_pending, naming the status; resource_busy), Unavailable;
+// idempotency's.
+func (s *Service) CancelPayout(ctx context.Context, in CancelInput) (*Payout, error) {
+	var out *Payout
+	race := store.Race{Op: "balance.CancelPayout", What: "payout " + in.ID}
+	err := race.Run(ctx, func(int) error {
+		p, err := s.load(ctx, in.AccountID, in.ID)
+		if err != nil {
+			return err
+		}
+		if !p.Cancellable() {
+			if serr := in.Idem.Settled(ctx); serr != nil {
+				return serr // a concurrent duplicate of this call won: replay it
+			}
+			return notPending(p)
+		}
+		now := s.clock().UTC()
+		c, err := p.cancellation(now)
+		if err != nil {
+			return apierr.Wrap("balance.CancelPayout", apierr.Internal, err)
+		}
+		ops, err := s.flow.Ops(c, now)
+		if err != nil {
+			return err
+		}
+		view := c.Record.(*payout).View()
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: KindPayout, Value: view}, ops...)
+		switch {
+		case err == nil:
+			out = &view
+			return nil
+		case idempotency.FromKey(err):
+			return err
+		}
+		return race.Settle(err)
+	})
+	return out, err
+}
+
+// notPending is the 409 of a payout that can no longer be cancelled.
+func notPending(p *payout) error {
+	status := p.Status
+	if status == PayoutPending {
+		status = PayoutInTransit // sent before in_transit existed (Cancellable)
+	}
+	if status == PayoutInTransit {
+		return apierr.New(CodeNotPending, "payout %s is %s: it was sent to the payout processor and can no longer be cancelled", p.ID, status)
+	}
+	return apierr.New(CodeNotPending, "payout %s is %s: only a pending payout can be cancelled", p.ID, status)
 }
 
 // MaxPayAttempts is how many processor calls may go unanswered before the

@@ -100,9 +100,12 @@
 //     and saves it with the write that authorises it. The token keeps brand,
 //     last four, expiry, holder name and the sandbox card's outcome profile:
 //     never the number or CVC. One card saved twice, even at once, is one
-//     token (the same id, unconditional puts); two first payments of a new
-//     shopper make one customer (the reference's claim is put-if-absent; the
-//     loser re-reads and writes again). storedPaymentMethodId charges a
+//     token (the same id; the first save put-if-absent, with the token's
+//     card_token.created, later saves put-if-exists); two first payments of
+//     a new shopper make one customer (the reference's claim is
+//     put-if-absent, with customer.created; the loser re-reads and writes
+//     again, as one that lost the token's first save does:
+//     vault.Vault.Lost). storedPaymentMethodId charges a
 //     token of that shopperReference with the shopper present
 //     (cards.Processor.AuthoriseStored); legacy stored cards (which kept the test
 //     number) still pay, and migrate to tokens in that payment's write. A

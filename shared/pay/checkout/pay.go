@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/adyen"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
@@ -62,11 +63,14 @@ type MethodDetails struct {
 	EncryptedExpiryYear   string `json:"encryptedExpiryYear" maxlen:"15000"`
 	EncryptedSecurityCode string `json:"encryptedSecurityCode" maxlen:"15000"`
 	StoredPaymentMethodID string `json:"storedPaymentMethodId" maxlen:"64"`
-	ApplePayToken         string `json:"applePayToken" maxlen:"10000"`
-	GooglePayToken        string `json:"googlePayToken" maxlen:"10000"`
-	CheckoutAttemptID     string `json:"checkoutAttemptId"`
-	ThreeDS2SdkVersion    string `json:"threeDS2SdkVersion" maxlen:"12"`
-	FundingSource         string `json:"fundingSource"`
+	// PaymentTokenID is a decoded wallet token's payment_token_id
+	// (wallettoken.go), with type applepay or googlepay.
+	PaymentTokenID     string `json:"paymentTokenId" maxlen:"64"`
+	ApplePayToken      string `json:"applePayToken" maxlen:"10000"`
+	GooglePayToken     string `json:"googlePayToken" maxlen:"10000"`
+	CheckoutAttemptID  string `json:"checkoutAttemptId"`
+	ThreeDS2SdkVersion string `json:"threeDS2SdkVersion" maxlen:"12"`
+	FundingSource      string `json:"fundingSource"`
 }
 
 // testPrefix marks unencrypted sandbox data in encrypted fields (test keys
@@ -102,9 +106,10 @@ func (m *MethodDetails) usesTestData() bool {
 // attempt is a processed payment method, before it is recorded.
 type attempt struct {
 	out    cards.Outcome
-	method string      // payment record's paymentMethod (the response's type follows from it)
-	card   *cards.Card // a card entered now
-	token  *tokenUse   // or a stored one (a card token)
+	method string                     // payment record's paymentMethod (the response's type follows from it)
+	card   *cards.Card                // a card entered now
+	token  *tokenUse                  // or a stored one (a card token)
+	wallet *wallettokens.PaymentToken // or a decoded wallet token, used by this payment
 }
 
 // run sends the method to the card processor (the sandbox for test keys;
@@ -534,7 +539,15 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if shopperRef == "" && in.StorePaymentMethod && in.RecurringProcessingModel != "" {
 		return nil, apierr.Invalidf("shopperReference", "storing a payment method for recurringProcessingModel %s needs a shopperReference", in.RecurringProcessingModel)
 	}
-	att, err := svc.run(ctx, c, in.PaymentMethod, shopperRef, in.merchantInitiated())
+	var att *attempt
+	if pm := in.PaymentMethod; pm != nil && pm.PaymentTokenID != "" {
+		if s != nil {
+			return nil, apierr.Invalidf(paramPaymentTokenID, "a paymentTokenId is the merchant's: pay with it on POST /v2/payments with a secret key")
+		}
+		att, err = svc.runWalletToken(ctx, c, pm, *in.Amount)
+	} else {
+		att, err = svc.run(ctx, c, in.PaymentMethod, shopperRef, in.merchantInitiated())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -551,7 +564,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if err != nil {
 		return nil, err
 	}
-	use := vaultUse{shopperRef: shopperRef, keep: svc.cardToKeep(c, in, shopperRef, att), token: att.token}
+	use := vaultUse{shopperRef: shopperRef, keep: svc.cardToKeep(c, in, shopperRef, att), token: att.token, wallet: att.wallet}
 	body.AdditionalData = recurringAnswer(in, shopperRef, use)
 	if err := svc.commitPayment(ctx, c, p, body, s, use, hold); err != nil {
 		return nil, err

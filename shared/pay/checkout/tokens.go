@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/platform/apierr"
 )
 
@@ -127,17 +128,24 @@ type vaultUse struct {
 	shopperRef string    // the payment's shopper: it joins the shopper's customer
 	keep       *keptCard // a card to save
 	token      *tokenUse // the card token it paid with
+	// wallet is the decoded wallet token it paid with, marked used in the
+	// payment's own write.
+	wallet *wallettokens.PaymentToken
 }
 
-// claimAttempts bounds the re-writes of a payment that lost the race to
-// create its shopper's customer (each re-write finds the customer).
-const claimAttempts = 3
+// claimAttempts bounds the re-writes of a payment that lost a race in the
+// vault (vault.Writes.Lost): to create its shopper's customer, then to
+// create the card's token (each re-write finds what the winner wrote; a
+// customer created by POST /v1/customers, which saves no card, can cost one
+// more), or a token deleted while the card was saved again.
+const claimAttempts = 4
 
 // commitPayment writes payment p (new, or moved by a details call) with
 // its session's writes and the vault's (vaultWrites): a payment that lost
-// the race to create its shopper's customer (two first payments of a new
-// shopper) reads the winner's and writes again, so the shopper gets one
-// customer. Errors: as commitWithSession.
+// a race in the vault (two first payments of a new shopper creating its
+// customer, two payments saving one new card) reads the winner's and
+// writes again, so the shopper gets one customer and the card one token,
+// each with one event. Errors: as commitWithSession.
 func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Payment, body PaymentResponse, s *Session, use vaultUse, hold LinkHold) error {
 	if use.keep == nil {
 		use.keep = takeKept(p)
@@ -154,15 +162,27 @@ func (svc *Service) commitPayment(ctx context.Context, c Caller, p *payments.Pay
 		if w != nil {
 			ops = append(ops, w.Ops...)
 		}
+		if use.wallet != nil {
+			op, err := use.wallet.UseOp(p.ID)
+			if err != nil {
+				return err
+			}
+			ops = append(ops, op)
+		}
 		if ops, err = withLinkOps(ops, hold, p, c.Now); err != nil {
 			return err
 		}
 		err = svc.commitWithSession(ctx, c, body, ops, s, hold)
-		if err == nil || w == nil || w.Customer == nil || w.Claim < 0 || attempt == claimAttempts || !apierr.HasCode(err, payments.CodeChanged) {
+		if err != nil && use.wallet != nil && apierr.HasCode(err, payments.CodeChanged) {
+			if lost := svc.walletTokenLost(ctx, c, use.wallet, p.ID); lost != nil {
+				return lost
+			}
+		}
+		if err == nil || w == nil || attempt == claimAttempts || !apierr.HasCode(err, payments.CodeChanged) {
 			return err
 		}
-		if id, gerr := svc.vault.CustomerID(ctx, c.AccountID, w.Customer.ExternalRef); gerr != nil || id == w.CustomerID {
-			return err // not the claim: the payment itself changed
+		if !svc.vault.Lost(ctx, w) {
+			return err // not the vault's race: the payment itself changed
 		}
 	}
 }

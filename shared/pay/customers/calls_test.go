@@ -44,3 +44,39 @@ func TestCallsPerRecurringPayment(t *testing.T) {
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	assert.Equal(t, map[string]int{"GetItem": 3, "Query": 1, "TransactWriteItems": 1}, counter.Counts(), "by customer_id")
 }
+
+// TestCallsPerUpdate counts an update's DynamoDB calls on DynamoDB Local:
+// GetItem of the API key and of the Idempotency-Key, GetItem of the
+// customer (and of a newly chosen default token), then one
+// TransactWriteItems (the customer, its event, the key's record); an
+// update that changes nothing writes the key's record alone (UpdateItem). A
+// token's delete: GetItem of the API key, the token and the customer, then
+// one TransactWriteItems.
+func TestCallsPerUpdate(t *testing.T) {
+	counter := dynamostore.NewCallCounter()
+	client := dynamotest.Client(t, counter.Option())
+	st := dynamostore.New(client, dynamotest.Tables(t, client), nil)
+	e := newEnv(t, backend{"dynamodb", func(testing.TB) store.Store { return st }})
+	s := e.saveCard("calls-upd", "4111111111111111")
+	path := "/v1/customers/" + s.customer
+
+	counter.Reset()
+	r := e.Do("POST", path, map[string]any{"name": "Ana", "metadata": map[string]any{"k": "v"}}, "Idempotency-Key", "calls-upd-1")
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), "an update")
+
+	counter.Reset()
+	r = e.Do("POST", path, map[string]any{"default_card_token_id": s.token}, "Idempotency-Key", "calls-upd-2")
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]int{"GetItem": 4, "TransactWriteItems": 1}, counter.Counts(), "choosing a default")
+
+	counter.Reset()
+	r = e.Do("POST", path, map[string]any{"name": "Ana"}, "Idempotency-Key", "calls-upd-3")
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]int{"GetItem": 3, "UpdateItem": 1}, counter.Counts(), "no change: the key's record alone")
+
+	counter.Reset()
+	r = e.Do("DELETE", path+"/card-tokens/"+s.token, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), "a token's delete")
+}

@@ -1,8 +1,6 @@
 package customers
 
 import (
-	"time"
-
 	"github.com/paygate/paygate/shared/domain/vault"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/transactions"
@@ -18,49 +16,18 @@ const (
 	KindDeleted   = "card_token_deleted"
 )
 
-// Customer is the Pay API representation of a customer.
-type Customer struct {
-	ID          string            `json:"id"`
-	ExternalRef string            `json:"external_ref,omitempty"` // checkout's shopperReference
-	Email       string            `json:"email,omitempty"`
-	Name        string            `json:"name,omitempty"`
-	Description string            `json:"description,omitempty"`
-	Livemode    bool              `json:"livemode"`
-	CreatedAt   time.Time         `json:"created_at"`
-	Metadata    map[string]string `json:"metadata"`
-}
+// Customer is the Pay API representation of a customer (the vault's view:
+// its events carry the same).
+type Customer = vault.CustomerView
 
-func customerView(c *vault.Customer) Customer {
-	md := c.Metadata
-	if md == nil {
-		md = map[string]string{}
-	}
-	return Customer{ID: c.ID, ExternalRef: c.ExternalRef, Email: c.Email, Name: c.Name, Description: c.Description,
-		Livemode: c.Livemode, CreatedAt: c.CreatedAt, Metadata: md}
-}
+func customerView(c *vault.Customer) Customer { return c.View() }
 
 // CardToken is the Pay API representation of a card token: the card as
-// checkout's stored payment method (the same id), never its number.
-type CardToken struct {
-	ID                 string            `json:"id"`
-	CustomerID         string            `json:"customer_id"`
-	Brand              string            `json:"brand"`
-	Last4              string            `json:"last4"`
-	ExpiryMonth        string            `json:"expiry_month"`
-	ExpiryYear         string            `json:"expiry_year"`
-	HolderName         string            `json:"holder_name,omitempty"`
-	FirstTransactionID string            `json:"first_transaction_id,omitempty"`
-	Livemode           bool              `json:"livemode"`
-	CreatedAt          time.Time         `json:"created_at"`
-	UpdatedAt          time.Time         `json:"updated_at"`
-	Metadata           map[string]string `json:"metadata"`
-}
+// checkout's stored payment method (the same id), never its number (the
+// vault's view: its events carry the same).
+type CardToken = vault.TokenView
 
-func tokenView(t *vault.CardToken) CardToken {
-	return CardToken{ID: t.ID, CustomerID: t.CustomerID, Brand: t.Brand, Last4: t.Last4, ExpiryMonth: t.ExpiryMonth,
-		ExpiryYear: t.ExpiryYear, HolderName: t.HolderName, FirstTransactionID: t.FirstTransactionID, Livemode: t.Livemode,
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Metadata: map[string]string{}}
-}
+func tokenView(t *vault.CardToken) CardToken { return t.View() }
 
 // Deleted answers a deleted card token.
 type Deleted struct {

@@ -41,9 +41,35 @@
 //     challenge helper) completes it exactly like a checkout payment, with
 //     the automatic capture in the authorisation's write. next_action is
 //     that Adyen action in snake_case.
-//   - The default card token of a customer_id charge is computed
+//   - The default card token of a customer_id charge is the customer's
+//     default_card_token_id when the merchant chose one (POST
+//     /v1/customers/{id}; Stripe's invoice_settings.default_payment_method,
+//     kept to one of the customer's own tokens), charged even when its card
+//     has expired since (400 expired_card naming customer_id: the merchant
+//     chose that card, so no other is charged in its place); else computed
 //     (vault.Default): the most recently saved token whose card has not
-//     expired. Nothing stores it, so nothing races on it.
+//     expired (vault.DefaultOf).
+//   - Updates (POST /v1/customers/{id}, IdemInlineOptional as the other
+//     updates): email, name, description ("" removes one), metadata
+//     (metadata.Merge: a key set to "" is removed), default_card_token_id
+//     ("" clears it); external_ref never changes (it is checkout's
+//     shopperReference of the customer's cards), so it is an unknown field.
+//     A store.Race: read the customer, apply the change, write it at the
+//     version read with customer.updated (vault.UpdateOps) and the
+//     Idempotency-Key's record; a lost race reads again and applies the
+//     change to the winner's, so concurrent updates are never lost
+//     (resource_busy after the race's attempts). A newly chosen default
+//     token is read (it must be the customer's: else card_token_unknown, one
+//     answer for another customer's or account's, deleted or unknown) and
+//     checked again in the transaction (ConditionCheck: still there); a
+//     token's delete conditions on the customer's version and clears the
+//     default it named, so neither order of an update and a delete racing
+//     leaves a default naming a deleted token. An update that changes
+//     nothing writes nothing (no event).
+//   - Events (shared/domain/vault's writes, in the change's transaction):
+//     customer.created, customer.updated, card_token.created (checkout's
+//     saves and legacy migrations), card_token.deleted (both delete
+//     routes); data is Customer or CardToken, as GET shows them.
 //   - Money: automatic capture (the default) goes through
 //     payments.Payment.Authorise, so the capture is in the authorisation's
 //     own write; manual holds the funds for the transactions group's
@@ -54,9 +80,13 @@
 //     order-reference and customer index entries. 20 concurrent copies with
 //     one key make one payment. A customer's creation is one transaction
 //     too (the external_ref's claim first: 409 external_ref_in_use when
-//     another customer has it); a token's delete is the token, its
-//     customer's copy and any legacy record of its id, conditioned on the
-//     token still being there.
+//     another customer has it; customer.created); a token's delete is the
+//     token, its customer's copy, any legacy record of its id and
+//     card_token.deleted, conditioned on the token still being there and
+//     on the customer's version (rewritten without its default when that
+//     was the token, with customer.updated); an update is the customer at
+//     the version read, its e-mail index entry moved, customer.updated and
+//     the key's record.
 //   - Lists: the customers list serves each filter from its own partition
 //     (external_ref: the reference's claim; email: the e-mail index; else
 //     the account's customers, the created range as a key range); a
@@ -72,5 +102,11 @@
 //     them): a recurring payment by card_token_id is GetItem (API key) +
 //     GetItem (Idempotency-Key) + GetItem (token) + one TransactWriteItems;
 //     by customer_id, GetItem (customer) + Query (its tokens) in place of
-//     the token's read; a replay is the two key reads.
+//     the token's read (GetItem of the chosen default instead of the Query
+//     when there is one); a replay is the two key reads. An update: GetItem
+//     (API key) + GetItem (Idempotency-Key) + GetItem (customer) + GetItem
+//     (a newly chosen default) + one TransactWriteItems (an UpdateItem of
+//     the key's record alone when nothing changes); a token's delete:
+//     GetItem (API key) + GetItem (token) + GetItem (customer) + one
+//     TransactWriteItems.
 package customers

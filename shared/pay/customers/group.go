@@ -19,6 +19,7 @@ var CustomersGroup = registry.Group{
 		{Method: "POST", Path: "/v1/customers", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInline},
 		{Method: "GET", Path: "/v1/customers", Auth: httpapi.AuthSecret},
 		{Method: "GET", Path: "/v1/customers/{id}", Auth: httpapi.AuthSecret},
+		{Method: "POST", Path: "/v1/customers/{id}", Auth: httpapi.AuthSecret, Idempotency: httpapi.IdemInlineOptional},
 		{Method: "GET", Path: "/v1/customers/{id}/transactions", Auth: httpapi.AuthSecret},
 		{Method: "GET", Path: "/v1/customers/{id}/card-tokens", Auth: httpapi.AuthSecret},
 		{Method: "DELETE", Path: "/v1/customers/{id}/card-tokens/{token_id}", Auth: httpapi.AuthSecret},
@@ -34,9 +35,12 @@ var CustomersGroup = registry.Group{
 		// Customers, card tokens and their index partitions live in the
 		// payments table beside the payments: GetItem and Query to read,
 		// UpdateItem (puts) to create a customer (and migrate its legacy
-		// stored cards, DeleteItem) and to record a recurring payment with
-		// its index entries; a token's delete is DeleteItem.
-		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
+		// stored cards, DeleteItem), to update one (its e-mail index entry
+		// moved: DeleteItem) and to record a recurring payment with its index
+		// entries; a token's delete is DeleteItem. ConditionCheckItem: an
+		// update's newly chosen default token must still be there, and a
+		// token's delete checks its customer's version.
+		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem", "ConditionCheckItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 		// A recurring payment captured with its authorisation posts its
 		// ledger entries and balances (shared/domain/ledger, through

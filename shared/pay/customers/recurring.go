@@ -2,6 +2,7 @@ package customers
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"slices"
 
@@ -93,13 +94,17 @@ func (in *RecurringInput) offSession() bool {
 }
 
 // token is the card token charged: card_token_id (which must be
-// customer_id's when both are sent), else customer_id's default.
+// customer_id's when both are sent), else customer_id's default: its
+// default_card_token_id when the merchant chose one (charged even if its
+// card expired since: refused as expired, never moved to another card),
+// else the computed one (vault.DefaultOf).
 func (s *Service) token(ctx context.Context, in *RecurringInput) (*vault.CardToken, error) {
 	if in.CardTokenID == "" {
-		if _, err := s.vault.Customer(ctx, in.AccountID, in.CustomerID); err != nil {
+		c, err := s.vault.Customer(ctx, in.AccountID, in.CustomerID)
+		if err != nil {
 			return nil, err
 		}
-		t, err := s.vault.Default(ctx, in.AccountID, in.CustomerID, s.clock())
+		t, err := s.vault.DefaultOf(ctx, c, s.clock())
 		if apierr.Is(err, apierr.NotFound) {
 			return nil, apierr.New(CodeNoCardToken, "customer %s has no card token that can be charged (none saved, or every card expired)", in.CustomerID)
 		}
@@ -148,6 +153,11 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 	if err != nil {
 		e := *apierr.As(err)
 		e.Param = "card_token_id"
+		if in.CardTokenID == "" { // the customer's chosen default (a computed one never expired)
+			e.Param = "customer_id"
+			e.Message = fmt.Sprintf("customer %s's default card token %s: %s; choose another (POST /v1/customers/%s, default_card_token_id) or send card_token_id",
+				in.CustomerID, t.ID, e.Message, in.CustomerID)
+		}
 		return nil, &e
 	}
 	if out.Result == cards.RedirectShopper && in.ReturnURL == "" {

@@ -13,6 +13,7 @@ func (s *Service) Group() httpapi.Group {
 		"POST /v1/customers":                                      s.create,
 		"GET /v1/customers":                                       s.list,
 		"GET /v1/customers/{id}":                                  s.get,
+		"POST /v1/customers/{id}":                                 s.update,
 		"GET /v1/customers/{id}/transactions":                     s.transactions,
 		"GET /v1/customers/{id}/card-tokens":                      s.tokens,
 		"DELETE /v1/customers/{id}/card-tokens/{token_id}":        s.deleteToken,
@@ -44,6 +45,38 @@ func (s *Service) create(r *httpapi.Request) (*httpapi.Response, error) {
 		return nil, err
 	}
 	return httpapi.Created(KindCustomer, c), nil
+}
+
+// UpdateRequest is the body of POST /v1/customers/{id} (optional: no body
+// is {}, which changes nothing). Every field is optional; "" removes a
+// text field or the default card token; metadata merges (a key set to ""
+// is removed). external_ref never changes (checkout's shopperReference of
+// the customer's cards): it is an unknown field here.
+type UpdateRequest struct {
+	Email              *string           `json:"email" maxlen:"254"`
+	Name               *string           `json:"name" maxlen:"256"`
+	Description        *string           `json:"description" maxlen:"500"`
+	Metadata           map[string]string `json:"metadata" maxlen:"500" maxkey:"40"`
+	DefaultCardTokenID *string           `json:"default_card_token_id" maxlen:"64"`
+}
+
+func (s *Service) update(r *httpapi.Request) (*httpapi.Response, error) {
+	var body UpdateRequest
+	if len(r.Body) > 0 {
+		if err := r.Decode(&body); err != nil {
+			return nil, err
+		}
+	}
+	id, err := r.PathID("id")
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.Update(r.HTTP.Context(), UpdateInput{AccountID: r.AccountID(), ID: id, Email: body.Email, Name: body.Name,
+		Description: body.Description, Metadata: body.Metadata, DefaultCardTokenID: body.DefaultCardTokenID, Idem: r.Idem()})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.OK(KindCustomer, c), nil
 }
 
 func (s *Service) get(r *httpapi.Request) (*httpapi.Response, error) {

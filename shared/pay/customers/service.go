@@ -3,6 +3,7 @@ package customers
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
@@ -113,6 +114,151 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Customer, error)
 	return nil, apierr.Wrap("customers.Create", apierr.Unavailable, err)
 }
 
+// UpdateInput changes a customer: a nil field (metadata absent) stays as it
+// is.
+type UpdateInput struct {
+	AccountID   string
+	ID          string
+	Email       *string // "" removes it
+	Name        *string // "" removes it
+	Description *string // "" removes it
+	// Metadata merges into the customer's (metadata.Merge, Stripe's rule):
+	// each key sets its value, a key set to "" is removed, others stay.
+	Metadata map[string]string
+	// DefaultCardTokenID names one of the customer's card tokens as the one
+	// a charge of the customer uses; "" clears the choice (the computed
+	// default again: vault.Default).
+	DefaultCardTokenID *string
+	Idem               *idempotency.Call // optional: IdemInlineOptional
+}
+
+// defaultParam is the field naming a customer's default card token.
+const defaultParam = "default_card_token_id"
+
+func (in *UpdateInput) check() error {
+	errs := []error{metadata.Check(in.Metadata)}
+	if in.Email != nil {
+		errs = append(errs, checkOptionalEmail("email", *in.Email))
+	}
+	if in.Name != nil {
+		errs = append(errs, checkLen("name", *in.Name, MaxName))
+	}
+	if in.Description != nil {
+		errs = append(errs, checkLen("description", *in.Description, MaxDescription))
+	}
+	if in.DefaultCardTokenID != nil && *in.DefaultCardTokenID != "" {
+		errs = append(errs, checkTokenID(defaultParam, *in.DefaultCardTokenID))
+	}
+	return firstErr(errs...)
+}
+
+// apply is c with in's change: a copy, c untouched. Errors: Invalid
+// metadata (more than metadata.MaxKeys keys after the merge).
+func (in *UpdateInput) apply(c *vault.Customer) (*vault.Customer, error) {
+	next := *c
+	if in.Email != nil {
+		next.Email = *in.Email
+	}
+	if in.Name != nil {
+		next.Name = *in.Name
+	}
+	if in.Description != nil {
+		next.Description = *in.Description
+	}
+	if in.Metadata != nil {
+		md, err := metadata.Merge(c.Metadata, in.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		next.Metadata = md
+	}
+	if in.DefaultCardTokenID != nil {
+		next.DefaultCardTokenID = *in.DefaultCardTokenID
+	}
+	return &next, nil
+}
+
+// changed reports whether next differs from c in anything an update sets.
+func changed(c, next *vault.Customer) bool {
+	return c.Email != next.Email || c.Name != next.Name || c.Description != next.Description ||
+		c.DefaultCardTokenID != next.DefaultCardTokenID || !maps.Equal(c.Metadata, next.Metadata)
+}
+
+// checkDefault checks that id may become customer c's default card token:
+// one of c's tokens (another customer's or account's, a deleted one or an
+// unknown id is card_token_unknown, one answer for all), whose card has not
+// expired (expired_card). Both name default_card_token_id.
+func (s *Service) checkDefault(ctx context.Context, c *vault.Customer, id string) error {
+	t, err := s.vault.Token(ctx, c.AccountID, id)
+	switch {
+	case apierr.Is(err, apierr.NotFound) || err == nil && t.CustomerID != c.ID:
+		return apierr.New(CodeCardTokenUnknown, "customer %s has no card token %s; GET /v1/customers/%s/card-tokens lists its tokens", c.ID, id, c.ID)
+	case err != nil:
+		return err
+	case t.Expired(s.clock()):
+		return apierr.New(cards.CodeExpiredCard, "card token %s's card expired (%s/%s): it cannot be the default", id, t.ExpiryMonth, t.ExpiryYear).WithParam(defaultParam)
+	}
+	return nil
+}
+
+// Update changes a customer (POST /v1/customers/{id}): its e-mail, name,
+// description, metadata (merged: a key set to "" is removed) and default
+// card token. The change is decided against the customer as read and
+// written conditioned on that version with customer.updated, in one
+// transaction with the Idempotency-Key's record when one is sent
+// (vault.UpdateOps); a concurrent change makes it read again and apply its
+// change to the winner's (store.Race), so of any number of concurrent
+// updates none is lost. An update that changes nothing writes nothing (no
+// event) and answers the customer as it is. The answer is the customer as
+// GET shows it. Reads: the customer, and a newly chosen default token.
+// Errors: Invalid (a field, named; card_token_unknown and expired_card
+// naming default_card_token_id; metadata with more than 50 keys after the
+// merge), NotFound (the customer: missing, or another account's), Conflict
+// resource_busy (it kept changing: retry with the same Idempotency-Key),
+// IdempotencyMismatch, Unavailable, Internal; a *idempotency.Replayed for a
+// replay.
+func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error) {
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	race := store.Race{Op: "customers.Update", What: "customer " + in.ID}
+	var view Customer
+	err := race.Run(ctx, func(int) error {
+		c, err := s.vault.Customer(ctx, in.AccountID, in.ID)
+		if err != nil {
+			return err
+		}
+		next, err := in.apply(c)
+		if err == nil && next.DefaultCardTokenID != "" && next.DefaultCardTokenID != c.DefaultCardTokenID {
+			err = s.checkDefault(ctx, c, next.DefaultCardTokenID)
+		}
+		if err != nil {
+			// A duplicate of a call that just won (same key) replays the
+			// winner's answer rather than failing against its state.
+			if settled := in.Idem.Settled(ctx); settled != nil {
+				return settled
+			}
+			return err
+		}
+		var ops []store.Op
+		if changed(c, next) {
+			if ops, err = vault.UpdateOps(c, next, s.clock()); err != nil {
+				return err
+			}
+		}
+		view = customerView(next)
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: KindCustomer, Value: view}, ops...)
+		if idempotency.FromKey(err) {
+			return err
+		}
+		return race.Settle(err, vault.UpdateCustomerOp, vault.UpdateTokenOp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &view, nil
+}
+
 // Get reads one of the account's customers. Errors: NotFound (missing, or
 // another account's), Unavailable, Internal.
 func (s *Service) Get(ctx context.Context, accountID, id string) (*Customer, error) {
@@ -215,22 +361,41 @@ func (s *Service) Tokens(ctx context.Context, accountID, customerID string, p li
 
 // DeleteToken deletes a customer's card token: it no longer pays, neither
 // in recurring payments nor as checkout's storedPaymentMethodId. Payments
-// made with it keep its id. Errors: NotFound (the token, or a token of
-// another customer or account, or one deleted already), Unavailable.
+// made with it keep its id. One transaction (vault.DeleteOps): the token
+// (which must still be there), the customer at the version read (rewritten
+// without default_card_token_id when it named the token, with
+// customer.updated; else only checked, so a concurrent update cannot make
+// the token the default once it is gone), and card_token.deleted. A lost
+// race on the customer reads again (store.Race). Reads: the token and the
+// customer. Errors: NotFound (the token, or a token of another customer or
+// account, or one deleted already), Conflict resource_busy, Unavailable,
+// Internal.
 func (s *Service) DeleteToken(ctx context.Context, accountID, customerID, tokenID string) (*Deleted, error) {
-	t, err := s.vault.Token(ctx, accountID, tokenID)
-	if err == nil && t.CustomerID != customerID {
-		err = apierr.NotFoundf("no such card token: %s", tokenID)
-	}
+	race := store.Race{Op: "customers.DeleteToken", What: "customer " + customerID}
+	err := race.Run(ctx, func(int) error {
+		t, err := s.vault.Token(ctx, accountID, tokenID)
+		if err == nil && t.CustomerID != customerID {
+			err = apierr.NotFoundf("no such card token: %s", tokenID)
+		}
+		if err != nil {
+			return err
+		}
+		c, err := s.vault.Customer(ctx, accountID, customerID)
+		if err != nil {
+			return err
+		}
+		ops, err := vault.DeleteOps(t, c, s.clock())
+		if err != nil {
+			return err
+		}
+		err = s.st.Write(ctx, ops...)
+		if cf, ok := store.IsConditionFailed(err); ok && cf.Index == vault.DeleteTokenOp {
+			return apierr.NotFoundf("no such card token: %s", tokenID) // deleted meanwhile
+		}
+		return race.Settle(err, vault.DeleteCustomerOp)
+	})
 	if err != nil {
 		return nil, err
-	}
-	err = s.st.Write(ctx, vault.DeleteOps(t)...)
-	if _, ok := store.IsConditionFailed(err); ok {
-		return nil, apierr.NotFoundf("no such card token: %s", tokenID) // deleted meanwhile
-	}
-	if err != nil {
-		return nil, apierr.Wrap("customers.DeleteToken", apierr.Unavailable, err)
 	}
 	return &Deleted{ID: tokenID, Deleted: true}, nil
 }

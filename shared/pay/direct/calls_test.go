@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate/shared/aws/dynamostore"
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/store"
 )
 
@@ -29,7 +30,7 @@ func TestCallsPerDirectPayment(t *testing.T) {
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	assert.Equal(t, map[string]int{"GetItem": 2, "TransactWriteItems": 1}, counter.Counts(), "encrypted card")
 
-	id := e.token(GooglePay, "calls-msg", "4111111111111111", "AgAAAAAABk4DWZ4C28yUQAAAAAA=", nil)
+	id := e.token(wallettokens.GooglePay, "calls-msg", "4111111111111111", "AgAAAAAABk4DWZ4C28yUQAAAAAA=", nil)
 	b := body("", "calls-2")
 	delete(b, "encrypted_card")
 	b["payment_token_id"] = id

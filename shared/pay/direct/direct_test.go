@@ -22,6 +22,7 @@ import (
 
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/money"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
@@ -343,7 +344,7 @@ func TestPaymentTokenPaysOnce(t *testing.T) {
 			return bd
 		}
 		amount := &money.Amount{Value: 1000, Currency: "EUR"}
-		id := e.token(ApplePay, "apple-txn-1", "4111111111111111", "AgAAAAAABk4DWZ4C28yUQAAAAAA=", amount)
+		id := e.token(wallettokens.ApplePay, "apple-txn-1", "4111111111111111", "AgAAAAAABk4DWZ4C28yUQAAAAAA=", amount)
 		r := e.pay(tokenBody(id, "order-wallet"))
 		require.Equal(t, 201, r.Status, "%s", r.Body)
 		first := r.Map(t)
@@ -359,10 +360,10 @@ func TestPaymentTokenPaysOnce(t *testing.T) {
 		assert.Contains(t, msg, first["id"].(string))
 
 		// The same Apple Pay transaction decoded again is the same token.
-		assert.Equal(t, id, TokenID(e.Account.ID, ApplePay, "apple-txn-1"))
+		assert.Equal(t, id, wallettokens.TokenID(e.Account.ID, wallettokens.ApplePay, "apple-txn-1"))
 
 		// Racing payments with one token and different keys: one payment.
-		id = e.token(GooglePay, "google-msg-1", "5555555555554444", "", nil)
+		id = e.token(wallettokens.GooglePay, "google-msg-1", "5555555555554444", "", nil)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		statuses := map[int]int{}
@@ -380,7 +381,7 @@ func TestPaymentTokenPaysOnce(t *testing.T) {
 		assert.Equal(t, map[int]int{201: 1, 409: 9}, statuses)
 
 		_, otherKey := e.NewAccount(accounts.Test)
-		other := e.token(ApplePay, "apple-txn-2", "4111111111111111", "AgAA", amount)
+		other := e.token(wallettokens.ApplePay, "apple-txn-2", "4111111111111111", "AgAA", amount)
 		r = e.DoKey(otherKey, "POST", "/v1/payments/direct", tokenBody(other, "order-x"), "Idempotency-Key", e.key())
 		assert.Equal(t, 404, r.Status, "another account's token: %s", r.Body)
 
@@ -392,15 +393,15 @@ func TestPaymentTokenPaysOnce(t *testing.T) {
 		assert.Equal(t, "amount", param)
 
 		// 3-D Secure cards: a cryptogram authorises, PAN_ONLY redirects.
-		r = e.pay(tokenBody(e.token(ApplePay, "apple-txn-3ds", "5454545454545454", "AgAA", amount), "order-3ds-crypto"))
+		r = e.pay(tokenBody(e.token(wallettokens.ApplePay, "apple-txn-3ds", "5454545454545454", "AgAA", amount), "order-3ds-crypto"))
 		require.Equal(t, 201, r.Status, "%s", r.Body)
 		assert.Equal(t, "charged", r.Map(t)["status"])
-		r = e.pay(tokenBody(e.token(GooglePay, "google-pan-only", "5454545454545454", "", nil), "order-3ds-pan"))
+		r = e.pay(tokenBody(e.token(wallettokens.GooglePay, "google-pan-only", "5454545454545454", "", nil), "order-3ds-pan"))
 		require.Equal(t, 201, r.Status, "%s", r.Body)
 		assert.Equal(t, "requires_action", r.Map(t)["status"])
 
-		late := e.token(GooglePay, "google-late", "4111111111111111", "", nil)
-		e.Clock.Advance(TokenTTL + time.Minute)
+		late := e.token(wallettokens.GooglePay, "google-late", "4111111111111111", "", nil)
+		e.Clock.Advance(wallettokens.TokenTTL + time.Minute)
 		r = e.pay(tokenBody(late, "order-late"))
 		require.Equal(t, 400, r.Status, "%s", r.Body)
 		code, _, _ = errOf(t, r)
@@ -436,7 +437,7 @@ func TestNoCardDataStored(t *testing.T) {
 		require.Equal(t, 201, r.Status, "%s", r.Body)
 	}
 	const cryptogram = "AgAAAAAABk4DWZ4C28yUQAAAAAA="
-	id := e.token(ApplePay, "apple-stored", "5555555555554444", cryptogram, &money.Amount{Value: 1000, Currency: "EUR"})
+	id := e.token(wallettokens.ApplePay, "apple-stored", "5555555555554444", cryptogram, &money.Amount{Value: 1000, Currency: "EUR"})
 	tb := body("", "order-stored-wallet")
 	delete(tb, "encrypted_card")
 	tb["payment_token_id"] = id

@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/domain/payments"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -152,10 +153,10 @@ func (e *env) events(accountID, id string) []string {
 
 // token stores a decoded wallet token of number for the sandbox account,
 // as the wallet decode routes do.
-func (e *env) token(typ TokenType, txn, number string, cryptogram string, amount *money.Amount) string {
+func (e *env) token(typ wallettokens.TokenType, txn, number string, cryptogram string, amount *money.Amount) string {
 	e.T.Helper()
-	ts := NewTokens(e.Deps.Store, e.keys)
-	t, ops, err := ts.Build(context.Background(), NewToken{AccountID: e.Account.ID, Type: typ, WalletTransaction: txn,
+	ts := wallettokens.NewTokens(e.Deps.Store, e.keys)
+	t, ops, err := ts.Build(context.Background(), wallettokens.NewToken{AccountID: e.Account.ID, Type: typ, WalletTransaction: txn,
 		Card:  cse.Card{Number: number, ExpiryMonth: "12", ExpiryYear: "2030", Cryptogram: cryptogram, ECI: "05"},
 		Brand: "visa", ExpiryMonth: 12, ExpiryYear: 2030, Amount: amount, Now: e.Clock.Now()})
 	require.NoError(e.T, err)

@@ -2,6 +2,7 @@ package direct
 
 import (
 	"github.com/paygate/paygate/shared/domain/cse"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/platform/registry"
 	"github.com/paygate/paygate/shared/store"
@@ -41,7 +42,7 @@ var Area = registry.Area{
 	Groups: []registry.Group{PaymentsGroup},
 	Keys: []registry.Key{
 		{Table: store.TableAccounts, Prefix: cse.RingKey.PK, What: "the direct-payment keyring (public keys and where their private halves are)"},
-		{Table: store.TablePayments, Prefix: TokensPK(""), What: "wallet payment tokens"},
+		{Table: store.TablePayments, Prefix: wallettokens.TokensPK(""), What: "wallet payment tokens"},
 		{Table: store.TablePayments, Prefix: "wclaim#", What: "wallet transaction claims (one per Apple Pay transaction or Google Pay message, any account)"},
 	},
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/url"
 	"slices"
-	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/domain/cards"
@@ -15,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/metadata"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/domain/payments"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -158,8 +158,8 @@ func (in *PaymentRequest) check() (checked, error) {
 	case in.Capture != "" && !payments.CaptureMode(in.Capture).Valid():
 		return c, apierr.Invalidf("capture", "capture must be automatic or manual")
 	}
-	if in.PaymentTokenID != "" && !validTokenID(in.PaymentTokenID) {
-		return c, apierr.Invalidf("payment_token_id", "payment_token_id must be %s and 32 hex digits, as the decode routes answer it", TokenIDPrefix)
+	if in.PaymentTokenID != "" && !wallettokens.ValidID(in.PaymentTokenID) {
+		return c, apierr.Invalidf("payment_token_id", "payment_token_id must be %s and 32 hex digits, as the decode routes answer it", wallettokens.TokenIDPrefix)
 	}
 	if _, err := money.ParseCurrencyField("amount.currency", *in.Amount.Currency); err != nil {
 		return c, err
@@ -181,18 +181,6 @@ func (in *PaymentRequest) check() (checked, error) {
 	return c, nil
 }
 
-func validTokenID(id string) bool {
-	if len(id) != MaxTokenID || id[:len(TokenIDPrefix)] != TokenIDPrefix {
-		return false
-	}
-	for _, r := range id[len(TokenIDPrefix):] {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // undecryptable is the one answer to every JWE that cannot be opened: it
 // says what to do, never why the decryption failed.
 func undecryptable(param string) error {
@@ -202,8 +190,8 @@ func undecryptable(param string) error {
 // source is the card a payment charges, decrypted.
 type source struct {
 	card   cards.Card
-	token  *PaymentToken // a wallet's: used by this payment
-	crypto bool          // the card carries a wallet's cryptogram
+	token  *wallettokens.PaymentToken // a wallet's: used by this payment
+	crypto bool                       // the card carries a wallet's cryptogram
 }
 
 // open decrypts the payment's card: the merchant's JWE, or the sealed card
@@ -212,13 +200,16 @@ type source struct {
 // made here.
 func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest, c checked) (*source, error) {
 	jwe, param := in.EncryptedCard, "encrypted_card"
-	var tok *PaymentToken
+	var tok *wallettokens.PaymentToken
 	if in.PaymentTokenID != "" {
 		var err error
 		if tok, err = s.tokens.Get(ctx, accountID, in.PaymentTokenID); err != nil {
 			return nil, err
 		}
-		if err := tok.payable(s.clock(), c); err != nil {
+		if err := tok.Payable(s.clock(), c.amount, c.currency, "payment_token_id"); err != nil {
+			if errors.Is(err, wallettokens.ErrAmountMismatch) {
+				return nil, apierr.New(checkout.CodeAmountMismatch, "amount must be the amount the shopper approved in the wallet").WithParam("amount")
+			}
 			return nil, err
 		}
 		jwe, param = tok.Sealed, "payment_token_id"
@@ -227,7 +218,7 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 	switch {
 	case errors.Is(err, cse.ErrUndecryptable) && tok != nil:
 		// The token was sealed to a key that expired since: it is stale.
-		return nil, apierr.New(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam(param)
+		return nil, wallettokens.Expired(param)
 	case errors.Is(err, cse.ErrUndecryptable):
 		return nil, undecryptable(param)
 	case err != nil:
@@ -241,19 +232,6 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 	// A merchant's payload may not claim a wallet's cryptogram: only the
 	// platform's own sealed tokens carry one.
 	return src, nil
-}
-
-// payable checks that t may pay a payment of c at now.
-func (t *PaymentToken) payable(now time.Time, c checked) error {
-	switch {
-	case t.TransactionID != "":
-		return apierr.New(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
-	case !now.Before(t.ExpiresAt):
-		return apierr.New(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam("payment_token_id")
-	case t.Amount != nil && (t.Amount.Value != c.amount || t.Amount.Currency != c.currency):
-		return apierr.New(checkout.CodeAmountMismatch, "amount must be the amount the shopper approved in the wallet").WithParam("amount")
-	}
-	return nil
 }
 
 // authorise runs the card through checkout's card processor.
@@ -342,7 +320,7 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 	}
 	tokenOp := -1
 	if src.token != nil {
-		op, err := src.token.useOp(p.ID)
+		op, err := src.token.UseOp(p.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -386,7 +364,7 @@ func (s *Service) commitFailed(ctx context.Context, in PayInput, err error, toke
 		}
 		if tokenOp >= 0 && cf.Index == tokenOp {
 			if t, gerr := s.tokens.Get(ctx, in.AccountID, in.Request.PaymentTokenID); gerr == nil && t.TransactionID != "" {
-				return apierr.New(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
+				return t.Used()
 			}
 		}
 		return apierr.New(payments.CodeChanged, "the payment could not be recorded; retry with the same Idempotency-Key")

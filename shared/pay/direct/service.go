@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/payments"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
@@ -32,7 +33,7 @@ type Service struct {
 	pays     *payments.Repo
 	checkout *checkout.Service
 	keys     *cse.Keyring
-	tokens   *Tokens
+	tokens   *wallettokens.Tokens
 	clock    func() time.Time
 	log      *slog.Logger
 }
@@ -46,7 +47,7 @@ func New(c Config) *Service {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{st: c.Store, pays: payments.NewRepo(c.Store).WithPolicy(c.Ledger), checkout: c.Checkout, keys: c.Keys,
-		tokens: NewTokens(c.Store, c.Keys), clock: c.Clock, log: c.Log}
+		tokens: wallettokens.NewTokens(c.Store, c.Keys), clock: c.Clock, log: c.Log}
 }
 
 // PublicKey is one key of GET /v1/payments/direct/keys: what a merchant

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/platform/connect"
 
-	"github.com/paygate/paygate/shared/pay/direct"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 )
@@ -36,6 +36,6 @@ func BuildWalletSessions(d *app.Deps) (httpapi.Group, error) {
 			return v, err
 		}, nil, d.Clock)
 	}
-	tokens := direct.NewSealingTokens(d.Store, d.Clock)
+	tokens := wallettokens.NewSealingTokens(d.Store, d.Clock)
 	return New(Config{Store: d.Store, Tokens: tokens, Live: live, Test: connect.TestWallets(), Clock: d.Clock, Log: d.Log}).Group(), nil
 }

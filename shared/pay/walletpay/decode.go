@@ -7,7 +7,7 @@ import (
 
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/money"
-	"github.com/paygate/paygate/shared/pay/direct"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -35,7 +35,7 @@ type DecodeInput struct {
 // Decoded is a decode's answer: a new payment token (Created), or the
 // token of a wallet transaction decoded before (the same token again).
 type Decoded struct {
-	Token   direct.TokenView
+	Token   wallettokens.TokenView
 	Created bool
 }
 
@@ -81,8 +81,8 @@ func (s *Service) AppleDecode(ctx context.Context, in DecodeInput) (*Decoded, er
 		return nil, invalidToken(money.CodeCurrencyNotSupported, "the token's currency (ISO 4217 "+d.CurrencyCode+") is not one the platform takes")
 	}
 	month, year, _ := d.ExpiryMonthYear()
-	return s.keep(ctx, in, direct.NewToken{Type: direct.ApplePay, WalletTransaction: d.TransactionID,
-		Card:   direct.Card{Number: d.ApplicationPrimaryAccountNumber, ExpiryMonth: twoDigits(month), ExpiryYear: strconv.Itoa(year), Cryptogram: d.PaymentData.OnlinePaymentCryptogram, ECI: d.PaymentData.ECIIndicator},
+	return s.keep(ctx, in, wallettokens.NewToken{Type: wallettokens.ApplePay, WalletTransaction: d.TransactionID,
+		Card:   wallettokens.Card{Number: d.ApplicationPrimaryAccountNumber, ExpiryMonth: twoDigits(month), ExpiryYear: strconv.Itoa(year), Cryptogram: d.PaymentData.OnlinePaymentCryptogram, ECI: d.PaymentData.ECIIndicator},
 		Amount: &money.Amount{Value: d.TransactionAmount, Currency: currency}, ExpiryMonth: month, ExpiryYear: year})
 }
 
@@ -133,8 +133,8 @@ func (s *Service) GoogleDecode(ctx context.Context, in DecodeInput) (*Decoded, e
 		return nil, invalidToken(CodeGooglePayTokenInvalid, string(googlepay.BadPaymentData))
 	}
 	pm := m.PaymentMethodDetails
-	return s.keep(ctx, in, direct.NewToken{Type: direct.GooglePay, WalletTransaction: m.MessageID,
-		Card: direct.Card{Number: pm.PAN, ExpiryMonth: twoDigits(pm.ExpirationMonth), ExpiryYear: strconv.Itoa(pm.ExpirationYear),
+	return s.keep(ctx, in, wallettokens.NewToken{Type: wallettokens.GooglePay, WalletTransaction: m.MessageID,
+		Card: wallettokens.Card{Number: pm.PAN, ExpiryMonth: twoDigits(pm.ExpirationMonth), ExpiryYear: strconv.Itoa(pm.ExpirationYear),
 			Cryptogram: pm.Cryptogram, ECI: pm.ECIIndicator},
 		ExpiryMonth: pm.ExpirationMonth, ExpiryYear: pm.ExpirationYear})
 }
@@ -157,7 +157,7 @@ func twoDigits(n int) string {
 // keep seals the card into a payment token and stores it with the keyed
 // call's record; a token of the same wallet transaction stored before is
 // answered as it stands (200), never written twice.
-func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) (*Decoded, error) {
+func (s *Service) keep(ctx context.Context, in DecodeInput, nt wallettokens.NewToken) (*Decoded, error) {
 	brand := cards.Brand(nt.Card.Number)
 	if brand == "" || !cards.Luhn(nt.Card.Number) {
 		return nil, invalidToken(cards.CodeCardNotSupported, "the token's card is not a visa, mc or amex card")
@@ -168,19 +168,19 @@ func (s *Service) keep(ctx context.Context, in DecodeInput, nt direct.NewToken) 
 		return nil, err
 	}
 	out := &Decoded{Token: tok.View(), Created: true}
-	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: direct.KindToken, Value: out.Token}, ops...)
+	err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Created: true, Kind: wallettokens.KindToken, Value: out.Token}, ops...)
 	if _, ok := store.IsConditionFailed(err); ok {
 		// Decoded before: the token as it stands (used, perhaps); no token
 		// of this account means another account claimed the transaction.
 		prev, gerr := s.tokens.Get(ctx, in.AccountID, tok.ID)
 		if apierr.KindOf(gerr) == apierr.NotFound {
-			return nil, direct.ClaimedElsewhere("token")
+			return nil, wallettokens.ClaimedElsewhere("token")
 		}
 		if gerr != nil {
 			return nil, gerr
 		}
 		out = &Decoded{Token: prev.View()}
-		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: direct.KindToken, Value: out.Token})
+		err = idempotency.Commit(ctx, s.st, in.Idem, idempotency.Outcome{Kind: wallettokens.KindToken, Value: out.Token})
 	}
 	if err != nil {
 		if idempotency.FromKey(err) {

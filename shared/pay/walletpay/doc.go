@@ -44,7 +44,7 @@
 //     answers the same payment_token_id (200, with used and transaction_id)
 //     and pays once. Apple Pay's tokens are sealed to the platform's
 //     processing key, not an account's, so a decode also claims its wallet
-//     transaction across accounts (direct.ClaimsPK, "wclaim#<type>", SK a
+//     transaction across accounts (wallettokens.ClaimsPK, "wclaim#<type>", SK a
 //     hash of the transaction id, put-if-absent in the token's own write):
 //     another account decoding the same transaction gets 409
 //     wallet_transaction_claimed and no token. (Google Pay's tokens name

@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/cse/localkeys"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/direct"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
@@ -71,7 +72,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 		return direct.New(direct.Config{Store: d.Store, Checkout: co, Keys: keys, Clock: d.Clock, Log: d.Log}).Group(), nil
 	}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		c := Config{Store: d.Store, Tokens: direct.NewTokens(d.Store, cse.NewSealer(d.Store, d.Clock)), Live: o.live, Test: paytokens.New(), Clock: d.Clock, Log: d.Log}
+		c := Config{Store: d.Store, Tokens: wallettokens.NewTokens(d.Store, cse.NewSealer(d.Store, d.Clock)), Live: o.live, Test: paytokens.New(), Clock: d.Clock, Log: d.Log}
 		if o.googleRoots != nil {
 			c.GoogleRoots = func(context.Context) ([]googlepay.RootKey, error) { return o.googleRoots, nil }
 		}
@@ -143,5 +144,5 @@ func (e *env) pay(tokenID string, amount int64, currency string, key ...string) 
 
 // storeQuery is the account's payment tokens partition.
 func storeQuery(accountID string) store.Query {
-	return store.Query{Table: store.TablePayments, PK: direct.TokensPK(accountID), Limit: 100}
+	return store.Query{Table: store.TablePayments, PK: wallettokens.TokensPK(accountID), Limit: 100}
 }

@@ -1,7 +1,7 @@
 package walletpay
 
 import (
-	"github.com/paygate/paygate/shared/pay/direct"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 )
 
@@ -58,9 +58,9 @@ func decoded(d *Decoded, err error) (*httpapi.Response, error) {
 		return nil, err
 	}
 	if d.Created {
-		return httpapi.Created(direct.KindToken, d.Token), nil
+		return httpapi.Created(wallettokens.KindToken, d.Token), nil
 	}
-	return httpapi.OK(direct.KindToken, d.Token), nil
+	return httpapi.OK(wallettokens.KindToken, d.Token), nil
 }
 
 func (s *Service) appleDecode(r *httpapi.Request) (*httpapi.Response, error) {

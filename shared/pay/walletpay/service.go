@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/connectors"
-	"github.com/paygate/paygate/shared/pay/direct"
+	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/walletpay/applepay"
 	"github.com/paygate/paygate/shared/pay/walletpay/googlepay"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -37,7 +37,7 @@ type Config struct {
 	Store store.Store
 	// Tokens keeps decoded cards as payment tokens, sealed to the direct
 	// payment keys (a sealer: this function decrypts nothing it stores).
-	Tokens *direct.Tokens
+	Tokens *wallettokens.Tokens
 	Live   LiveSource
 	// Test stands in for the wallets behind test keys (required: the
 	// wiring chooses it).
@@ -52,7 +52,7 @@ type Config struct {
 // Service serves Apple Pay and Google Pay sessions and decodes.
 type Service struct {
 	st          store.Store
-	tokens      *direct.Tokens
+	tokens      *wallettokens.Tokens
 	live        LiveSource
 	test        TestWallets
 	googleRoots func(context.Context) ([]googlepay.RootKey, error)

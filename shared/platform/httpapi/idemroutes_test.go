@@ -38,6 +38,7 @@ var readOnlyPOSTs = map[string]string{
 	"POST /dashboard/sign-out":                         "a repeat finds no session",
 	"POST /dashboard/sign-out-everywhere":              "a repeat ends the sessions opened since, which is what it asks",
 	"POST /dashboard/developers/api-keys/{id}/revoke":  "a revoked key stays revoked",
+	"POST /dashboard/payout-cards/{id}/delete":         "a deleted card stays deleted (a repeat is a 404 page), as the API's DELETE",
 	"POST /dashboard/developers/api-version":           "sets the default; a repeat sets the same",
 	"POST /dashboard/developers/webhooks/{id}/resend":  "a resend is one more delivery by design: the merchant asks for it again",
 	"POST /dashboard/settings/security/totp":           "turns the user's own second factor on or off; a repeat finds it so",

@@ -265,6 +265,12 @@ func operations() []operation {
 			func(t *testing.T, f *fixture) (string, map[string]any) {
 				return "/v2/payments", f.paymentBody(map[string]any{"type": "googlepay", "googlePayToken": "test_googlepay_authorised"})
 			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				// A Google Pay token decoded by the wallet route pays by its id.
+				tok := f.ok(t, "/test-helpers/wallet-tokens/googlepay", map[string]any{})["token"]
+				id := f.ok(t, "/v1/googlepay/decode", map[string]any{"token": tok})["payment_token_id"]
+				return "/v2/payments", f.paymentBody(map[string]any{"type": "googlepay", "paymentTokenId": id})
+			},
 		}},
 		{path: "/v2/payments/details", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
 			func(t *testing.T, f *fixture) (string, map[string]any) {
@@ -483,6 +489,13 @@ func operations() []operation {
 			return "/v1/payouts", map[string]any{"amount": map[string]any{"value": 100, "currency": "EUR"}, "payout_card_id": card,
 				"reference": "payout-" + uuid.NewString()[:8], "metadata": map[string]any{"batch": "7"}}
 		})},
+		{path: "/v1/payouts/{id}/cancel", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			f.ok(t, "/v1/transactions/"+f.authorised(t)+"/capture", map[string]any{})
+			card := f.ok(t, "/v1/payouts/cards", payoutCardBody())["id"]
+			id := f.ok(t, "/v1/payouts", map[string]any{"amount": map[string]any{"value": 100, "currency": "EUR"}, "payout_card_id": card,
+				"reference": "payout-" + uuid.NewString()[:8]})["id"].(string)
+			return "/v1/payouts/" + id + "/cancel", map[string]any{}
+		})},
 		{path: "/v1/split-requests", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
 			func(t *testing.T, f *fixture) (string, map[string]any) {
 				return "/v1/split-requests", map[string]any{"transaction_id": f.authorised(t), "parts": splitParts(),
@@ -516,6 +529,11 @@ func operations() []operation {
 		{path: "/v1/customers", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v1/customers", map[string]any{"external_ref": "crm-" + uuid.NewString()[:8], "email": "ana@example.com",
 				"name": "Ana", "description": "VIP", "metadata": map[string]any{"tier": "gold"}}
+		})},
+		{path: "/v1/customers/{id}", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
+			customer, token := f.cardToken(t)
+			return "/v1/customers/" + customer, map[string]any{"email": "ana@example.com", "name": "Ana", "description": "VIP",
+				"metadata": map[string]any{"tier": "gold", "legacy": ""}, "default_card_token_id": token}
 		})},
 		{path: "/v1/payments/recurring", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
 			func(t *testing.T, f *fixture) (string, map[string]any) {

@@ -1,4 +1,9 @@
-package direct
+// Package wallettokens holds the payment tokens the wallets' decodes make
+// (shared/pay/walletpay decodes an Apple Pay or Google Pay token into one)
+// and the payments that use them (direct payments' payment_token_id,
+// checkout's paymentMethod.paymentTokenId): the card data sealed to the
+// card keys, paid once, within TokenTTL.
+package wallettokens
 
 import (
 	"context"
@@ -38,10 +43,9 @@ const TokenIDPrefix = "ptok_"
 const MaxTokenID = len(TokenIDPrefix) + 32
 
 // PaymentToken is a decoded wallet token (shared/pay/walletpay), kept until a
-// direct payment uses it. The card data (device account number, expiry,
-// cryptogram) is kept only as Sealed: a JWE to the direct-payment keys,
-// which only the card-taking functions can decrypt and only the
-// direct-payments function reads, never in clear.
+// payment uses it. The card data (device account number, expiry,
+// cryptogram) is kept only as Sealed: a JWE to the card keys, which only the
+// card-taking functions can decrypt, never in clear.
 type PaymentToken struct {
 	ID          string        `json:"id"`
 	AccountID   string        `json:"account_id"`
@@ -117,8 +121,7 @@ func TokenID(accountID string, typ TokenType, walletTransaction string) string {
 }
 
 // Card is a decrypted card as a new payment token takes it (the card
-// keys' type), so other areas (wallet tokens) hand one over through
-// direct's service.
+// keys' type).
 type Card = cse.Card
 
 // NewToken is what a wallet's decode hands over: the card's public details
@@ -137,7 +140,7 @@ type NewToken struct {
 }
 
 // Tokens writes and reads payment tokens; the wallet decodes
-// (shared/pay/walletpay) create them, direct payments use them.
+// (shared/pay/walletpay) create them, direct and checkout payments use them.
 type Tokens struct {
 	st   store.Store
 	keys *cse.Keyring
@@ -161,7 +164,7 @@ func NewSealingTokens(st store.Store, clock func() time.Time) *Tokens {
 func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, []store.Op, error) {
 	sealed, err := ts.keys.Seal(ctx, in.Card)
 	if err != nil {
-		return nil, nil, apierr.Wrap("direct.Tokens.Build", apierr.Unavailable, err)
+		return nil, nil, apierr.Wrap("wallettokens.Build", apierr.Unavailable, err)
 	}
 	now := in.Now.UTC()
 	last4 := ""
@@ -177,7 +180,7 @@ func (ts *Tokens) Build(ctx context.Context, in NewToken) (*PaymentToken, []stor
 	}
 	claim, err := json.Marshal(map[string]string{"account_id": t.AccountID, "payment_token_id": t.ID})
 	if err != nil {
-		return nil, nil, apierr.Wrap("direct.Tokens.Build", apierr.Internal, err)
+		return nil, nil, apierr.Wrap("wallettokens.Build", apierr.Internal, err)
 	}
 	return t, []store.Op{op, store.Put(store.Item{Key: claimKey(in.Type, in.WalletTransaction), Data: claim,
 		ExpiresAt: t.ExpiresAt.Add(tokenKeep)}, store.IfAbsent)}, nil
@@ -193,7 +196,7 @@ func ClaimedElsewhere(param string) error {
 func (t *PaymentToken) putOp(cond store.Cond) (store.Op, error) {
 	data, err := json.Marshal(t)
 	if err != nil {
-		return store.Op{}, apierr.Wrap("direct.token", apierr.Internal, err)
+		return store.Op{}, apierr.Wrap("wallettokens.put", apierr.Internal, err)
 	}
 	// The record stays past its use or expiry (see tokenKeep); the code
 	// checks ExpiresAt itself.
@@ -209,20 +212,75 @@ func (ts *Tokens) Get(ctx context.Context, accountID, id string) (*PaymentToken,
 		return nil, apierr.NotFoundf("no such payment token: %s", id)
 	}
 	if err != nil {
-		return nil, apierr.Wrap("direct.Tokens.Get", apierr.Unavailable, err)
+		return nil, apierr.Wrap("wallettokens.Get", apierr.Unavailable, err)
 	}
 	var t PaymentToken
 	if err := json.Unmarshal(it.Data, &t); err != nil {
-		return nil, apierr.Wrap("direct.Tokens.Get", apierr.Internal, err)
+		return nil, apierr.Wrap("wallettokens.Get", apierr.Internal, err)
 	}
 	t.version = it.Version
 	return &t, nil
 }
 
-// useOp marks t used by payment id, conditioned on the version read: of two
+// UseOp marks t used by payment id, conditioned on the version read: of two
 // payments racing for one token, one commits.
-func (t *PaymentToken) useOp(paymentID string) (store.Op, error) {
+func (t *PaymentToken) UseOp(paymentID string) (store.Op, error) {
 	u := *t
 	u.TransactionID = paymentID
 	return u.putOp(store.IfVersion(t.version))
 }
+
+// ErrAmountMismatch is Payable's answer to a payment of another amount than
+// the one the shopper approved in the wallet; the caller words it with its
+// own amount field.
+var ErrAmountMismatch = errors.New("amount is not the amount the shopper approved in the wallet")
+
+// Payable checks that t may pay amount in currency at now: unused (Conflict
+// payment_token_used), unexpired (Invalid payment_token_expired naming
+// param), and for the amount the wallet approved, when it named one
+// (ErrAmountMismatch).
+func (t *PaymentToken) Payable(now time.Time, amount int64, currency, param string) error {
+	switch {
+	case t.TransactionID != "":
+		return t.Used()
+	case !now.Before(t.ExpiresAt):
+		return Expired(param)
+	case t.Amount != nil && (t.Amount.Value != amount || t.Amount.Currency != currency):
+		return ErrAmountMismatch
+	}
+	return nil
+}
+
+// Used is the Conflict of a token that paid already.
+func (t *PaymentToken) Used() error {
+	return apierr.New(CodePaymentTokenUsed, "payment token %s was already used by transaction %s: a wallet token pays once", t.ID, t.TransactionID)
+}
+
+// Expired is the answer to a token past its TTL, or sealed to a card key
+// that expired since.
+func Expired(param string) error {
+	return apierr.New(CodePaymentTokenExpired, "the payment token expired: decode the wallet token again").WithParam(param)
+}
+
+// ValidID reports whether id has a payment_token_id's form.
+func ValidID(id string) bool {
+	if len(id) != MaxTokenID || id[:len(TokenIDPrefix)] != TokenIDPrefix {
+		return false
+	}
+	for _, r := range id[len(TokenIDPrefix):] {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// The payment tokens' codes.
+var (
+	CodePaymentTokenExpired = apierr.Register(apierr.CodeInfo{Name: "payment_token_expired", Kind: apierr.Invalid,
+		Meaning: "The payment token expired: decode the wallet token again."})
+	CodePaymentTokenUsed = apierr.Register(apierr.CodeInfo{Name: "payment_token_used", Kind: apierr.Conflict, Param: "payment_token_id",
+		Meaning: "The payment token paid already: a token pays once."})
+	CodeWalletTransactionClaimed = apierr.Register(apierr.CodeInfo{Name: "wallet_transaction_claimed", Kind: apierr.Conflict,
+		Meaning: "Another merchant of the platform decoded this wallet transaction first: a wallet transaction pays once."})
+)
