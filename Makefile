@@ -26,7 +26,7 @@ test:
 lint:
 	infra/scripts/lint.sh
 
-## bench: benchmarks and load runs, printed as a table (ARGS passes flags, e.g. make bench ARGS="-steps cost")
+## bench: benchmarks and load runs, printed as a table and written, dated, into docs/benchmarks.md (ARGS passes flags, e.g. make bench ARGS="-steps cost" rewrites only those steps' sections)
 bench:
 	infra/scripts/bench.sh $(ARGS)
 

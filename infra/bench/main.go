@@ -1,7 +1,9 @@
 // Command bench is `make bench`: it measures what the project promises
 // about size, cold start, warm latency, DynamoDB round trips and local
-// throughput, and prints one table (name | value | target | ok). Figures are
-// reported, never asserted; -strict makes a missed target exit 1.
+// throughput, prints one table (name | value | target | ok) and writes it,
+// dated, one section per step, into docs/benchmarks.md (-write; docs.go), the
+// only place the project's figures live. Figures are reported, never
+// asserted; -strict makes a missed target exit 1.
 package main
 
 import (
@@ -11,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,6 +41,8 @@ type options struct {
 	loadTarget   string
 	strict       bool
 	steps        *regexp.Regexp // the steps to run (all by default)
+	write        string         // the Markdown file the figures go to, from the module root ("": none)
+	list         bool           // name the steps in order, run none
 }
 
 func main() {
@@ -50,6 +55,7 @@ func main() {
 	flag.StringVar(&o.loadTarget, "load-target", targetGateway,
 		"server of the load rows: "+targetGateway+" (build and start ./infra/local) or "+targetInProcess)
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
+	flag.StringVar(&o.write, "write", benchmarksFile, "write the figures, dated, into this Markdown file under the module root, replacing the sections of the steps run (\"\": print only)")
 	steps := flag.String("steps", "", "run only the steps whose name matches this regular expression (e.g. 'load|orders')")
 	flag.Parse()
 	var err error
@@ -63,8 +69,18 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rows, err := run(ctx, o, os.Stderr)
+	sections, err := run(ctx, o, os.Stderr)
+	var rows []row
+	for _, s := range sections {
+		rows = append(rows, s.rows...)
+	}
 	print(os.Stdout, rows)
+	if o.write != "" && len(sections) > 0 {
+		if werr := writeSections(ctx, o, sections); werr != nil {
+			fmt.Fprintln(os.Stderr, "bench: -write:", werr)
+			os.Exit(1)
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -78,9 +94,32 @@ func main() {
 	}
 }
 
-// run measures everything in turn; a failing step is reported in its row and
-// the others still run.
-func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
+// writeSections writes the run's sections into o.write, from the module
+// root, the steps in the order make bench runs them.
+func writeSections(ctx context.Context, o options, sections []section) error {
+	root, err := runtimeapi.ModuleRoot(".")
+	if err != nil {
+		return err
+	}
+	path := o.write
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	o.list, o.steps = true, nil
+	all, err := run(ctx, o, io.Discard)
+	if err != nil {
+		return err
+	}
+	order := make([]string, len(all))
+	for i, s := range all {
+		order[i] = s.name
+	}
+	return writeBenchmarks(path, sections, order)
+}
+
+// run measures everything in turn, one section per step; a failing step is
+// reported in its row and the others still run.
+func run(ctx context.Context, o options, progress io.Writer) ([]section, error) {
 	root, err := runtimeapi.ModuleRoot(".")
 	if err != nil {
 		return nil, err
@@ -89,10 +128,14 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []row
+	var sections []section
 	var failed []string
 	step := func(name string, f func() ([]row, error)) {
 		if o.steps != nil && !o.steps.MatchString(name) {
+			return
+		}
+		if o.list {
+			sections = append(sections, section{name: name})
 			return
 		}
 		fmt.Fprintf(progress, "bench: %s...\n", name)
@@ -101,7 +144,7 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 			failed = append(failed, name)
 			r = append(r, row{name: name, value: "error: " + err.Error(), target: "-", ok: "MISSED"})
 		}
-		rows = append(rows, r...)
+		sections = append(sections, section{name: name, measured: measuredOn(time.Now()), rows: r})
 	}
 	step("stack size", func() ([]row, error) { return stackRows(ctx, root) })
 	var largest function // by binary size: the one whose cold start is held to the target
@@ -128,9 +171,9 @@ func run(ctx context.Context, o options, progress io.Writer) ([]row, error) {
 	loadSteps(ctx, o, root, step)
 	step("webhook delivery through the local gateway", func() ([]row, error) { return webhookLoadRows(ctx, root) })
 	if len(failed) > 0 {
-		return rows, fmt.Errorf("failed: %s", strings.Join(failed, ", "))
+		return sections, fmt.Errorf("failed: %s", strings.Join(failed, ", "))
 	}
-	return rows, nil
+	return sections, nil
 }
 
 func warmRow(root string) ([]row, error) {

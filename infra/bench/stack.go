@@ -26,7 +26,7 @@ import (
 
 // stackTarget is the budget: CloudFormation's hard limit is 500, and 100
 // are kept for what later issues add. It was 300 before the delivery issue
-// gave every function a version, an alias and an alarm (README, Stack size).
+// gave every function a version, an alias and an alarm (docs/architecture.md, Stack size).
 const stackTarget = 400
 
 // projected are the spec's groups that are not built yet, with the routes

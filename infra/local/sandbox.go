@@ -153,7 +153,7 @@ func printBanner(w io.Writer, url, dataDir string, sb *sandbox, link string) {
 	}
 	lines = append(lines,
 		"sample payment link (25.00 USD): "+link,
-		"  open it and pay with 4111 1111 1111 1111, 03/30, CVC 737 (more test cards in the README)",
+		"  open it and pay with 4111 1111 1111 1111, 03/30, CVC 737 (more test cards in docs/payments.md)",
 		rule)
 	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }

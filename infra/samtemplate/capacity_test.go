@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Table capacity (README, "Cost per million operations"): the parameter
+// Table capacity (docs/deploy.md, "Table capacity"): the parameter
 // TableCapacity keeps every table on demand by default and, when
 // provisioned, gives each table a read and a write scalable target whose
 // target-tracking policy holds it at 70% use (the utilisation the cost

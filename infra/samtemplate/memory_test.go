@@ -10,7 +10,7 @@ import (
 // (none comes from Globals, so a new function cannot inherit a size nobody
 // measured), at least Lambda's 128 MB, with the measured reason in the
 // comment line above it, as `go run ./infra/invoke -memory -write` writes
-// them (issue 17, item 3; the README's "Memory per function" says how).
+// them (issue 17, item 3; docs/deploy.md's "Memory per function" says how).
 func TestEveryFunctionSizesItsMemory(t *testing.T) {
 	tpl := load(t)
 	b, err := os.ReadFile(templatePath)

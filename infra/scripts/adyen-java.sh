@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # adyen-java.sh install|run URL KEY: Adyen's own Java library
 # (com.adyen:adyen-java-api-library, infra/adyenlib) against the service's /v2
-# face, changing only the base URL and the key, as README "Using Adyen's
+# face, changing only the base URL and the key, as docs/adyen-migration.md "Using Adyen's
 # libraries" says a merchant does.
 #   install        fetch the library from Maven Central (once; mvn's own
 #                  repository caches it) and compile the check under

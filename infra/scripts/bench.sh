@@ -4,7 +4,7 @@
 # started (ones it found running stay). The load rows build and start the
 # local gateway (./infra/local) on a free 127.0.0.1 port and stop it after.
 # Without java (or python), the DynamoDB (or SQS) rows say "skipped" and the
-# rest still runs.
+# rest still runs. The figures go, dated, into docs/benchmarks.md (-write).
 #   bench.sh [flags of go run ./infra/bench, e.g. -runs 30 -strict -concurrency 50]
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

@@ -299,7 +299,7 @@ KNOWN = [
           "classes to state the rest (unassigned and private-use code points)", param="external_ref",
           message=r".*printable characters without spaces"),
     known("POST", r"^/v1/webhook-endpoints(/\{id\})?$", REJECTED, "an endpoint URL must be an absolute http(s) URL "
-          "whose host the key's mode allows (README, Outbound safety: https and a public name or address for live keys; "
+          "whose host the key's mode allows (docs/webhooks.md, Outbound safety: https and a public name or address for live keys; "
           "never link-local, metadata, private, unspecified or numeric host forms, credentials or fragments); address "
           "classes and key modes are beyond a JSON Schema", param="url", message=r"url refused: .*"),
     known("POST", r"^/v1/webhook-endpoints$", REJECTED, "an account holds at most 16 webhook endpoints; the fuzzer "
@@ -439,13 +439,13 @@ KNOWN = [
 
     # --- Documented rules a JSON Schema cannot state on every field.
     known("GET", ANY, ACCEPTED, "an empty query parameter (?region_code=, ?limit=, ?created_to=) counts as absent on "
-          "every list, as the README's Lists convention says (r.Query returns \"\" for both)",
+          "every list, as docs/conventions.md's Lists convention says (r.Query returns \"\" for both)",
           failure="in query"),
-    known("GET|POST", ANY, REJECTED, "the string rule (README, Strict input): no C0 control and no bidirectional "
+    known("GET|POST", ANY, REJECTED, "the string rule (docs/conventions.md, Strict input): no C0 control and no bidirectional "
           "override or isolate in any string; the document states it in words, not as a pattern on every string, so "
           "a generated case carrying one in the refused field is rightly refused",
           when="param_has_control"),
-    known("POST", ANY, REJECTED, "the integer rule (README, Strict input): an integer is written without a fraction "
+    known("POST", ANY, REJECTED, "the integer rule (docs/conventions.md, Strict input): an integer is written without a fraction "
           "or exponent, so 25256.0, an integer for JSON Schema, is a 400 parameter_invalid_type",
           message=r".* must be an integer written without a fraction or an exponent .*"),
 ]

@@ -32,7 +32,7 @@ import (
 // What it buys: a hot balance's orders cost one round trip per batch instead
 // of one each (issue 17). It works within one process (the local gateway, a
 // test, a long-running worker); a Lambda instance serves one request at a
-// time, so there each batch holds one write (see the README's hot balance).
+// time, so there each batch holds one write (docs/benchmarks.md, hot balance).
 
 var _ store.Pipeliner = (*Store)(nil)
 

@@ -108,7 +108,7 @@ func TestAdoptAndRotateOnMoto(t *testing.T) {
 // wrapped key here is moto's own Encrypt of the CEK: the test proves the
 // adapter's calls, the keyring's way through them and the call count; that
 // KMS opens a browser's RSA-OAEP-256 wrapping is what only a real account
-// shows (README, "Direct payments"). The cryptography itself is proven
+// shows (docs/direct-payments.md). The cryptography itself is proven
 // through the local adapter (package cse's tests).
 func TestOpenOnMotoIsOneDecrypt(t *testing.T) {
 	c, counter := client(t)

@@ -7,7 +7,7 @@
 //
 // Functions: WebhookEndpointsFunction (/v1/webhook-endpoints...) and
 // EventsFunction (/v1/events...), two groups because the stack projection
-// (README, Stack size) already counts them apart and the events function
+// (docs/architecture.md, Stack size) already counts them apart and the events function
 // then needs no write permission at all.
 //
 // Key layout (accounts table, beside the account; events table as written by

@@ -149,7 +149,8 @@ func TestEventsAPI(t *testing.T) {
 }
 
 // TestCatalogueIsTheOneList: the event types the writers emit are in the
-// catalogue, and the catalogue, the OpenAPI enum and the README agree.
+// catalogue, and the catalogue, the OpenAPI enum and the webhooks guide's
+// event-type table (docs/webhooks.md) agree.
 func TestCatalogueIsTheOneList(t *testing.T) {
 	emitted := []string{orders.EventCompleted, orders.EventFailed}
 	emitted = append(emitted, wallet.EventTypes...)
@@ -182,14 +183,14 @@ func TestCatalogueIsTheOneList(t *testing.T) {
 	require.NoError(t, json.Unmarshal(openapi.Document(), &doc))
 	assert.Equal(t, eventlog.Types(), doc.Components.Schemas["EventType"].Enum)
 
-	readme, err := os.ReadFile("../../../README.md")
+	guide, err := os.ReadFile("../../../docs/webhooks.md")
 	require.NoError(t, err)
 	row := regexp.MustCompile("(?m)^\\| `([a-z_]+(?:\\.[a-z_]+)+)` \\|")
-	var inReadme []string
-	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
-		inReadme = append(inReadme, m[1])
+	var inGuide []string
+	for _, m := range row.FindAllStringSubmatch(string(guide), -1) {
+		inGuide = append(inGuide, m[1])
 	}
-	assert.Equal(t, eventlog.Types(), inReadme, "README's event-type table")
+	assert.Equal(t, eventlog.Types(), inGuide, "docs/webhooks.md's event-type table")
 	for _, c := range eventlog.Catalogue {
 		assert.NotEmpty(t, strings.TrimSpace(c.Description))
 	}

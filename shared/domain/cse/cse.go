@@ -135,7 +135,7 @@ func FormatGenerationTime(t time.Time) string {
 }
 
 // Encrypt seals a payload to pub under kid in the client-side-encryption
-// format, as a merchant's page or server would (see the README's examples).
+// format, as a merchant's page or server would (see docs/direct-payments.md's examples).
 // The platform uses it to keep wallet tokens (Keyring.Seal); tests use it
 // as a merchant.
 func Encrypt(kid string, pub *rsa.PublicKey, payload []byte) (string, error) {

@@ -27,7 +27,7 @@
 //     expiry, holder name and, for the sandbox, the test card's outcome
 //     profile (processor.Profile): all the sandbox processor needs to replay
 //     the card. A live processor would keep its network token reference here
-//     instead (README, "Stored cards and what a live processor would keep").
+//     instead (docs/payments.md, "Stored cards and what a live processor would keep").
 //   - The default card token of a customer is the one the merchant chose
 //     (default_card_token_id, set by POST /v1/customers/{id}: UpdateOps),
 //     else computed (Default): the token saved most recently (UpdatedAt; a

@@ -108,7 +108,7 @@ func TestCancelledClientAtCommitReplays(t *testing.T) {
 	})
 }
 
-// TestReadmeIdempotencyClaims checks each claim of the README's idempotency
+// TestReadmeIdempotencyClaims checks each claim of docs/conventions.md's idempotency
 // paragraph, on the embedded store and on DynamoDB Local.
 func TestReadmeIdempotencyClaims(t *testing.T) {
 	backends(t, func(t *testing.T, st func(testing.TB) store.Store) {

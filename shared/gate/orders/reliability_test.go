@@ -58,7 +58,7 @@ func TestConcurrentOrdersNeverOverdraw(t *testing.T) {
 					wg.Go(func() {
 						<-start
 						// A client retries a 409 balance_busy with the same key,
-						// as the README tells it to: on a loaded machine the
+						// as docs/gate.md tells it to: on a loaded machine the
 						// ordering budget can run out before every racer is
 						// served, and that must never cost money or exactness.
 						var r *apitest.Resp

@@ -38,7 +38,7 @@ type entryList struct {
 	NextCursor string  `json:"next_cursor"`
 }
 
-// TestWalkThrough is the README's walk-through on both stores: a payment
+// TestWalkThrough is docs/balance.md's walk-through on both stores: a payment
 // captured at authorisation (checkout's automatic capture: the books hear of
 // it with no code of checkout's own), the balance, a payout card and a
 // payout, another payment held for manual capture and split at its capture,

@@ -12,7 +12,7 @@
 //     /v1/distributions (create, list, get, balance). One function for the
 //     spec's beneficiaries and distributions: the same records, the same
 //     grants, and a distribution reads the beneficiaries it credits (one
-//     function fewer on the stack: README, Stack size).
+//     function fewer on the stack: docs/architecture.md, Stack size).
 //   - PaymentOrdersSenderFunction (Consume): the payment-orders queue's
 //     consumer; it sends each created order to the bank and records the
 //     answer.
@@ -85,7 +85,7 @@
 // else failed bank_timeout and the reserve released. "Accepted, still
 // paying" (the slow sandbox IBAN) is asked again every 20 s without counting.
 // The bank is a port (domain/banking); the sandbox bank (sandbox/bank, the
-// wiring's choice for test keys) answers by IBAN (the README's table) and
+// wiring's choice for test keys) answers by IBAN (docs/beneficiaries.md's table) and
 // keeps its own record per order (sbxbank#). Live keys cannot
 // make orders (403 live_mode_unavailable): no live bank is wired.
 //

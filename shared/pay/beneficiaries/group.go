@@ -14,7 +14,7 @@ import (
 // transfers, settlement payment orders, and distributions. The spec's
 // Merchants beneficiaries and Distributions are one function: the same
 // records, the same grants, and a distribution reads the beneficiaries it
-// credits (README, Stack size).
+// credits (docs/architecture.md, Stack size).
 var BeneficiariesGroup = registry.Group{
 	Function: "BeneficiariesFunction", Dir: "beneficiaries", OpenAPI: "paths-beneficiaries.json", MoneyPath: true,
 	Routes: []registry.Route{

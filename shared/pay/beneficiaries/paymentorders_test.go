@@ -27,7 +27,7 @@ func TestSandboxIBANsAreValid(t *testing.T) {
 		assert.Len(t, iban, 20, outcome)
 		assert.Equal(t, outcome, bank.Outcome(iban))
 	}
-	assert.Equal(t, "KZ699990000000000001", ibanPaid, "the README's table")
+	assert.Equal(t, "KZ699990000000000001", ibanPaid, "docs/beneficiaries.md's table")
 	assert.Equal(t, "KZ429990000000000002", ibanClosed)
 	assert.Equal(t, "KZ159990000000000003", ibanMismatch)
 	assert.Equal(t, "KZ859990000000000004", ibanSlow)

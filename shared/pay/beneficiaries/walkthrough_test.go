@@ -16,7 +16,7 @@ import (
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
-// TestWalkThrough is the README's walk-through (section "Beneficiaries,
+// TestWalkThrough is docs/beneficiaries.md's walk-through (section "Beneficiaries,
 // distributions and bank invoices"), on both stores: invoice a payer and
 // pay it in the sandbox (the merchant's available balance), register a
 // beneficiary, distribute to it, settle it by payment order, and move the

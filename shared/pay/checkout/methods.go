@@ -7,7 +7,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/vault"
 )
 
-// Sandbox availability rules of /paymentMethods, documented in the README:
+// Sandbox availability rules of /paymentMethods, documented in docs/payments.md:
 //   - scheme cards: always; brands visa and mc, plus amex for amexCurrencies;
 //   - applepay: channel iOS or Web (or none sent), a positive amount, and a
 //     country in walletCountries (or none sent);

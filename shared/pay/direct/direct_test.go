@@ -488,36 +488,36 @@ func TestAdyenLibraryJWE(t *testing.T) {
 	assert.Equal(t, "4444", p.Map(t)["last4"])
 }
 
-// readmeEncrypt is the README's five-line Go example for merchants (between
-// the markers, as README.md shows it; TestREADMEEncryptionExample holds the
-// two to the same text). Errors are left out there for brevity.
-func readmeEncrypt(jwk, card []byte) string {
-	// README begin
+// guideEncrypt is the direct payments guide's five-line Go example for
+// merchants (between the markers, as docs/direct-payments.md shows it;
+// TestGuideEncryptionExample holds the two to the same text). Errors are left out there for brevity.
+func guideEncrypt(jwk, card []byte) string {
+	// guide begin
 	var key jose.JSONWebKey
 	_ = key.UnmarshalJSON(jwk) // GET /v1/payments/direct/keys: data[0].jwk (its kid included)
 	enc, _ := jose.NewEncrypter(jose.A256CBC_HS512, jose.Recipient{Algorithm: jose.RSA_OAEP_256, Key: key.Key, KeyID: key.KeyID}, (&jose.EncrypterOptions{}).WithHeader("version", "1"))
 	obj, _ := enc.Encrypt(card) // {"number":"4111111111111111","holderName":"J Smith","cvc":"737","expiryMonth":"03","expiryYear":"2030","generationtime":"2024-05-01T09:00:00.000Z"}
 	encryptedCard, _ := obj.CompactSerialize()
-	// README end
+	// guide end
 	return encryptedCard
 }
 
-// TestREADMEEncryptionExample: the README's Go example is readmeEncrypt's
+// TestGuideEncryptionExample: the guide's Go example is guideEncrypt's
 // body, and what it makes pays.
-func TestREADMEEncryptionExample(t *testing.T) {
+func TestGuideEncryptionExample(t *testing.T) {
 	src, err := os.ReadFile("direct_test.go")
 	require.NoError(t, err)
-	_, rest, ok := strings.Cut(string(src), "\t// README begin\n")
+	_, rest, ok := strings.Cut(string(src), "\t// guide begin\n")
 	require.True(t, ok)
-	snippet, _, ok := strings.Cut(rest, "\t// README end\n")
+	snippet, _, ok := strings.Cut(rest, "\t// guide end\n")
 	require.True(t, ok)
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(snippet, "\n"), "\n") {
 		lines = append(lines, strings.TrimPrefix(l, "\t"))
 	}
-	readme, err := os.ReadFile("../../../README.md")
+	guide, err := os.ReadFile("../../../docs/direct-payments.md")
 	require.NoError(t, err)
-	assert.Contains(t, string(readme), "```go\n"+strings.Join(lines, "\n")+"\n```\n", "README's merchant encryption example")
+	assert.Contains(t, string(guide), "```go\n"+strings.Join(lines, "\n")+"\n```\n", "docs/direct-payments.md's merchant encryption example")
 
 	e := newEnv(t, embedded)
 	r := e.Do("GET", "/v1/payments/direct/keys", nil)
@@ -530,7 +530,7 @@ func TestREADMEEncryptionExample(t *testing.T) {
 	r.JSON(t, &list)
 	require.NotEmpty(t, list.Data)
 	card, _ := json.Marshal(e.card("4111111111111111", "737"))
-	p := e.pay(body(readmeEncrypt(list.Data[0].JWK, card), "order-readme"))
+	p := e.pay(body(guideEncrypt(list.Data[0].JWK, card), "order-guide"))
 	require.Equal(t, 201, p.Status, "%s", p.Body)
 	assert.Equal(t, "charged", p.Map(t)["status"])
 }

@@ -36,7 +36,7 @@
 //     create (a duplicate would reach the payer twice) and honoured on
 //     cancel and pay.
 //   - Invoices live in the ledger table, beside the books a payment posts
-//     to: no table of their own (README, Stack size).
+//     to: no table of their own (docs/architecture.md, Stack size).
 //
 // # Key layout (table ledger)
 //

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestWalkThrough is the README's walk-through on both stores: authorise a
+// TestWalkThrough is docs/managing-payments.md's walk-through on both stores: authorise a
 // card in checkout for manual capture, capture half, refund a quarter twice,
 // read the history.
 func TestWalkThrough(t *testing.T) {

@@ -30,7 +30,7 @@ const (
 // Statuses lists every status, in lifecycle order.
 var Statuses = []Status{StatusNew, StatusProcessing, StatusSuccess, StatusFailed, StatusCaptured, StatusCancelled, StatusPartiallyRefunded, StatusRefunded}
 
-// transitions is the one table of allowed moves (README "Wallet" repeats it).
+// transitions is the one table of allowed moves (docs/wallet.md repeats it).
 var transitions = map[Status][]Status{
 	StatusNew:               {StatusProcessing, StatusSuccess, StatusFailed, StatusCancelled},
 	StatusProcessing:        {StatusSuccess, StatusFailed, StatusCancelled},

@@ -55,7 +55,7 @@
 //     minutes long: a replay of one would be stale).
 //   - Test helpers (test keys only): POST /test-helpers/wallet-tokens/applepay
 //     and /googlepay make test tokens (TestWallets'), so a merchant without
-//     a device, the schemathesis run and the README's walk-through can
+//     a device, the schemathesis run and docs/direct-payments.md's examples can
 //     decode one.
 //   - Calls per request: a decode is GetItem (key), GetItem (the keyring, at
 //     most once a minute per instance), one TransactWriteItems (the token,

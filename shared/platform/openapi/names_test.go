@@ -15,7 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/openapi"
 )
 
-// The names rule (README, "API conventions"): the Pay API and the Gate API
+// The names rule (docs/conventions.md): the Pay API and the Gate API
 // speak snake_case; checkout (/v2/..., its test helper
 // /test-helpers/payments/..., which answers as /v2/payments/details does, and
 // the hosted payment page's drop-in calls /pay/..., which are the drop-in's

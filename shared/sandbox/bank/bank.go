@@ -1,6 +1,6 @@
 // Package bank is the sandbox bank, the adapter of the bank's port
 // (domain/banking) that test keys' payment orders reach: it answers by the
-// beneficiary's IBAN (IBANs, the README's sandbox accounts) and keeps its own
+// beneficiary's IBAN (IBANs, docs/beneficiaries.md's sandbox accounts) and keeps its own
 // record of each order it answered, so an order asked twice is paid once.
 package bank
 

@@ -18,7 +18,7 @@ import (
 var _ supplier.TestSupplier = (*Sandbox)(nil)
 
 // Sandbox is the deterministic vendor of test mode. Its rules, checked in this
-// order (documented in the OpenAPI description and the README):
+// order (documented in the OpenAPI description and docs/gate.md):
 //
 //	any customer_account value ending in "0000"  -> failed, reason invalid_account
 //	product slug containing "out-of-stock"       -> failed, reason out_of_stock

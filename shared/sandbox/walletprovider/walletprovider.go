@@ -1,7 +1,7 @@
 // Package walletprovider is the sandbox phone wallet, the adapter of the
 // phone-wallet provider's port (domain/phonewallet) that test keys'
 // transactions reach: its shopper answers by the documented test phone
-// number (README "Wallet", the OpenAPI description); any other number waits
+// number (docs/wallet.md, the OpenAPI description); any other number waits
 // for the test helpers (confirm, decline) or the confirmation timeout. It
 // holds KZT and USD.
 package walletprovider

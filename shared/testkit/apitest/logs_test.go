@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The sandbox processor's test cards (README, "Sandbox processor"), each as
-// the README prints it, with spaces.
+// The sandbox processor's test cards (docs/payments.md, "Sandbox processor"), each as
+// the guide prints it, with spaces.
 var sandboxCards = []string{
 	"4111 1111 1111 1111", "5555 5555 5555 4444", "3700 0000 0000 002", "4917 6100 0000 0000",
 	"5454 5454 5454 5454", "4212 3456 7890 1237", "4000 0000 0000 0010", "4000 0000 0000 0002", "4000 0000 0000 0341",
