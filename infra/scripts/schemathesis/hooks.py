@@ -256,8 +256,13 @@ KNOWN = [
           "or a stored method of this shopper", param=r"paymentMethod.*|shopperReference"),
     known("POST", r"^/(v2/payments|v2/client/sessions/\{id\}/payments)$", REJECTED,
           "Adyen's recurring rules, which depend on other fields: ContAuth charges a stored method (not with "
-          "CardOnFile, not storing one, not from a client key), Moto is not taken",
+          "CardOnFile, not storing one, not from a client key), Moto is not taken; a session's payment keeps the "
+          "session's model and store mode",
           param=r"shopperInteraction|recurringProcessingModel|storePaymentMethod"),
+    known("POST", r"^/v2/sessions$", REJECTED,
+          "Adyen's recurring rules of a session, which depend on other fields: a session is Ecommerce (ContAuth and "
+          "Moto refused), storePaymentMethod true is storePaymentMethodMode enabled, storing needs a shopperReference",
+          param=r"shopperInteraction|storePaymentMethod|shopperReference"),
     known("POST", ANY, REJECTED, "returnUrl and shopperReference must not carry an e-mail address; merchantAccount "
           "must be the key's own", param=r"returnUrl|shopperReference|merchantAccount",
           message=r".*(personal data|merchant account|merchantAccount).*"),

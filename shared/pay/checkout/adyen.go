@@ -49,6 +49,10 @@ type SessionResponse struct {
 	LineItems        []LineItem        `json:"lineItems,omitempty"`
 	Mode             string            `json:"mode"`
 	Metadata         map[string]string `json:"metadata,omitempty"`
+	// The recurring fields, as the session was created with them.
+	StorePaymentMethodMode   string `json:"storePaymentMethodMode,omitempty"`
+	RecurringProcessingModel string `json:"recurringProcessingModel,omitempty"`
+	ShopperInteraction       string `json:"shopperInteraction,omitempty"`
 }
 
 // SessionResult is SessionResultResponse.

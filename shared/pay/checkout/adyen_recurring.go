@@ -112,3 +112,79 @@ func recurringAnswer(in *PaymentRequest, shopperRef string, use vaultUse) map[st
 	}
 	return out
 }
+
+// Adyen's storePaymentMethodMode of a session: whether its payments store
+// the shopper's card.
+const (
+	StoreDisabled      = "disabled"      // never
+	StoreAskForConsent = "askForConsent" // when the shopper ticks the Drop-in's box (the payment's storePaymentMethod)
+	StoreEnabled       = "enabled"       // always
+)
+
+var storeModes = []string{StoreDisabled, StoreAskForConsent, StoreEnabled}
+
+// SessionRecurring is what a session keeps of Adyen's recurring fields.
+type SessionRecurring struct {
+	StoreMode   string `json:"store_mode,omitempty"` // "" when the request named none: the payment's storePaymentMethod decides, as before
+	Model       string `json:"model,omitempty"`
+	Interaction string `json:"interaction,omitempty"`
+}
+
+// sessionRecurring holds Adyen's rules on a session's recurring fields: a
+// session is the shopper's (Ecommerce; ContAuth is the merchant's, on
+// POST /v2/payments; Moto is not taken), storing needs a shopperReference,
+// and storePaymentMethod true is storePaymentMethodMode enabled.
+func (in *CreateSessionRequest) sessionRecurring() (SessionRecurring, error) {
+	r := SessionRecurring{StoreMode: in.StorePaymentMethodMode, Model: in.RecurringProcessingModel, Interaction: in.ShopperInteraction}
+	switch in.ShopperInteraction {
+	case "", InteractionEcommerce:
+	case InteractionMoto:
+		return r, apierr.New(CodeShopperInteractionUnsupported, "shopperInteraction Moto is not taken; a session is Ecommerce")
+	case InteractionContAuth:
+		return r, apierr.Invalidf("shopperInteraction", "a session is the shopper's (Ecommerce): a ContAuth payment is the merchant's, on POST /v2/payments with a secret key")
+	default:
+		return r, apierr.Invalidf("shopperInteraction", "shopperInteraction must be one of %v", interactions)
+	}
+	if r.Model != "" && !slices.Contains(models, r.Model) {
+		return r, apierr.Invalidf("recurringProcessingModel", "recurringProcessingModel must be one of %v", models)
+	}
+	if r.StoreMode != "" && !slices.Contains(storeModes, r.StoreMode) {
+		return r, apierr.Invalidf("storePaymentMethodMode", "storePaymentMethodMode must be one of %v", storeModes)
+	}
+	if in.StorePaymentMethod {
+		if r.StoreMode == StoreDisabled || r.StoreMode == StoreAskForConsent {
+			return r, apierr.Invalidf("storePaymentMethod", "storePaymentMethod true stores every payment's card: it is storePaymentMethodMode enabled, not %s", r.StoreMode)
+		}
+		r.StoreMode = StoreEnabled
+	}
+	if (r.StoreMode == StoreEnabled || r.StoreMode == StoreAskForConsent) && in.ShopperReference == "" {
+		return r, apierr.New(apierr.CodeParameterMissing, "storing the shopper's payment method (storePaymentMethodMode %s) needs a shopperReference", r.StoreMode).WithParam("shopperReference")
+	}
+	return r, nil
+}
+
+// applyRecurring gives a session's payment the session's recurring fields:
+// its model when the payment names none (another is a 400), and whether the
+// card is stored (enabled: always; disabled: never, a payment asking is a
+// 400; askForConsent or none: as the payment's storePaymentMethod says).
+func (s *Session) applyRecurring(in *PaymentRequest) error {
+	r := s.Recurring
+	switch {
+	case in.RecurringProcessingModel == "":
+		in.RecurringProcessingModel = r.Model
+	case r.Model != "" && in.RecurringProcessingModel != r.Model:
+		return apierr.Invalidf("recurringProcessingModel", "recurringProcessingModel must be the session's (%s)", r.Model)
+	}
+	if in.ShopperInteraction == "" {
+		in.ShopperInteraction = r.Interaction
+	}
+	switch r.StoreMode {
+	case StoreEnabled:
+		in.StorePaymentMethod = true
+	case StoreDisabled:
+		if in.StorePaymentMethod {
+			return apierr.Invalidf("storePaymentMethod", "this session stores no payment method (storePaymentMethodMode disabled)")
+		}
+	}
+	return nil
+}

@@ -50,6 +50,12 @@ type CreateSessionRequest struct {
 	// AdditionalData: only manualCapture has a meaning here (capture.go);
 	// other entries are accepted and ignored, as on payments.
 	AdditionalData map[string]string `json:"additionalData"`
+	// Adyen's recurring fields of a session (adyen_recurring.go): the
+	// session's payments store the card as these say.
+	StorePaymentMethod       bool   `json:"storePaymentMethod"`
+	StorePaymentMethodMode   string `json:"storePaymentMethodMode" maxlen:"16"`
+	RecurringProcessingModel string `json:"recurringProcessingModel" maxlen:"32"`
+	ShopperInteraction       string `json:"shopperInteraction" maxlen:"16"`
 }
 
 var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)
@@ -230,8 +236,13 @@ func (in *CreateSessionRequest) validate(c Caller) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	rec, err := in.sessionRecurring()
+	if err != nil {
+		return nil, err
+	}
 	return &Session{
-		ID: "CS" + strings.ToUpper(strings.ReplaceAll(ids.New(), "-", "")), AccountID: c.AccountID, MerchantAccount: ma,
+		Recurring: rec,
+		ID:        "CS" + strings.ToUpper(strings.ReplaceAll(ids.New(), "-", "")), AccountID: c.AccountID, MerchantAccount: ma,
 		Livemode: !c.TestMode, Amount: *in.Amount, CountryCode: in.CountryCode, Reference: in.Reference,
 		ReturnURL: in.ReturnURL, ShopperReference: in.ShopperReference, ShopperEmail: in.ShopperEmail,
 		ShopperLocale: locale, Channel: in.Channel, TransactionType: tt, LineItems: in.LineItems,

@@ -513,6 +513,9 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		} else if shopperRef != s.ShopperReference {
 			return nil, invalid("shopperReference", CodeShopperReferenceMismatch, "shopperReference must equal the session's")
 		}
+		if err := s.applyRecurring(in); err != nil {
+			return nil, err
+		}
 	} else {
 		if _, err := merchantAccountOf(c.MerchantAccount, in.MerchantAccount); err != nil {
 			return nil, err

@@ -73,13 +73,16 @@ type Session struct {
 	LineItems        []LineItem        `json:"line_items,omitempty"`
 	Metadata         map[string]string `json:"metadata,omitempty"`
 	// CaptureMode applies to every payment of the session (capture.go).
-	CaptureMode      payments.CaptureMode `json:"capture_mode,omitempty"`
-	CreatedAt        time.Time            `json:"created_at"`
-	ExpiresAt        time.Time            `json:"expires_at"`
-	Status           Status               `json:"status"`
-	Refusals         int                  `json:"refusals"`
-	PendingPaymentID string               `json:"pending_payment_id,omitempty"`
-	Payments         []ResultPayment      `json:"payments,omitempty"`
+	CaptureMode payments.CaptureMode `json:"capture_mode,omitempty"`
+	// Recurring is what the session was created with of Adyen's recurring
+	// fields (adyen_recurring.go).
+	Recurring        SessionRecurring `json:"recurring,omitzero"`
+	CreatedAt        time.Time        `json:"created_at"`
+	ExpiresAt        time.Time        `json:"expires_at"`
+	Status           Status           `json:"status"`
+	Refusals         int              `json:"refusals"`
+	PendingPaymentID string           `json:"pending_payment_id,omitempty"`
+	Payments         []ResultPayment  `json:"payments,omitempty"`
 	version          int64
 	events           []pendingEvent // written by the next updateOps
 
@@ -189,6 +192,8 @@ func (s *Session) response(sessionData string) SessionResponse {
 		Reference: s.Reference, ReturnURL: s.ReturnURL, ShopperLocale: s.ShopperLocale,
 		ShopperReference: s.ShopperReference, ShopperEmail: s.ShopperEmail, Channel: s.Channel,
 		LineItems: s.LineItems, Mode: "embedded", Metadata: s.Metadata,
+		StorePaymentMethodMode: s.Recurring.StoreMode, RecurringProcessingModel: s.Recurring.Model,
+		ShopperInteraction: s.Recurring.Interaction,
 	}
 }
 

@@ -218,9 +218,17 @@ func operations() []operation {
 		return []func(t *testing.T, f *fixture) (string, map[string]any){fn}
 	}
 	return append([]operation{
-		{path: "/v2/sessions", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
-			return "/v2/sessions", f.sessionBody()
-		})},
+		{path: "/v2/sessions", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				return "/v2/sessions", f.sessionBody()
+			},
+			func(t *testing.T, f *fixture) (string, map[string]any) {
+				b := f.sessionBody()
+				b["shopperReference"], b["storePaymentMethod"], b["storePaymentMethodMode"] = "shopper-rec-1", true, "enabled"
+				b["recurringProcessingModel"], b["shopperInteraction"] = "CardOnFile", "Ecommerce"
+				return "/v2/sessions", b
+			},
+		}},
 		{path: "/v2/paymentMethods", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/v2/paymentMethods", map[string]any{"amount": map[string]any{"value": 1000, "currency": "EUR"}, "countryCode": "NL",
 				"channel": "Web", "merchantAccount": f.merchant, "shopperReference": "shopper-1", "shopperEmail": "j.smith@example.com",
