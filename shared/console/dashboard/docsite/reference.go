@@ -104,7 +104,7 @@ func parseErrorCodes(src []byte) []errorCode {
 // newReference reads an OpenAPI document; the site gives the error codes'
 // meanings.
 func (s *Site) newReference(document []byte) (*Reference, error) {
-	r := &Reference{md: markdown()}
+	r := &Reference{md: markdown(links{rooted: true})}
 	if err := json.Unmarshal(document, &r.doc); err != nil {
 		return nil, fmt.Errorf("docsite: the OpenAPI document: %w", err)
 	}

@@ -71,7 +71,7 @@ func load(fsys fs.FS, document []byte) (*Site, error) {
 	}
 	slices.Sort(names)
 	s := &Site{byName: map[string]int{}}
-	md := markdown()
+	md := markdown(links{})
 	for _, n := range names {
 		src, err := fs.ReadFile(fsys, n)
 		if err != nil {
@@ -151,14 +151,14 @@ func (s *Site) NotFound(name string) ([]byte, error) {
 // section), links between guides rewritten to their pages. Table cells'
 // alignment is an align attribute: a style attribute would be refused by
 // the pages' Content-Security-Policy.
-func markdown() goldmark.Markdown {
+func markdown(l links) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions( // extension.GFM, with its table's alignment as attributes
 			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
 			extension.Strikethrough, extension.Linkify, extension.TaskList),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(links{}, 100)),
+			parser.WithASTTransformers(util.Prioritized(l, 100)),
 		),
 	)
 }
@@ -214,8 +214,11 @@ func plain(n ast.Node, src []byte) string {
 	return strings.TrimSpace(b.String())
 }
 
-// links rewrites the guides' relative links (see the package comment).
-type links struct{}
+// links rewrites the guides' relative links (see the package comment). In
+// the reference's descriptions (rooted), a link rooted at the site is
+// unlinked unless it is a page of the service's: the checkout face's
+// descriptions are Adyen's, whose rooted links are Adyen's pages.
+type links struct{ rooted bool }
 
 func (l links) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
 	var unlink []*ast.Link
@@ -225,6 +228,9 @@ func (l links) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
 			return ast.WalkContinue, nil
 		}
 		to, keep := l.rewrite(string(link.Destination))
+		if l.rooted && strings.HasPrefix(to, "/") && !strings.HasPrefix(to, "/docs") && to != "/openapi.json" {
+			keep = false
+		}
 		if !keep {
 			unlink = append(unlink, link)
 		}
