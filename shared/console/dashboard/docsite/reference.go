@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -124,17 +125,6 @@ func (s *Site) newReference(document []byte) (*Reference, error) {
 	return r, nil
 }
 
-// Operations lists every operation of the reference as "METHOD path".
-func (s *Site) Operations() []string {
-	var out []string
-	for _, t := range s.ref.tags {
-		for _, op := range t.Ops {
-			out = append(out, op.Method+" "+op.Path)
-		}
-	}
-	return out
-}
-
 func (r *Reference) buildOps() {
 	tagIndex := map[string]int{}
 	addTag := func(name string) int {
@@ -205,19 +195,22 @@ func (r *Reference) op(p, method string, raw map[string]any, shared []any, globa
 		}
 	}
 	var body any
+	bodyType := ""
 	if rb := r.resolve(raw["requestBody"]); rb != nil {
 		content, _ := rb["content"].(map[string]any)
-		for _, ct := range slices.Sorted(maps.Keys(content)) {
-			cm, _ := content[ct].(map[string]any)
-			op.Body = &refContent{Type: ct, Schema: r.typeOf(cm["schema"])}
+		// The JSON body when there is one, else the first.
+		if cts := slices.Sorted(maps.Keys(content)); len(cts) > 0 {
+			bodyType = cts[0]
+			if _, ok := content["application/json"]; ok {
+				bodyType = "application/json"
+			}
+			cm, _ := content[bodyType].(map[string]any)
+			op.Body = &refContent{Type: bodyType, Schema: r.typeOf(cm["schema"])}
 			for _, name := range r.propertyNames(cm["schema"]) {
 				fields[strings.ToLower(name)] = true
 			}
-			if ct == "application/json" || body == nil {
-				body = r.example(cm["schema"], 0)
-				headers = append(headers, "Content-Type: "+ct)
-			}
-			break
+			body = r.example(cm["schema"], 0)
+			headers = append(headers, "Content-Type: "+bodyType)
 		}
 	}
 	responses, _ := raw["responses"].(map[string]any)
@@ -240,7 +233,7 @@ func (r *Reference) op(p, method string, raw map[string]any, shared []any, globa
 			op.Codes = append(op.Codes, c)
 		}
 	}
-	op.Example = curl(op, strings.NewReplacer(path...).Replace(p), query, headers, body)
+	op.Example = curl(op, strings.NewReplacer(path...).Replace(p), query, headers, bodyType, body)
 	if answer != nil {
 		b, _ := json.MarshalIndent(answer, "", "  ")
 		op.ExampleAnswer = string(b)
@@ -249,7 +242,7 @@ func (r *Reference) op(p, method string, raw map[string]any, shared []any, globa
 	return op
 }
 
-func curl(op *refOp, p string, query, headers []string, body any) string {
+func curl(op *refOp, p string, query, headers []string, bodyType string, body any) string {
 	var b strings.Builder
 	b.WriteString("curl")
 	if op.Method != "GET" {
@@ -266,8 +259,19 @@ func curl(op *refOp, p string, query, headers []string, body any) string {
 	for _, h := range headers {
 		fmt.Fprintf(&b, " \\\n  -H \"%s\"", h)
 	}
-	if body != nil {
-		j, _ := json.MarshalIndent(body, "  ", "  ")
+	if m, ok := body.(map[string]any); ok && bodyType == "application/x-www-form-urlencoded" {
+		form := url.Values{}
+		for k, v := range m {
+			form.Set(k, fmt.Sprint(v))
+		}
+		body = form.Encode()
+	}
+	switch v := body.(type) {
+	case nil:
+	case string:
+		fmt.Fprintf(&b, " \\\n  -d '%s'", strings.ReplaceAll(v, "'", `'\''`))
+	default:
+		j, _ := json.MarshalIndent(v, "  ", "  ")
 		fmt.Fprintf(&b, " \\\n  -d '%s'", strings.ReplaceAll(string(j), "'", `'\''`))
 	}
 	return b.String()

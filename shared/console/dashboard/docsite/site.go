@@ -97,9 +97,6 @@ func load(fsys fs.FS, document []byte) (*Site, error) {
 	return s, nil
 }
 
-// Pages lists the guides by name.
-func (s *Site) Pages() []Page { return slices.Clone(s.pages) }
-
 // Lookup is the guide called name.
 func (s *Site) Lookup(name string) (Page, bool) {
 	i, ok := s.byName[name]

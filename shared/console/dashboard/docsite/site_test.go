@@ -14,7 +14,7 @@ import (
 func TestGuidesRenderWithTheirLinksRewritten(t *testing.T) {
 	s, err := load(os.DirFS("testdata/guides"), openapi.Document())
 	require.NoError(t, err)
-	pages := s.Pages()
+	pages := s.pages
 	require.Len(t, pages, 2)
 	assert.Equal(t, Page{Name: "alpha", Title: "Alpha guide", Summary: "The first paragraph, with code."}, Page{Name: pages[0].Name, Title: pages[0].Title, Summary: pages[0].Summary})
 	b, ok, err := s.Guide("alpha")
