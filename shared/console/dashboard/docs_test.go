@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"html"
 	"io/fs"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -151,4 +153,35 @@ func TestDocsAPISearchNarrowsOnTheServer(t *testing.T) {
 	none := c.get("/docs/api?q=zzzznothing")
 	assert.Contains(t, none.Body, "0 of "+strconv.Itoa(all)+" operations match")
 	assert.Equal(t, 400, c.get("/docs/api?q="+strings.Repeat("a", dashboard.MaxQuery+1)).Status)
+	assert.Equal(t, 200, c.get("/docs/api?q="+strings.Repeat("a", dashboard.MaxQuery)).Status, "the documented maximum")
+	assert.Equal(t, 200, c.get("/docs/api?q="+strings.Repeat("%C3%A9", dashboard.MaxQuery)).Status, "characters, not bytes")
+}
+
+// TestDocsConcurrentFirstRequests: the site is rendered once, on the first
+// request for it; many requests at once all get their page (run alone,
+// with -race, they are the first).
+func TestDocsConcurrentFirstRequests(t *testing.T) {
+	e := newEnv(t, embedded)
+	paths := []string{"/docs", "/docs/api", "/docs/api?q=capture", "/docs/errors", "/docs/missing"}
+	var wg sync.WaitGroup
+	status := make([]int, 40)
+	for i := range status {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := http.Get(e.URL + paths[i%len(paths)])
+			if err == nil {
+				status[i] = res.StatusCode
+				res.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	for i, s := range status {
+		want := 200
+		if strings.HasSuffix(paths[i%len(paths)], "missing") {
+			want = 404
+		}
+		assert.Equal(t, want, s, paths[i%len(paths)])
+	}
 }
