@@ -60,3 +60,20 @@ func TestSandboxDashboardOwner(t *testing.T) {
 	require.Equal(t, 200, signInDashboard(t, g, envPW))
 	require.Equal(t, 401, signInDashboard(t, g, password))
 }
+
+// TestGatewayServesTheDocs: make run serves the documentation, with no key
+// or session: the index, a guide and the API reference.
+func TestGatewayServesTheDocs(t *testing.T) {
+	g := start(t, t.TempDir(), nil, nil)
+	defer g.stop()
+	for _, p := range []string{"/docs", "/docs/errors", "/docs/api", "/docs/api?q=refund"} {
+		res, err := http.Get("http://" + g.addr + p)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.Equal(t, 200, res.StatusCode, p)
+		require.Equal(t, "text/html; charset=utf-8", res.Header.Get("Content-Type"), p)
+		require.NotEmpty(t, res.Header.Get("Content-Security-Policy"), p)
+		require.Contains(t, string(body), "<main>", p)
+	}
+}

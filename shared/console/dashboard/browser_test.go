@@ -94,6 +94,12 @@ func text(t *testing.T, tab context.Context, sel string) string {
 func (w *web) look(t *testing.T, tab context.Context, name string) {
 	t.Helper()
 	browser.Screenshot(t, tab, w.shots, name)
+	w.axeRun(t, tab, name)
+}
+
+// axeRun runs axe-core in the tab: no serious or critical violation.
+func (w *web) axeRun(t *testing.T, tab context.Context, name string) {
+	t.Helper()
 	if w.axe == "" {
 		return
 	}

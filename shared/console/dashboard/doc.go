@@ -2,7 +2,11 @@
 // /dashboard where an account's people sign in and do the everyday work
 // (payments and their refunds, payment links, Gate orders and balance,
 // wallet transactions, API keys, the API version, webhooks) on the same
-// services the API functions serve, never over the HTTP API.
+// services the API functions serve, never over the HTTP API. The same
+// function serves the documentation under /docs (routes_docs.go): public
+// pages, rendered by the docsite package from docs/*.md and the OpenAPI
+// document, with the dashboard's headers (one function fewer to deploy;
+// two route keys).
 //
 // Decisions:
 //

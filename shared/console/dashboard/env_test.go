@@ -27,6 +27,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/auth"
+	"github.com/paygate/paygate/shared/platform/health"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
@@ -95,7 +96,9 @@ func newEnvWith(t testing.TB, b backend, wrap func(store.Store) store.Store) *en
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: st, Clock: clock}, dash,
 		transactions.BuildTransactions, links.BuildPaymentLinks, webhooks.BuildWebhookEndpoints, webhooks.BuildEvents,
-		orders.BuildGateOrders, wallet.BuildWallet)
+		orders.BuildGateOrders, wallet.BuildWallet,
+		// /openapi.json, which the documentation links to.
+		func(*app.Deps) (httpapi.Group, error) { return health.Group(), nil })
 	return e
 }
 

@@ -30,7 +30,7 @@ func moneyForm(path string) registry.Route {
 
 // DashboardGroup is the DashboardFunction: the merchant dashboard's pages
 // and forms under /dashboard, signed in with a dashboard user's session
-// cookie (no API key). It refunds, captures and cancels payments, so it is
+// cookie (no API key), and the documentation under /docs (public). It refunds, captures and cancels payments, so it is
 // a money path.
 var DashboardGroup = registry.Group{
 	Function: "DashboardFunction", Dir: "dashboard", OpenAPI: "paths-dashboard.json", MoneyPath: true,
@@ -98,6 +98,11 @@ var DashboardGroup = registry.Group{
 		get("/dashboard/settings/security"),
 		post("/dashboard/settings/security/totp"),
 		get("/dashboard/audit-log"),
+		// The documentation: the guides and the API reference, public
+		// pages (routes_docs.go).
+		get("/docs"),
+		get("/docs/api"),
+		get("/docs/{page}"),
 	},
 	Tables: []registry.Table{
 		// Users, the audit log, accounts and API keys (create, roll,

@@ -89,6 +89,7 @@ func (s *Service) Group() httpapi.Group {
 		"GET /dashboard/audit-log":                        s.page(s.auditPage),
 	}
 	maps.Copy(handlers, s.developerRoutes())
+	maps.Copy(handlers, s.docsRoutes())
 	return DashboardGroup.Bind(handlers)
 }
 
@@ -97,7 +98,8 @@ func serveStatic(r *httpapi.Request) (*httpapi.Response, error) {
 	if err := checkInput(r, nil); err != nil {
 		return nil, err
 	}
-	types := map[string]string{"dashboard.css": "text/css; charset=utf-8", "dashboard.js": "text/javascript; charset=utf-8"}
+	types := map[string]string{"dashboard.css": "text/css; charset=utf-8", "dashboard.js": "text/javascript; charset=utf-8",
+		"docs.css": "text/css; charset=utf-8"}
 	ct, ok := types[name]
 	if !ok {
 		return nil, apierr.NotFoundf("no such dashboard file: %s", name)
