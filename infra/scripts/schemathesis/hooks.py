@@ -307,6 +307,10 @@ KNOWN = [
           "whose host the key's mode allows (docs/webhooks.md, Outbound safety: https and a public name or address for live keys; "
           "never link-local, metadata, private, unspecified or numeric host forms, credentials or fragments); address "
           "classes and key modes are beyond a JSON Schema", param="url", message=r"url refused: .*"),
+    known("POST", r"^/v1/webhook-endpoints(/\{id\})?$", REJECTED, "an adyen-format endpoint depends on other fields: "
+          "no api_version (Adyen's notifications have none) and only the event types Adyen has a code for "
+          "(docs/webhooks.md, Adyen-format notifications)", param=r"api_version|enabled_events",
+          message=r".*(adyen-format endpoint|no Adyen notification).*"),
     known("POST", r"^/v1/webhook-endpoints$", REJECTED, "an account holds at most 16 webhook endpoints; the fuzzer "
           "creates more than that in one run", message=r"an account holds at most 16 webhook endpoints.*"),
 
