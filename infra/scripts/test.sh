@@ -65,15 +65,15 @@ echo "axe-core:       $AXE_CORE"
 step "go test -race (all packages; contract suites on the embedded adapters, DynamoDB Local and moto; invoker; browser tests in headless Chromium)"
 go test -race -count=1 -timeout 30m ./...
 
+step "smoke test against the local gateway (infra/smoke, as the pipeline runs it after each deploy), then Adyen's Java and Python libraries against its /v2 face and its Adyen-format notifications, then the smoke test again on STORE=dynamodb (DynamoDB Local and moto)"
+"$scripts/smoke-local.sh"
+
 # The servers are not needed past this point: stop them before schemathesis
 # so the two cores go to the gateway and the fuzzer.
 cleanup
 
 step "schemathesis against the local gateway (every check, bounded; known failures in infra/scripts/schemathesis/hooks.py)"
 "$scripts/schemathesis.sh"
-
-step "smoke test against the local gateway (infra/smoke, as the pipeline runs it after each deploy), then Adyen's Java library against its /v2 face"
-"$scripts/smoke-local.sh"
 
 step "sam validate --lint (the stack, and the pipeline's roles)"
 "$scripts/sam.sh" validate --lint
