@@ -61,7 +61,7 @@ func TestCancelPendingPayout(t *testing.T) {
 		assert.Equal(t, "payout_not_pending", code)
 		assert.Contains(t, r.Err(t)["message"], "cancelled")
 
-		assert.Equal(t, 1, e.drain(), "the message is consumed")
+		assert.Equal(t, 1, e.drainAtLeast(1), "the message is consumed")
 		assert.Zero(t, e.proc.Calls.Load(), "the processor is never asked about a cancelled payout")
 		_, found, err := e.proc.Lookup(context.Background(), id)
 		require.NoError(t, err)

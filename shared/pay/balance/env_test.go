@@ -203,6 +203,20 @@ func (e *env) drain() int {
 	}
 }
 
+// drainAtLeast drains until n messages were handled, or the liveness bound
+// passed: moto's SQS may show a message sent a moment ago only at a later
+// receive, where drain's one empty receive would stop.
+func (e *env) drainAtLeast(n int) int {
+	e.T.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	total := e.drain()
+	for total < n && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		total += e.drain()
+	}
+	return total
+}
+
 // check runs the ledger check over the account's books and requires no
 // difference.
 func (e *env) check() ledger.Report {
