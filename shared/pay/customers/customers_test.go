@@ -62,7 +62,7 @@ func TestCheckoutSavesACardToken(t *testing.T) {
 		assert.Len(t, e.list("/v1/transactions?customer_id="+cus), 3)
 
 		for _, it := range append(e.partition(vault.TokensPK(e.Account.ID)), e.partition(vault.CustomerTokensPK(e.Account.ID, cus))...) {
-			for _, s := range []string{"4111111111111111", "4111 1111", "cvc", "number", "737\""} {
+			for _, s := range []string{"4111111111111111", "4111 1111", "cvc", "number", `"737"`} {
 				assert.NotContains(t, string(it.Data), s, "no card number or CVC is stored")
 			}
 		}
