@@ -30,7 +30,7 @@ lint:
 bench:
 	infra/scripts/bench.sh $(ARGS)
 
-## memory: every function's peak RSS and CPU per invocation, and the MemorySize it should get (ARGS=-write sets them in template.yaml)
+## memory: every function's peak RSS and CPU per invocation, and the MemorySize it should get (ARGS=-write sets them in its stack's template, infra/stacks)
 memory:
 	infra/scripts/memory.sh $(ARGS)
 
@@ -39,11 +39,12 @@ invoke:
 	@test -n "$(FN)" -a -n "$(EVENT)" || { echo "usage: make invoke FN=<LogicalId> EVENT=events/<file>.json"; exit 2; }
 	go run ./infra/invoke -fn $(FN) -event $(EVENT)
 
-## validate: sam validate --lint
+## validate: sam validate --lint of template.yaml, each nested stack (infra/stacks) and the pipeline's roles
 validate:
 	infra/scripts/sam.sh validate --lint
+	@set -e; for t in infra/stacks/*.yaml infra/pipeline/roles.yaml; do infra/scripts/sam.sh validate --lint -t $$t; done
 
-## sam-build: sam build of every function into .aws-sam (what deploy ships)
+## sam-build: sam build of every function of every stack into .aws-sam (what deploy ships)
 sam-build:
 	infra/scripts/sam.sh build
 

@@ -284,25 +284,51 @@ func printMemory(w io.Writer, rows []memoryRow, o options) {
 	}
 }
 
-// writeTemplate sets each measured function's MemorySize in the template at
-// path, with its reason in the comment line above: an existing "# Memory"
-// comment and MemorySize of the function's Properties are replaced, else
-// both go after its CodeUri line. Functions not measured are left alone.
+// writeTemplate sets each measured function's MemorySize in the template
+// file declaring it (template.yaml at path or one of its nested stacks),
+// with its reason in the comment line above: an existing "# Memory" comment
+// and MemorySize of the function's Properties are replaced, else both go
+// after its CodeUri line. Functions not measured are left alone.
 func writeTemplate(path string, rows []memoryRow) error {
-	b, err := os.ReadFile(path)
+	fns, err := functions(path)
 	if err != nil {
 		return err
 	}
-	lines := strings.Split(string(b), "\n")
+	file := map[string]string{}
+	for _, f := range fns {
+		file[f.LogicalID] = f.File
+	}
+	byFile := map[string][]memoryRow{}
+	var order []string
 	for _, r := range rows {
 		if r.Err != "" {
 			continue
 		}
-		if lines, err = setMemory(lines, r); err != nil {
+		f, ok := file[r.LogicalID]
+		if !ok {
+			return fmt.Errorf("template: no function %s", r.LogicalID)
+		}
+		if byFile[f] == nil {
+			order = append(order, f)
+		}
+		byFile[f] = append(byFile[f], r)
+	}
+	for _, f := range order {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(string(b), "\n")
+		for _, r := range byFile[f] {
+			if lines, err = setMemory(lines, r); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+	return nil
 }
 
 func setMemory(lines []string, r memoryRow) ([]string, error) {

@@ -37,11 +37,24 @@ func TestMemoryMeasuresAndWritesTheTemplate(t *testing.T) {
 	tpl := filepath.Join(dir, "template.yaml")
 	b, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	require.NoError(t, err)
-	// Give HealthFunction a size without its reason, for -write to replace.
-	text := regexp.MustCompile(`(CodeUri: functions/health\n)      # Memory [^\n]*\n      MemorySize: \d+\n`).
-		ReplaceAllString(string(b), "${1}      MemorySize: 4096\n")
-	require.Contains(t, text, "MemorySize: 4096")
-	require.NoError(t, os.WriteFile(tpl, []byte(text), 0o644))
+	require.NoError(t, os.WriteFile(tpl, b, 0o644))
+	// The nested stacks keep their place next to template.yaml; HealthFunction
+	// (platform.yaml) gets a size without its reason, for -write to replace.
+	stacks := filepath.Join(dir, "infra", "stacks")
+	require.NoError(t, os.MkdirAll(stacks, 0o755))
+	nested, err := filepath.Glob(filepath.Join(root, "infra", "stacks", "*.yaml"))
+	require.NoError(t, err)
+	for _, f := range nested {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		text := regexp.MustCompile(`(CodeUri: \.\./\.\./functions/health\n)      # Memory [^\n]*\n      MemorySize: \d+\n`).
+			ReplaceAllString(string(b), "${1}      MemorySize: 4096\n")
+		require.NoError(t, os.WriteFile(filepath.Join(stacks, filepath.Base(f)), []byte(text), 0o644))
+	}
+	health := filepath.Join(stacks, "platform.yaml")
+	b, err = os.ReadFile(health)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "MemorySize: 4096")
 	require.NoError(t, os.Symlink(filepath.Join(root, "events"), filepath.Join(dir, "events")))
 	require.NoError(t, os.Symlink(filepath.Join(root, "functions"), filepath.Join(dir, "functions")))
 	o := options{store: "embedded", template: tpl, runs: 2, only: "^HealthFunction$"}
@@ -56,9 +69,9 @@ func TestMemoryMeasuresAndWritesTheTemplate(t *testing.T) {
 	assert.GreaterOrEqual(t, r.Recommended, 128)
 	assert.Contains(t, out.String(), "HealthFunction")
 	require.NoError(t, writeTemplate(tpl, rows))
-	b, err = os.ReadFile(tpl)
+	b, err = os.ReadFile(health)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "      # Memory measured (go run ./infra/invoke -memory): peak RSS")
 	assert.NotContains(t, string(b), "MemorySize: 4096")
-	assert.Equal(t, 1, strings.Count(string(b), "CodeUri: functions/health\n      # Memory measured"), "the size replaced, not added twice")
+	assert.Equal(t, 1, strings.Count(string(b), "CodeUri: ../../functions/health\n      # Memory measured"), "the size replaced, not added twice")
 }

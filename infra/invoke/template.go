@@ -13,7 +13,8 @@ import (
 // function is what the invoker needs of a template function.
 type function struct {
 	LogicalID string
-	CodeURI   string            // package directory, relative to the template
+	File      string            // the template file declaring it (template.yaml or a nested stack's)
+	CodeURI   string            // package directory, relative to template.yaml
 	Env       map[string]string // literal environment variables only
 	Timeout   time.Duration
 	MemoryMB  int
@@ -46,7 +47,7 @@ func functions(path string) ([]function, error) {
 	var out []function
 	for _, f := range t.Functions() {
 		fn := function{
-			LogicalID: f.LogicalID, CodeURI: filepath.ToSlash(f.CodeURI), Env: literalEnv(f.Env),
+			LogicalID: f.LogicalID, File: f.File, CodeURI: filepath.ToSlash(f.CodeURI), Env: literalEnv(f.Env),
 			Timeout: time.Duration(f.Timeout) * time.Second, MemoryMB: f.MemorySize,
 		}
 		for _, r := range f.Routes {

@@ -1,6 +1,7 @@
 package samtemplate
 
 import (
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -8,6 +9,7 @@ import (
 // Function is a Lambda function of the template with Globals applied.
 type Function struct {
 	LogicalID     string
+	File          string // the template file declaring it (a nested stack's, or template.yaml)
 	CodeURI       string
 	Runtime       string
 	Handler       string
@@ -73,8 +75,9 @@ const (
 // Functions returns every function, sorted by logical id.
 func (t *Template) Functions() []Function {
 	var out []Function
+	routes := t.httpRoutes()
 	for _, r := range t.ResourcesOfType(TypeFunction) {
-		out = append(out, t.function(r))
+		out = append(out, t.function(r, routes[r.LogicalID]))
 	}
 	return out
 }
@@ -85,7 +88,7 @@ func (t *Template) Function(id string) (Function, bool) {
 	if !ok || r.Type != TypeFunction {
 		return Function{}, false
 	}
-	return t.function(r), true
+	return t.function(r, t.httpRoutes()[id]), true
 }
 
 // Routes returns every HTTP API route of every function, sorted by path and
@@ -108,11 +111,14 @@ func sortRoutes(rs []Route) {
 	})
 }
 
-func (t *Template) function(r Resource) Function {
-	p := merge(t.GlobalFunction, r.Properties).(map[string]any)
+// function reads r with its template's Globals applied; api are its routes
+// declared as AWS::ApiGatewayV2::Route resources (see httpRoutes).
+func (t *Template) function(r Resource, api []Event) Function {
+	p := merge(r.globals, r.Properties).(map[string]any)
 	f := Function{
 		LogicalID:   r.LogicalID,
-		CodeURI:     Raw(p["CodeUri"]),
+		File:        r.File,
+		CodeURI:     t.codeURI(r, Raw(p["CodeUri"])),
 		Runtime:     Raw(p["Runtime"]),
 		Handler:     Raw(p["Handler"]),
 		BuildMethod: Raw(r.Metadata["BuildMethod"]),
@@ -136,6 +142,8 @@ func (t *Template) function(r Resource) Function {
 		f.Env[k] = Raw(v)
 	}
 	f.Events = events(mapOf(p["Events"]))
+	f.Events = append(f.Events, api...)
+	sort.Slice(f.Events, func(i, j int) bool { return f.Events[i].Name < f.Events[j].Name })
 	for _, e := range f.Events {
 		if e.Type != "HttpApi" {
 			continue
@@ -155,6 +163,19 @@ func (t *Template) function(r Resource) Function {
 	sortRoutes(f.Routes)
 	f.Grants = grants(p["Policies"])
 	return f
+}
+
+// codeURI is a local CodeUri relative to the parent template's directory
+// (functions/health), wherever the function's own template is.
+func (t *Template) codeURI(r Resource, uri string) string {
+	if t.Path == "" || r.File == "" || uri == "" || strings.Contains(uri, "://") {
+		return uri
+	}
+	rel, err := filepath.Rel(filepath.Dir(t.Path), filepath.Join(filepath.Dir(r.File), uri))
+	if err != nil {
+		return uri
+	}
+	return filepath.ToSlash(rel)
 }
 
 func events(m map[string]any) []Event {

@@ -20,6 +20,7 @@ import (
 const (
 	TypeFunction = "AWS::Serverless::Function"
 	TypeHTTPAPI  = "AWS::Serverless::HttpApi"
+	TypeAPI      = "AWS::ApiGatewayV2::Api" // the HTTP API template.yaml declares
 	TypeTable    = "AWS::DynamoDB::Table"
 	TypeQueue    = "AWS::SQS::Queue"
 	TypeAlarm    = "AWS::CloudWatch::Alarm"
@@ -36,6 +37,7 @@ type Template struct {
 	// GlobalFunction is Globals.Function: defaults merged into every function.
 	GlobalFunction map[string]any
 	resources      map[string]Resource
+	stacks         []Stack
 }
 
 // Resource is one entry of Resources.
@@ -45,9 +47,16 @@ type Resource struct {
 	Condition  string
 	Metadata   map[string]any
 	Properties map[string]any
+	// Stack is the nested stack declaring the resource ("" for the parent).
+	Stack string
+	// File is the template file declaring the resource.
+	File string
+	// globals is Globals.Function of the resource's own template.
+	globals map[string]any
 }
 
-// Load parses the template at path.
+// Load parses the template at path and the nested stacks it declares
+// (nested.go): Resources then holds the resources of every stack.
 func Load(path string) (*Template, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -58,6 +67,13 @@ func Load(path string) (*Template, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	t.Path = path
+	for id, r := range t.resources {
+		r.File = path
+		t.resources[id] = r
+	}
+	if err := t.loadNested(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return t, nil
 }
 
@@ -107,6 +123,7 @@ func Parse(data []byte) (*Template, error) {
 			Condition:  cond,
 			Metadata:   mapOf(m["Metadata"]),
 			Properties: mapOf(m["Properties"]),
+			globals:    t.GlobalFunction,
 		}
 	}
 	return t, nil

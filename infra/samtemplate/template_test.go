@@ -527,9 +527,20 @@ func TestSigningKeyPolicyReadsOneParameter(t *testing.T) {
 // route), and the drop-in's OPTIONS reach CheckoutClientFunction.
 func TestPreflightsReachTheDropinsFunction(t *testing.T) {
 	tpl := load(t)
-	for _, api := range tpl.ResourcesOfType(TypeHTTPAPI) {
+	apis := append(tpl.ResourcesOfType(TypeHTTPAPI), tpl.ResourcesOfType(TypeAPI)...)
+	if len(apis) != 1 {
+		t.Errorf("%d HTTP APIs, want 1", len(apis))
+	}
+	for _, api := range apis {
 		if _, ok := api.Properties["CorsConfiguration"]; ok {
 			t.Errorf("%s has a CorsConfiguration: preflights must reach the client function", api.LogicalID)
+		}
+		// An imported OpenAPI body replaces the API's routes: the nested
+		// stacks' routes would go on the next update of the API.
+		for _, body := range []string{"Body", "BodyS3Location", "DefinitionBody", "DefinitionUri"} {
+			if _, ok := api.Properties[body]; ok {
+				t.Errorf("%s has a %s: it would replace the routes of the nested stacks", api.LogicalID, body)
+			}
 		}
 	}
 	keys := map[string]string{}

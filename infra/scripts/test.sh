@@ -75,11 +75,13 @@ cleanup
 step "schemathesis against the local gateway (every check, bounded; known failures in infra/scripts/schemathesis/hooks.py)"
 "$scripts/schemathesis.sh"
 
-step "sam validate --lint (the stack, and the pipeline's roles)"
+step "sam validate --lint (every stack: template.yaml, its nested stacks in infra/stacks, and the pipeline's roles)"
 "$scripts/sam.sh" validate --lint
-"$scripts/sam.sh" validate --lint -t infra/pipeline/roles.yaml
+for t in infra/stacks/*.yaml infra/pipeline/roles.yaml; do
+	"$scripts/sam.sh" validate --lint -t "$t"
+done
 
-step "sam build"
+step "sam build (template.yaml builds every nested stack's functions too)"
 "$scripts/sam.sh" build
 
 step "make test: ok"
