@@ -353,8 +353,8 @@ func (p Policy) Fee(amount int64) int64 {
 
 // PolicyFromEnv reads SETTLEMENT_DELAY (a Go duration such as 48h; default
 // 0) and PROCESSING_FEE_BPS (basis points 0 to 10000; default 0). Every
-// function that captures or settles reads the same variables (template.yaml
-// sets them in Globals), so all capture paths post alike.
+// function that captures or settles reads the same variables (every nested
+// stack of template.yaml sets them in Globals), so all capture paths post alike.
 func PolicyFromEnv(getenv func(string) string) (Policy, error) {
 	var p Policy
 	if getenv == nil {

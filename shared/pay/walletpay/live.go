@@ -17,7 +17,7 @@ import (
 
 // SecretsParamVar names the environment variable holding the SecureString
 // parameter of the live wallet configuration (LiveSecrets as JSON):
-// /paygate/<env>/wallet-secrets in template.yaml.
+// /paygate/<env>/wallet-secrets in infra/stacks/wallet.yaml.
 const SecretsParamVar = "WALLET_SECRETS_PARAM"
 
 // LiveSecrets is the parameter's JSON. Each key and certificate is PEM.
