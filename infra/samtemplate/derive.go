@@ -11,10 +11,29 @@ import (
 // template is written by hand (SAM reads it, reviewers diff it); this
 // package's tests hold it to these, and nothing at run time needs them.
 
-// StreamReadPolicy is the SAM policy template a stream consumer's reading
-// takes: DescribeStream, GetRecords, GetShardIterator and ListStreams on the
-// one table's stream, which is what the event source mapping calls.
-const StreamReadPolicy = "DynamoDBStreamReadPolicy"
+// The actions of the explicit statements that stand for SAM's policy
+// templates, each on the one queue's or stream's ARN (SQSSendMessagePolicy,
+// SQSPollerPolicy and DynamoDBStreamReadPolicy are not used: the last grants
+// ListStreams on every stream of the table, and the SAM events whose
+// mappings they serve attach managed policies reading every queue or stream).
+var (
+	// QueueSendActions: what a producer calls (shared/aws/sqsqueue).
+	QueueSendActions = []string{"sqs:SendMessage"}
+	// QueuePollActions: what the event source mapping calls (receive,
+	// delete, attributes) and the consumer's backoff (change visibility).
+	QueuePollActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"}
+	// StreamReadActions: what the event source mapping of a DynamoDB stream
+	// calls, on the stream's ARN.
+	StreamReadActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+)
+
+// QueueActions are the actions of a queue grant.
+func QueueActions(a registry.QueueAccess) []string {
+	if a == registry.Poll {
+		return QueuePollActions
+	}
+	return QueueSendActions
+}
 
 // TableActions is the DynamoDB action list of a grant, as IAM spells it.
 func TableActions(t registry.Table) []string {
@@ -56,16 +75,16 @@ func StreamDLQ(g registry.Group) string {
 
 // StreamGrants are the grants a stream consumer's template block carries
 // after its declared ones (Tables, Queues, Grants), least privilege: read on
-// its table's stream (DynamoDBStreamReadPolicy names the table and the
-// stream's label, both from the table resource), and send on its DLQ, where
-// the event source mapping puts what it gives up on. Nil for other kinds.
+// its table's stream (the stream's ARN, !GetAtt <Table>.StreamArn), and send
+// on its DLQ, where the event source mapping puts what it gives up on. Nil
+// for other kinds.
 func StreamGrants(g registry.Group) []registry.Grant {
 	if g.Kind() != "stream" {
 		return nil
 	}
 	return []registry.Grant{
-		{Policy: StreamReadPolicy, Resources: []string{TableID(g.Streams)}},
-		{Policy: "SQSSendMessagePolicy", Resources: []string{StreamDLQ(g)}},
+		{Policy: "Statement", Actions: StreamReadActions, Resources: []string{TableID(g.Streams)}},
+		{Policy: "Statement", Actions: QueueSendActions, Resources: []string{StreamDLQ(g)}},
 	}
 }
 

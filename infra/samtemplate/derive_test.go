@@ -106,8 +106,8 @@ func TestStreamGrantsDerive(t *testing.T) {
 		Tables: []registry.Table{{Name: store.TableAccounts, Actions: []string{"Query"}}}}
 	assert.Equal(t, "WebhookPublisherDLQ", StreamDLQ(pub))
 	assert.Equal(t, []registry.Grant{
-		{Policy: "DynamoDBStreamReadPolicy", Resources: []string{"EventsTable"}},
-		{Policy: "SQSSendMessagePolicy", Resources: []string{"WebhookPublisherDLQ"}},
+		{Policy: "Statement", Actions: []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}, Resources: []string{"EventsTable"}},
+		{Policy: "Statement", Actions: []string{"sqs:SendMessage"}, Resources: []string{"WebhookPublisherDLQ"}},
 	}, StreamGrants(pub))
 	assert.Nil(t, StreamGrants(good))
 	assert.Empty(t, StreamDLQ(good))

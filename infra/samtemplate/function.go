@@ -52,6 +52,10 @@ type Event struct {
 	// event, the queue of an SQS event, the table of a DynamoDB stream event.
 	Source     string
 	Properties map[string]any
+	// Resource is the logical id of the resource declaring the event (an
+	// AWS::ApiGatewayV2::Route or an AWS::Lambda::EventSourceMapping, see
+	// declaredEvents); "" for an event under the function's own Events.
+	Resource string
 }
 
 // Grant is one entry of a function's Policies.
@@ -75,7 +79,7 @@ const (
 // Functions returns every function, sorted by logical id.
 func (t *Template) Functions() []Function {
 	var out []Function
-	routes := t.httpRoutes()
+	routes := t.declaredEvents()
 	for _, r := range t.ResourcesOfType(TypeFunction) {
 		out = append(out, t.function(r, routes[r.LogicalID]))
 	}
@@ -88,7 +92,7 @@ func (t *Template) Function(id string) (Function, bool) {
 	if !ok || r.Type != TypeFunction {
 		return Function{}, false
 	}
-	return t.function(r, t.httpRoutes()[id]), true
+	return t.function(r, t.declaredEvents()[id]), true
 }
 
 // Routes returns every HTTP API route of every function, sorted by path and
@@ -111,8 +115,8 @@ func sortRoutes(rs []Route) {
 	})
 }
 
-// function reads r with its template's Globals applied; api are its routes
-// declared as AWS::ApiGatewayV2::Route resources (see httpRoutes).
+// function reads r with its template's Globals applied; api are its event
+// sources declared as resources (see declaredEvents).
 func (t *Template) function(r Resource, api []Event) Function {
 	p := merge(r.globals, r.Properties).(map[string]any)
 	f := Function{

@@ -214,10 +214,17 @@ func resolveOutputs(v any, outputs map[string]map[string]any) any {
 	return v
 }
 
-// httpRoutes are the routes of the HTTP API declared as
-// AWS::ApiGatewayV2::Route resources (the nested stacks' routes), by the
-// function their integration invokes (IntegrationUri !Ref <Function>.Alias).
-func (t *Template) httpRoutes() map[string][]Event {
+// declaredEvents are the event sources declared as resources rather than
+// as SAM events, by the function they invoke: the HTTP API's routes
+// (AWS::ApiGatewayV2::Route resources, the nested stacks' routes; the
+// function is the one their integration invokes, IntegrationUri
+// !Ref <Function>.Alias), and the event source mappings of queues and
+// streams (AWS::Lambda::EventSourceMapping of !Ref <Function>.Alias: SAM's
+// SQS and DynamoDB events would attach a managed policy reading every queue
+// or stream). Each reads as the SAM event it stands for: HttpApi with ApiId,
+// Method and Path; SQS with Queue, DynamoDB or Kinesis with Stream, and the
+// mapping's other properties.
+func (t *Template) declaredEvents() map[string][]Event {
 	out := map[string][]Event{}
 	for _, r := range t.ResourcesOfType("AWS::ApiGatewayV2::Route") {
 		target, _ := intrinsicArg(r.Properties["Target"], "Fn::Sub").(string)
@@ -236,7 +243,30 @@ func (t *Template) httpRoutes() map[string][]Event {
 			method, path, _ := strings.Cut(key, " ")
 			props["Method"], props["Path"] = method, path
 		}
-		out[fn] = append(out[fn], Event{Name: r.LogicalID, Type: "HttpApi", Source: RefTarget(r.Properties["ApiId"]), Properties: props})
+		out[fn] = append(out[fn], Event{Name: r.LogicalID, Type: "HttpApi", Source: RefTarget(r.Properties["ApiId"]), Properties: props, Resource: r.LogicalID})
+	}
+	for _, r := range t.ResourcesOfType("AWS::Lambda::EventSourceMapping") {
+		fn, _, _ := strings.Cut(RefTarget(r.Properties["FunctionName"]), ".")
+		arn := r.Properties["EventSourceArn"]
+		source := RefTarget(arn)
+		src, _ := t.resources[source]
+		e := Event{Name: strings.TrimPrefix(r.LogicalID, fn), Source: source, Properties: map[string]any{}, Resource: r.LogicalID}
+		for k, v := range r.Properties {
+			if k != "FunctionName" && k != "EventSourceArn" {
+				e.Properties[k] = v
+			}
+		}
+		switch src.Type {
+		case TypeQueue:
+			e.Type, e.Properties["Queue"] = "SQS", arn
+		case TypeTable:
+			e.Type, e.Properties["Stream"] = "DynamoDB", arn
+		case "AWS::Kinesis::Stream":
+			e.Type, e.Properties["Stream"] = "Kinesis", arn
+		default:
+			e.Type = "EventSourceMapping"
+		}
+		out[fn] = append(out[fn], e)
 	}
 	return out
 }

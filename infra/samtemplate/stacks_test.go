@@ -28,11 +28,14 @@ func transformedCount(tpl *Template, st Stack) int {
 		f, _ := tpl.Function(id)
 		n += 4
 		for _, e := range f.Events {
+			if e.Resource != "" {
+				continue // a Route or EventSourceMapping resource, counted as itself
+			}
 			switch e.Type {
 			case "Schedule":
 				n += 2
-			case "SQS", "DynamoDB", "Kinesis":
-				n++
+			case "SQS", "DynamoDB", "Kinesis", "HttpApi":
+				n++ // the mapping, or the HttpApi event's permission
 			}
 		}
 		if _, ok := f.Properties["DeploymentPreference"]; ok {

@@ -20,7 +20,8 @@ const (
 )
 
 // checkStream holds a stream consumer's template block to the rules, and
-// returns what breaks them: one DynamoDB event on its table's stream from
+// returns what breaks them: one DynamoDB event on its table's stream (an
+// event source mapping of the function's alias, not a SAM event) from
 // TRIM_HORIZON, partial batch responses, bisection, bounded retries and
 // record age, failures to its DLQ (an encrypted queue kept 14 days, with a
 // depth alarm, dead-lettering nowhere itself).
@@ -34,6 +35,11 @@ func checkStream(tpl *Template, f Function, g registry.Group) []string {
 		return errs
 	}
 	p := f.Events[0].Properties
+	if m, ok := tpl.Resource(f.Events[0].Resource); !ok || m.Type != "AWS::Lambda::EventSourceMapping" {
+		fail("a SAM DynamoDB event: SAM attaches AWSLambdaDynamoDBExecutionRole (stream reads on \"*\"); declare an AWS::Lambda::EventSourceMapping")
+	} else if got := Raw(m.Properties["FunctionName"]); got != "!Ref "+f.LogicalID+".Alias" {
+		fail("the mapping invokes %s, want !Ref %s.Alias (the version the deployment shifted to)", got, f.LogicalID)
+	}
 	if got, want := Raw(p["Stream"]), "!GetAtt "+TableID(g.Streams)+".StreamArn"; got != want {
 		fail("Stream %s, want %s", got, want)
 	}
@@ -128,12 +134,13 @@ func TestStreamConsumersReadTheirStream(t *testing.T) {
 		"endless retries":    {"MaximumRetryAttempts: 10", "MaximumRetryAttempts: -1"},
 		"endless record age": {"MaximumRecordAgeInSeconds: 21600", "MaximumRecordAgeInSeconds: -1"},
 		"no destination":     {"Destination: !GetAtt WebhookPublisherDLQ.Arn", "Destination: !GetAtt WebhooksDLQ.Arn"},
-		"another stream":     {"Stream: !GetAtt EventsTable.StreamArn", "Stream: !GetAtt OrdersTable.StreamArn"},
-		"wide stream read":   {"TableName: !Ref EventsTable", "TableName: !Ref OrdersTable"},
-		"no DLQ send":        {"- SQSSendMessagePolicy: {QueueName: !GetAtt WebhookPublisherDLQ.QueueName}", ""},
+		"another stream":     {"EventSourceArn: !GetAtt EventsTable.StreamArn", "EventSourceArn: !GetAtt OrdersTable.StreamArn"},
+		"wide stream read":   {"Resource: !GetAtt EventsTable.StreamArn", "Resource: !GetAtt OrdersTable.StreamArn"},
+		"no DLQ send":        {"Resource: !GetAtt WebhookPublisherDLQ.Arn", "Resource: !GetAtt WebhooksQueue.Arn"},
 		"DLQ unencrypted":    {"SqsManagedSseEnabled: true # dlq", "SqsManagedSseEnabled: false"},
 		"no alarm":           {"Value: !GetAtt WebhookPublisherDLQ.QueueName", "Value: !GetAtt WebhooksDLQ.QueueName"},
-		"second event":       {"      Events:\n", "      Events:\n        Tick: {Type: Schedule, Properties: {Schedule: rate(1 minute)}}\n"},
+		"second event":       {"      Policies:\n", "      Events:\n        Tick: {Type: Schedule, Properties: {Schedule: rate(1 minute)}}\n      Policies:\n"},
+		"mapping of $LATEST": {"FunctionName: !Ref WebhookPublisherFunction.Alias", "FunctionName: !Ref WebhookPublisherFunction"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if !strings.Contains(streamFixture, edit[0]) {
@@ -187,27 +194,37 @@ Resources:
             - Effect: Allow
               Action: [dynamodb:Query]
               Resource: !GetAtt AccountsTable.Arn
-        - SQSSendMessagePolicy: {QueueName: !GetAtt WebhooksQueue.QueueName}
-        # Derived from Streams (registry.Group.StreamGrants): read on the
+        - Statement:
+            - Effect: Allow
+              Action: [sqs:SendMessage]
+              Resource: !GetAtt WebhooksQueue.Arn
+        # Derived from Streams (samtemplate.StreamGrants): read on the
         # events stream only, and send on the DLQ its failures go to.
-        - DynamoDBStreamReadPolicy:
-            TableName: !Ref EventsTable
-            StreamName: !Select [3, !Split ["/", !GetAtt EventsTable.StreamArn]]
-        - SQSSendMessagePolicy: {QueueName: !GetAtt WebhookPublisherDLQ.QueueName}
-      Events:
-        Events:
-          Type: DynamoDB
-          Properties:
-            Stream: !GetAtt EventsTable.StreamArn
-            StartingPosition: TRIM_HORIZON
-            BatchSize: 100
-            FunctionResponseTypes: [ReportBatchItemFailures]
-            BisectBatchOnFunctionError: true
-            MaximumRetryAttempts: 10
-            MaximumRecordAgeInSeconds: 21600
-            DestinationConfig:
-              OnFailure:
-                Destination: !GetAtt WebhookPublisherDLQ.Arn
+        - Statement:
+            - Effect: Allow
+              Action: [dynamodb:DescribeStream, dynamodb:GetRecords, dynamodb:GetShardIterator, dynamodb:ListStreams]
+              Resource: !GetAtt EventsTable.StreamArn
+        - Statement:
+            - Effect: Allow
+              Action: [sqs:SendMessage]
+              Resource: !GetAtt WebhookPublisherDLQ.Arn
+
+  # The mapping of the function's alias, not a SAM DynamoDB event (SAM would
+  # attach AWSLambdaDynamoDBExecutionRole: stream reads on "*").
+  WebhookPublisherFunctionEvents:
+    Type: AWS::Lambda::EventSourceMapping
+    Properties:
+      FunctionName: !Ref WebhookPublisherFunction.Alias
+      EventSourceArn: !GetAtt EventsTable.StreamArn
+      StartingPosition: TRIM_HORIZON
+      BatchSize: 100
+      FunctionResponseTypes: [ReportBatchItemFailures]
+      BisectBatchOnFunctionError: true
+      MaximumRetryAttempts: 10
+      MaximumRecordAgeInSeconds: 21600
+      DestinationConfig:
+        OnFailure:
+          Destination: !GetAtt WebhookPublisherDLQ.Arn
 
   WebhookPublisherDLQ:
     Type: AWS::SQS::Queue

@@ -185,8 +185,7 @@ func wantGrants(g registry.Group) []Grant {
 		want = append(want, Grant{Policy: "Statement", Actions: TableActions(tb), Resources: []string{TableID(tb.Name)}})
 	}
 	for _, q := range g.Queues {
-		policy := map[registry.QueueAccess]string{registry.Send: "SQSSendMessagePolicy", registry.Poll: "SQSPollerPolicy"}[q.Access]
-		want = append(want, Grant{Policy: policy, Resources: []string{queueID(q.Name)}})
+		want = append(want, Grant{Policy: "Statement", Actions: QueueActions(q.Access), Resources: []string{queueID(q.Name)}})
 	}
 	for _, gr := range g.Grants {
 		want = append(want, Grant(gr))
@@ -479,32 +478,30 @@ func queueID(name string) string {
 func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // TestSigningKeyPolicyReadsOneParameter holds the checkout functions' secret
-// grant to least privilege: GetParameter on the one parameter, and KMS
-// decryption only on SSM's behalf (no key can be used directly).
+// grant to least privilege: GetParameter on the one parameter and nothing
+// else. No kms:Decrypt statement: the parameter is a SecureString under
+// AWS's managed key for Parameter Store (aws/ssm), whose key policy lets the
+// account's principals decrypt through SSM; the statement it had named every
+// key of the account (key/*). The wallet secrets' policy is the same.
 func TestSigningKeyPolicyReadsOneParameter(t *testing.T) {
 	tpl := load(t)
-	r, ok := tpl.Resource("SessionSigningSecretReadPolicy")
-	if !ok || r.Type != "AWS::IAM::ManagedPolicy" {
-		t.Fatalf("SessionSigningSecretReadPolicy: %+v, want an AWS::IAM::ManagedPolicy", r)
-	}
-	doc := mapOf(r.Properties["PolicyDocument"])
-	stmts, _ := doc["Statement"].([]any)
-	if len(stmts) != 2 {
-		t.Fatalf("%d statements, want 2 (ssm:GetParameter, kms:Decrypt via SSM)", len(stmts))
-	}
-	ssm, kms := mapOf(stmts[0]), mapOf(stmts[1])
-	if got := strs(ssm["Action"]); !slices.Equal(got, []string{"ssm:GetParameter"}) {
-		t.Errorf("first statement actions = %v, want [ssm:GetParameter]", got)
-	}
-	if res := Raw(ssm["Resource"]); !strings.HasSuffix(res, ":parameter/paygate/${Environment}/session-signing-secret") {
-		t.Errorf("ssm resource = %q, want the one session-signing parameter", res)
-	}
-	if got := strs(kms["Action"]); !slices.Equal(got, []string{"kms:Decrypt"}) {
-		t.Errorf("second statement actions = %v, want [kms:Decrypt]", got)
-	}
-	via := Raw(mapOf(mapOf(kms["Condition"])["StringEquals"])["kms:ViaService"])
-	if !strings.Contains(via, "ssm.${AWS::Region}.amazonaws.com") {
-		t.Errorf("kms:Decrypt condition kms:ViaService = %q, want SSM only", via)
+	for id, param := range map[string]string{"SessionSigningSecretReadPolicy": "session-signing-secret", "WalletSecretsReadPolicy": "wallet-secrets"} {
+		r, ok := tpl.Resource(id)
+		if !ok || r.Type != "AWS::IAM::ManagedPolicy" {
+			t.Fatalf("%s: %+v, want an AWS::IAM::ManagedPolicy", id, r)
+		}
+		doc := mapOf(r.Properties["PolicyDocument"])
+		stmts, _ := doc["Statement"].([]any)
+		if len(stmts) != 1 {
+			t.Fatalf("%s: %d statements, want 1 (ssm:GetParameter)", id, len(stmts))
+		}
+		ssm := mapOf(stmts[0])
+		if got := strs(ssm["Action"]); !slices.Equal(got, []string{"ssm:GetParameter"}) {
+			t.Errorf("%s: actions = %v, want [ssm:GetParameter]", id, got)
+		}
+		if res := Raw(ssm["Resource"]); !strings.HasSuffix(res, ":parameter/paygate/${Environment}/"+param) {
+			t.Errorf("%s: resource = %q, want the one %s parameter", id, res, param)
+		}
 	}
 	for _, id := range []string{"CheckoutSessionsFunction", "CheckoutPaymentsFunction", "CheckoutClientFunction", "CheckoutTestHelpersFunction"} {
 		f, ok := tpl.Function(id)

@@ -77,9 +77,10 @@ func (g Group) FunctionTimeout() time.Duration {
 	return DefaultTimeout
 }
 
-// Grant is a permission as template.yaml writes it: a SAM policy template
-// name, or "Statement" with its actions, and the logical ids or parameters
-// its resources name.
+// Grant is a permission as the stack templates write it: "Statement" with
+// its actions, or a policy the template declares ("!Ref <ManagedPolicy>"),
+// and the logical ids its resources name (no SAM policy templates:
+// infra/samtemplate TestNoWildcardOnDataPlane).
 type Grant struct {
 	Policy    string
 	Actions   []string
@@ -114,8 +115,8 @@ type Table struct {
 type QueueAccess int
 
 const (
-	Send QueueAccess = iota + 1 // SQSSendMessagePolicy
-	Poll                        // SQSPollerPolicy (event source: receive, delete, change visibility)
+	Send QueueAccess = iota + 1 // sqs:SendMessage on the queue
+	Poll                        // the event source's receive, delete, attributes, and change visibility, on the queue
 )
 
 // Queue is a grant on one logical queue (shared/queue names).
