@@ -116,37 +116,47 @@ var subParam = regexp.MustCompile(`\$\{([A-Za-z0-9_:.]+)\}`)
 // values: {"Ref": P} by the value, and ${P} in a !Sub string by its !Sub
 // form (${X} for !Ref X, ${X.Y} for !GetAtt X.Y, a literal as itself).
 func substitute(v any, passed map[string]any) any {
+	return rewrite(v, func(name string, arg any) (any, bool) {
+		switch name {
+		case "Ref":
+			if p, isStr := arg.(string); isStr {
+				val, ok := passed[p]
+				return val, ok
+			}
+		case "Fn::Sub":
+			switch a := arg.(type) {
+			case string:
+				return map[string]any{"Fn::Sub": subString(a, passed)}, true
+			case []any:
+				if len(a) == 2 {
+					s, _ := a[0].(string)
+					return map[string]any{"Fn::Sub": []any{subString(s, passed), substitute(a[1], passed)}}, true
+				}
+			}
+		}
+		return nil, false
+	})
+}
+
+// rewrite copies v, replacing each intrinsic for which f answers true by
+// what f returns.
+func rewrite(v any, f func(name string, arg any) (any, bool)) any {
 	switch x := v.(type) {
 	case map[string]any:
 		if name, arg, ok := intrinsic(x); ok {
-			switch name {
-			case "Ref":
-				if p, isStr := arg.(string); isStr {
-					if val, ok := passed[p]; ok {
-						return val
-					}
-				}
-			case "Fn::Sub":
-				switch a := arg.(type) {
-				case string:
-					return map[string]any{"Fn::Sub": subString(a, passed)}
-				case []any:
-					if len(a) == 2 {
-						s, _ := a[0].(string)
-						return map[string]any{"Fn::Sub": []any{subString(s, passed), substitute(a[1], passed)}}
-					}
-				}
+			if out, done := f(name, arg); done {
+				return out
 			}
 		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = substitute(e, passed)
+			out[k] = rewrite(e, f)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = substitute(e, passed)
+			out[i] = rewrite(e, f)
 		}
 		return out
 	}
@@ -181,37 +191,26 @@ func subString(s string, passed map[string]any) string {
 // resolveOutputs replaces !GetAtt <Stack>.Outputs.<Name> by the output's
 // value.
 func resolveOutputs(v any, outputs map[string]map[string]any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if name, arg, ok := intrinsic(x); ok && name == "Fn::GetAtt" {
-			var stack, attr string
-			switch a := arg.(type) {
-			case []any:
-				if len(a) == 2 {
-					stack, attr = Raw(a[0]), Raw(a[1])
-				}
-			case string: // the short form's "Stack.Outputs.Name"
-				stack, attr, _ = strings.Cut(a, ".")
+	return rewrite(v, func(name string, arg any) (any, bool) {
+		if name != "Fn::GetAtt" {
+			return nil, false
+		}
+		var stack, attr string
+		switch a := arg.(type) {
+		case []any:
+			if len(a) == 2 {
+				stack, attr = Raw(a[0]), Raw(a[1])
 			}
-			if out, isOut := strings.CutPrefix(attr, "Outputs."); isOut {
-				if val, ok := outputs[stack][out]; ok {
-					return val
-				}
-			}
+		case string: // the short form's "Stack.Outputs.Name"
+			stack, attr, _ = strings.Cut(a, ".")
 		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = resolveOutputs(e, outputs)
+		out, isOut := strings.CutPrefix(attr, "Outputs.")
+		if !isOut {
+			return nil, false
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = resolveOutputs(e, outputs)
-		}
-		return out
-	}
-	return v
+		val, ok := outputs[stack][out]
+		return val, ok
+	})
 }
 
 // declaredEvents are the event sources declared as resources rather than
