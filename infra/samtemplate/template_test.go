@@ -105,7 +105,7 @@ func TestRouteKeysAreDerived(t *testing.T) {
 		}
 		slices.Sort(got)
 		if !slices.Equal(got, want[f.LogicalID]) {
-			t.Errorf("%s route keys = %v, want %v (derived from its declared routes)", f.LogicalID, got, want[f.LogicalID])
+			t.Errorf("%s route keys = %v, want %v (derived from its declared routes; an AWS::ApiGatewayV2::Route each, in its stack under infra/stacks)", f.LogicalID, got, want[f.LogicalID])
 		}
 	}
 }
