@@ -1,9 +1,10 @@
-// Package samtemplate reads the SAM template (template.yaml) so that code and
-// tests can rely on what it declares: the functions with their routes, events,
-// environment and permissions, and the tables and queues. The local gateway
-// serves exactly these routes, the invoker finds a function's CodeUri and
-// environment here, and the tests in this package hold the template to the
-// project's deployment rules.
+// Package samtemplate reads the SAM template (template.yaml, with the nested
+// stacks it declares under infra/stacks, as one template: nested.go) so that
+// code and tests can rely on what it declares: the functions with their
+// routes, events, environment and permissions, and the tables and queues.
+// The local gateway serves exactly these routes, the invoker finds a
+// function's CodeUri and environment here, and the tests in this package
+// hold the template to the project's deployment rules.
 package samtemplate
 
 import (
