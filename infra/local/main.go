@@ -8,7 +8,9 @@
 // on DynamoDB Local and moto's SQS instead (package localcloud): the stack's
 // tables and queues are created there if missing, and the stream consumers
 // read DynamoDB Local's streams, so the whole API can be driven on the real
-// servers' APIs.
+// servers' APIs. FAULTS (with STORE=dynamodb) injects DynamoDB and SQS
+// failures into those calls by a seeded plan (infra/chaos/faults; `make
+// chaos` drives it).
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paygate/paygate/infra/chaos/faults"
 	"github.com/paygate/paygate/shared/aws/localcloud"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring"
@@ -242,6 +245,16 @@ func config(ctx context.Context, getenv func(string) string) (app.Config, string
 	cfg, err := app.ConfigFromEnv(env)
 	if err != nil {
 		return cfg, "", err
+	}
+	if spec := getenv("FAULTS"); spec != "" {
+		if cfg.Store != storeDynamo {
+			return cfg, "", errors.New("FAULTS injects DynamoDB and SQS failures: it needs STORE=dynamodb")
+		}
+		plan, err := faults.Parse(spec)
+		if err != nil {
+			return cfg, "", err
+		}
+		cfg.Transport = faults.New(plan, nil)
 	}
 	port := getenv("PORT")
 	if port == "" {

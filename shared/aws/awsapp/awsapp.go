@@ -8,6 +8,7 @@ package awsapp
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -62,6 +63,9 @@ func Config(cfg app.Config) (aws.Config, error) {
 	ac := aws.Config{
 		Region:      cfg.Region,
 		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, cfg.Getenv("AWS_SESSION_TOKEN"))),
+	}
+	if cfg.Transport != nil {
+		ac.HTTPClient = &http.Client{Transport: cfg.Transport}
 	}
 	DefaultTimeouts.Register(&ac)
 	xray.FromEnv(cfg.Getenv).Register(&ac)

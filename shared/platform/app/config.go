@@ -6,6 +6,7 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 )
 
@@ -20,6 +21,10 @@ type Config struct {
 	Environment    string // dev, staging, prod, local
 	LogLevel       slog.Level
 	Getenv         func(string) string
+	// Transport carries the AWS clients' calls when set: only the local
+	// gateway sets it, to inject faults (infra/chaos/faults). No variable
+	// sets it, so a deployed function cannot.
+	Transport http.RoundTripper
 }
 
 // ConfigFromEnv reads the configuration.
