@@ -68,8 +68,9 @@ type Plan struct {
 	Seed  uint64
 	Rate  float64 // the share of eligible calls that fail
 	Kinds []Kind
-	// StormEvery and StormFor: a storm starts every StormEvery (from the
-	// transport's start) and lasts StormFor; zero is no storms.
+	// StormEvery and StormFor: a storm starts every StormEvery from the
+	// transport's start (the first after one period: a start-up meets no
+	// storm) and lasts StormFor; zero is no storms.
 	StormEvery, StormFor time.Duration
 	// Limit stops injecting after Limit faults (0: no limit); a test uses
 	// it to fail one attempt and let the SDK's retry through.
@@ -155,7 +156,20 @@ func New(p Plan, next http.RoundTripper) *Transport {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return &Transport{next: next, plan: p, start: time.Now(), rng: rand.New(rand.NewPCG(p.Seed, 0x5eed)), counts: map[Kind]int{}}
+	t := &Transport{next: next, plan: p, start: time.Now(), rng: rand.New(rand.NewPCG(p.Seed, 0x5eed)), counts: map[Kind]int{}}
+	if p.Report != "" {
+		// A gateway started again after kill -9 adds to its predecessor's
+		// counts, and draws other faults than it (the generator is seeded
+		// with the seed and the count so far).
+		if prev, err := ReadReport(p.Report); err == nil {
+			t.counts = prev
+			for _, n := range prev {
+				t.total += n
+			}
+			t.rng = rand.New(rand.NewPCG(p.Seed, 0x5eed+uint64(t.total)))
+		}
+	}
+	return t
 }
 
 // Counts are the faults injected so far, by kind.
@@ -248,7 +262,7 @@ func (t *Transport) pick(c call) Kind {
 	var k Kind
 	switch {
 	case t.plan.StormEvery > 0 && c.service == "dynamodb" && len(all) > 0 &&
-		time.Since(t.start)%t.plan.StormEvery < t.plan.StormFor:
+		time.Since(t.start) > t.plan.StormEvery && time.Since(t.start)%t.plan.StormEvery < t.plan.StormFor:
 		k = Storm
 	case len(kinds) == 0 || t.rng.Float64() >= t.plan.Rate:
 		return ""

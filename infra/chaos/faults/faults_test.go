@@ -157,14 +157,34 @@ func TestDynamoFaultsAsTheSDKSeesThem(t *testing.T) {
 }
 
 // TestStormsThrottleEveryCall: within a storm every data call is
-// throttled, past the SDK's retries.
+// throttled, past the SDK's retries; none in the first period.
 func TestStormsThrottleEveryCall(t *testing.T) {
 	ddb, _, tr := clients(t, Plan{Kinds: []Kind{Storm}, StormEvery: time.Hour, StormFor: time.Minute})
+	tr.start = time.Now().Add(-time.Hour - time.Second) // in the second period's storm
 	clean, _, _ := clients(t, Plan{})
 	tbl := table(t, clean)
 	var e *types.ProvisionedThroughputExceededException
 	require.ErrorAs(t, put(ddb, context.Background(), tbl, "a"), &e)
 	assert.Equal(t, 3, tr.Counts()[Storm], "the SDK's three attempts")
+
+	calm := New(Plan{Kinds: []Kind{Storm}, StormEvery: time.Hour, StormFor: time.Minute}, nil)
+	assert.Empty(t, calm.pick(call{"dynamodb", "PutItem"}), "a start-up meets no storm")
+}
+
+// TestARestartAddsToTheCounts: a transport started again on the same
+// report (the gateway after kill -9) adds to the counts and draws anew.
+func TestARestartAddsToTheCounts(t *testing.T) {
+	report := t.TempDir() + "/faults.json"
+	p := Plan{Seed: 3, Rate: 1, Kinds: []Kind{Throttle}, Report: report}
+	first := New(p, nil)
+	for range 4 {
+		first.pick(call{"dynamodb", "PutItem"})
+	}
+	second := New(p, nil)
+	second.pick(call{"dynamodb", "PutItem"})
+	counts, err := ReadReport(report)
+	require.NoError(t, err)
+	assert.Equal(t, map[Kind]int{Throttle: 5}, counts)
 }
 
 func queueURL(t *testing.T, sq *sqs.Client) string {
