@@ -5,7 +5,7 @@ FUNCTIONS := $(notdir $(wildcard functions/*))
 # Production build flags: static, stripped, no RPC shim (provided.al2023).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w" -tags lambda.norpc
 
-.PHONY: build run test lint bench memory invoke validate sam-build deploy deploy-built smoke smoke-local clean
+.PHONY: build run test lint bench chaos memory invoke validate sam-build deploy deploy-built smoke smoke-local clean
 
 ## build: every function as bin/<dir>/bootstrap for linux/arm64
 build:
@@ -29,6 +29,10 @@ lint:
 ## bench: benchmarks and load runs, printed as a table and written, dated, into docs/benchmarks.md (ARGS passes flags, e.g. make bench ARGS="-steps cost" rewrites only those steps' sections)
 bench:
 	infra/scripts/bench.sh $(ARGS)
+
+## chaos: money workloads on DynamoDB Local and moto under injected faults and kill -9, checked (a table; exit 1 on any violation; the seed is printed, make chaos ARGS="-seed N" replays it)
+chaos:
+	infra/scripts/chaos.sh $(ARGS)
 
 ## memory: every function's peak RSS and CPU per invocation, and the MemorySize it should get (ARGS=-write sets them in its stack's template, infra/stacks)
 memory:

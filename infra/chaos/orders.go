@@ -18,7 +18,10 @@ import (
 // orders and the final balance read is linearizable on a balance register
 // (porcupine), so no order was taken on money another had already spent.
 func ordersOnOneBalance(ctx context.Context, r *run) result {
-	const price = 1000 // product 131: 10.00 USD
+	// Product 131 costs 10.00 USD a unit; the bounded run orders 4 units
+	// at a time so that fewer orders exhaust the balance.
+	qty := r.scale(4, 1)
+	price := int64(1000 * qty)
 	res := result{workload: "orders on one balance"}
 	c := r.client()
 	start := r.balance(ctx, c)
@@ -26,7 +29,7 @@ func ordersOnOneBalance(ctx context.Context, r *run) result {
 		res.fail("setup", "the balance could not be read")
 		return res
 	}
-	n := int(start/price) + r.scale(10, 30) // more orders than the balance covers
+	n := int(start/price) + r.scale(6, 30) // more orders than the balance covers
 	type op struct {
 		key       string
 		call, ret int64
@@ -44,7 +47,7 @@ func ordersOnOneBalance(ctx context.Context, r *run) result {
 				o.key = fmt.Sprintf("chaos-%d-order-%d-%d", r.seed, w, i)
 				o.call = time.Now().UnixNano()
 				o.ans = c.do(ctx, "POST /orders", http.MethodPost, "/orders",
-					map[string]any{"product_id": 131, "quantity": 1, "external_ref": o.key}, o.key)
+					map[string]any{"product_id": 131, "quantity": qty, "external_ref": o.key}, o.key)
 				o.ret = time.Now().UnixNano()
 			}
 		}()

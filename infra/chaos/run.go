@@ -103,7 +103,7 @@ func (r *run) balance(ctx context.Context, c *client) int64 {
 func (r *run) quiesce(ctx context.Context) {
 	select {
 	case <-ctx.Done():
-	case <-time.After(time.Duration(r.scale(8, 20)) * time.Second):
+	case <-time.After(time.Duration(r.scale(5, 20)) * time.Second):
 	}
 }
 
@@ -145,7 +145,11 @@ func Run(ctx context.Context, cfg Config) error {
 	key := fmt.Sprintf("sk_test_chaos%024d", cfg.Seed)
 	env := []string{"STORE=dynamodb", "TABLE_PREFIX=" + prefix, "DATA_DIR=" + filepath.Join(dir, "data"),
 		"SANDBOX_API_KEY=" + key, "LOG_LEVEL=error", "FAULTS=" + spec}
-	fmt.Fprintf(cfg.Log, "chaos: seed %d (reproduce: make chaos ARGS='-seed %d'), FAULTS=%s\n", cfg.Seed, cfg.Seed, spec)
+	replay := fmt.Sprintf("-seed %d", cfg.Seed)
+	if cfg.Bounded {
+		replay += " -bounded"
+	}
+	fmt.Fprintf(cfg.Log, "chaos: seed %d (replay: make chaos ARGS='%s'), FAULTS=%s\n", cfg.Seed, replay, spec)
 
 	// The tables first, without faults: the runner reads them at the end.
 	getenv := func(k string) string {
