@@ -27,7 +27,7 @@ type gateway struct {
 	port string
 	logs io.Writer
 
-	mu    sync.Mutex
+	mu           sync.Mutex
 	cmd          *exec.Cmd
 	kills        int
 	failedStarts int
