@@ -28,6 +28,9 @@ const (
 	attrN    = "n"
 	attrV    = "v"
 	attrTTL  = "ttl"
+	// attrWrite is the token of the last single-item write (write.go's
+	// stamped): never read into an Item.
+	attrWrite = "wt"
 )
 
 // Store is the DynamoDB adapter of store.Store.

@@ -22,6 +22,7 @@ type plan struct {
 // Placeholders shared by every expression.
 var names = map[string]string{
 	"#pk": attrPK, "#sk": attrSK, "#d": attrData, "#z": attrPacked, "#n": attrN, "#v": attrV, "#t": attrTTL,
+	"#w": attrWrite,
 }
 
 // Condition building blocks. An expired item (ttl <= now) counts as absent.

@@ -2,7 +2,10 @@ package dynamostore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -96,11 +99,18 @@ func (s *Store) writeOne(ctx context.Context, plans []plan, now time.Time) error
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 	} else {
+		update, cond, token := stamped(p)
+		n, v = used(p.values, update, cond)
+		v[":wt"] = &types.AttributeValueMemberS{Value: token}
 		_, err = s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: &p.table, Key: key, UpdateExpression: &p.update, ConditionExpression: optional(p.cond),
+			TableName: &p.table, Key: key, UpdateExpression: &update, ConditionExpression: &cond,
 			ExpressionAttributeNames: n, ExpressionAttributeValues: v,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) && ownWrite(ccf.Item, token) {
+			return nil
+		}
 	}
 	var ccf *types.ConditionalCheckFailedException
 	switch {
@@ -112,6 +122,37 @@ func (s *Store) writeOne(ctx context.Context, plans []plan, now time.Time) error
 		return err
 	}
 	return wrapErr("dynamostore.Write", err)
+}
+
+// A single-item update is stamped with a token of its own (attribute wt)
+// and conditioned on the item not bearing it yet. When its answer is lost
+// (a reset, a timeout) the SDK sends it again; the resend then fails that
+// condition on the item the first send wrote, and the old item it gets back
+// bears the token: the write committed once and succeeded. Without it, a
+// resent put-if-absent or version-conditioned write failed on its own
+// commit, and a resent add added twice (found by make chaos). A
+// transaction needs none: DynamoDB answers a resent TransactWriteItems by
+// its ClientRequestToken.
+func stamped(p plan) (update, cond, token string) {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	token = base64.RawStdEncoding.EncodeToString(b[:])
+	update = strings.Replace(p.update, "SET ", "SET #w = :wt, ", 1)
+	cond = notMine
+	if p.cond != "" {
+		cond = p.cond + " AND " + notMine
+	}
+	return update, cond, token
+}
+
+// notMine is the condition of a stamped write: the item is not yet this write's.
+const notMine = "(attribute_not_exists(#w) OR #w <> :wt)"
+
+// ownWrite reports whether old (the item a failed condition returned)
+// bears token: written by an earlier send of the same write.
+func ownWrite(old map[string]types.AttributeValue, token string) bool {
+	w, ok := old[attrWrite].(*types.AttributeValueMemberS)
+	return ok && w.Value == token
 }
 
 // conditionFailed turns a failed condition on plans[i] into the port's error
