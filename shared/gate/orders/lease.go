@@ -1,7 +1,10 @@
 package orders
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"fmt"
 	"time"
 
 	"github.com/paygate/paygate/shared/gate/prepaid"
@@ -45,9 +48,16 @@ func leaseKey(accountID, currency string) store.Key {
 // just after taking it. It refuses (insufficient_balance) as soon as a fresh
 // read shows the balance cannot pay, and gives up (balance_busy) at deadline.
 func (s *Service) acquireLease(ctx context.Context, acct, cur string, charge int64, deadline time.Time) (prepaid.Balance, error) {
+	// The lease names its holder, so a put that committed and was sent
+	// again (its answer lost: the SDK retries) finds its own lease instead
+	// of waiting it out (found by make chaos).
+	holder := fmt.Appendf(nil, `{"holder":%q}`, rand.Text())
 	for attempt := 0; ; attempt++ {
-		lease := store.Item{Key: leaseKey(acct, cur), Data: []byte("{}"), ExpiresAt: s.clock().Add(leaseTTL)}
+		lease := store.Item{Key: leaseKey(acct, cur), Data: holder, ExpiresAt: s.clock().Add(leaseTTL)}
 		err := s.st.Write(ctx, store.Put(lease, store.IfAbsent))
+		if cf, taken := store.IsConditionFailed(err); taken && cf.Current != nil && bytes.Equal(cf.Current.Data, holder) {
+			err = nil
+		}
 		if err == nil {
 			bal, err := s.ledger.Balance(ctx, acct, cur)
 			if err == nil && bal.Available < charge {

@@ -209,6 +209,13 @@ func (s *Store) Claim(ctx context.Context, r Request) (*Result, *Claim, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if cur.State == stateInProgress && cur.Token == c.token {
+			// Our own claim: the put committed, its answer was lost and the
+			// SDK sent it again (found by make chaos; without this the
+			// request answered 409 to itself and every retry of it waited
+			// out the lease).
+			return nil, c, nil
+		}
 		if cur.Fingerprint == r.Fingerprint && cur.State == stateInProgress && cur.LeaseUntil != nil && !now.Before(*cur.LeaseUntil) {
 			// The holder's lease lapsed: take the claim over, on the version
 			// seen, so of many retries exactly one does.
@@ -232,7 +239,10 @@ func (s *Store) Complete(ctx context.Context, c *Claim, res Result) error {
 		return err
 	}
 	err = s.st.Write(ctx, s.RecordOp(c.Request, res, store.IfVersion(v)))
-	if _, ok := store.IsConditionFailed(err); ok {
+	if cf, ok := store.IsConditionFailed(err); ok {
+		if s.holdsResult(cf.Current, c.Request, res) {
+			return nil // our write committed and its answer was lost
+		}
 		return lapsed("idempotency.Complete")
 	}
 	if err != nil {
@@ -261,6 +271,21 @@ func (s *Store) Release(ctx context.Context, c *Claim) error {
 		return apierr.Wrap("idempotency.Release", apierr.Unavailable, err)
 	}
 	return nil
+}
+
+// holdsResult reports whether it (a record as it stood when a condition
+// failed) is already the completed result res of r: a write that committed
+// and was sent again, not another holder's.
+func (s *Store) holdsResult(it *store.Item, r Request, res Result) bool {
+	if it == nil {
+		return false
+	}
+	cur, err := decode(it)
+	if err != nil || cur.State == stateInProgress || cur.Fingerprint != r.Fingerprint {
+		return false
+	}
+	prev, err := s.interpret(r, cur)
+	return err == nil && prev != nil && prev.Status == res.Status && bytes.Equal(prev.Body, res.Body)
 }
 
 // held reads the key's record and returns its version when it is still c's
