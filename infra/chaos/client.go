@@ -157,6 +157,19 @@ func (c *client) retryCount() int {
 	return c.retries
 }
 
+// longest is the longest attempt of any route.
+func (c *client) longest() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var m time.Duration
+	for _, ds := range c.lat {
+		for _, d := range ds {
+			m = max(m, d)
+		}
+	}
+	return m
+}
+
 // p99 is the 99th percentile of the attempts' latencies of route.
 func (c *client) p99(route string) time.Duration {
 	c.mu.Lock()

@@ -57,7 +57,7 @@ func ordersOnOneBalance(ctx context.Context, r *run) result {
 	}
 	close(next)
 	wg.Wait()
-	res.retries = c.retryCount()
+	res.retries, res.longest = c.retryCount(), c.longest()
 	res.p99 = map[string]time.Duration{"POST /orders": c.p99("POST /orders")}
 
 	// What the service holds, once every consumer has caught up.

@@ -59,7 +59,7 @@ func cardPayments(ctx context.Context, r *run) result {
 	}
 	close(next)
 	wg.Wait()
-	res.retries = c.retryCount()
+	res.retries, res.longest = c.retryCount(), c.longest()
 	res.p99 = map[string]time.Duration{}
 	for _, route := range []string{"POST /v2/payments", "POST /v1/transactions/{id}/capture", "POST /v1/transactions/{id}/refund"} {
 		res.p99[route] = c.p99(route)
