@@ -28,6 +28,7 @@ func main() {
 	kinds := flag.String("kinds", "", "fault kinds, +-separated (default: all)")
 	flag.BoolVar(&cfg.Bounded, "bounded", false, "the short run of make test")
 	flag.BoolVar(&cfg.Kills, "kill", true, "kill -9 the gateway at random points")
+	flag.BoolVar(&cfg.Network, "network", true, "Toxiproxy between the gateway and DynamoDB Local and moto (latency, bandwidth, resets, timeouts)")
 	verbose := flag.Bool("v", false, "show the gateway's output")
 	flag.Parse()
 	cfg.Seed = *seed

@@ -29,6 +29,7 @@ type Config struct {
 	Kinds    []faults.Kind // nil: every kind
 	Bounded  bool          // the short run make test runs
 	Kills    bool          // kill -9 the gateway at random points
+	Network  bool          // Toxiproxy between the gateway and the servers
 	Log      io.Writer     // the table and progress
 	Logs     io.Writer     // the gateway's own output
 	Patience time.Duration // how long a client retries one operation
@@ -149,6 +150,25 @@ func Run(ctx context.Context, cfg Config) error {
 	key := fmt.Sprintf("sk_test_chaos%024d", cfg.Seed)
 	env := []string{"STORE=dynamodb", "TABLE_PREFIX=" + prefix, "DATA_DIR=" + filepath.Join(dir, "data"),
 		"SANDBOX_API_KEY=" + key, "LOG_LEVEL=error", "FAULTS=" + spec}
+	var net *network
+	if cfg.Network {
+		// The gateway reaches the servers through Toxiproxy; the runner
+		// (tables, the ledger check) directly.
+		var ups []string
+		for _, v := range []string{"DYNAMODB_ENDPOINT", "SQS_ENDPOINT"} {
+			hp, err := hostPort(os.Getenv(v))
+			if err != nil {
+				return fmt.Errorf("%s: %w", v, err)
+			}
+			ups = append(ups, hp)
+		}
+		n, addrs, err := startNetwork(ups...)
+		if err != nil {
+			return err
+		}
+		net = n
+		env = append(env, "DYNAMODB_ENDPOINT=http://"+addrs[0], "SQS_ENDPOINT=http://"+addrs[1])
+	}
 	replay := fmt.Sprintf("-seed %d", cfg.Seed)
 	if cfg.Bounded {
 		replay += " -bounded"
@@ -190,6 +210,12 @@ func Run(ctx context.Context, cfg Config) error {
 	fmt.Fprintf(cfg.Log, "chaos: gateway serving after %s\n", time.Since(began).Round(time.Second))
 	r := &run{Config: cfg, seed: cfg.Seed, gw: gw, key: key, deps: deps}
 
+	netCtx, stopNetwork := context.WithCancel(ctx)
+	defer stopNetwork()
+	if net != nil {
+		every := time.Duration(r.scale(6, 10)) * time.Second
+		go net.run(netCtx, cfg.Seed, every, 2*time.Second)
+	}
 	killCtx, stopKills := context.WithCancel(ctx)
 	var kills sync.WaitGroup
 	if cfg.Kills {
@@ -228,8 +254,35 @@ func Run(ctx context.Context, cfg Config) error {
 		ledgerVerdict = "ledger check: " + rep.String()
 		results[len(results)-1].fail("ledger", rep.String())
 	}
+	stopNetwork()
 	counts, _ := faults.ReadReport(report)
-	return r.print(results, counts, ledgerVerdict)
+	all := map[string]int{}
+	for k, n := range counts {
+		all[string(k)] = n
+	}
+	if net != nil {
+		for k, n := range net.snapshot() {
+			all[k] = n
+		}
+	}
+	return r.print(results, all, ledgerVerdict)
+}
+
+// summary renders the counts of the SDK's fault kinds (in faults.All's
+// order) and then the network's.
+func summary(counts map[string]int) string {
+	var parts []string
+	for _, k := range faults.All {
+		if n := counts[string(k)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, n))
+		}
+	}
+	for _, t := range toxics {
+		if n := counts[t.name]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", t.name, n))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // killLoop kills the gateway with SIGKILL at seeded random moments and
@@ -251,7 +304,7 @@ func (r *run) killLoop(ctx context.Context) {
 	}
 }
 
-func (r *run) print(results []result, counts map[faults.Kind]int, ledgerVerdict string) error {
+func (r *run) print(results []result, counts map[string]int, ledgerVerdict string) error {
 	tw := tabwriter.NewWriter(r.Log, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "workload\ttook\tacknowledged\tlost\tduplicated\tunknown\tclient retries\tp99 by route\tverdicts")
 	var violations []string
@@ -281,7 +334,7 @@ func (r *run) print(results []result, counts map[faults.Kind]int, ledgerVerdict 
 	failed := r.gw.failedStarts
 	r.gw.mu.Unlock()
 	fmt.Fprintf(r.Log, "faults injected (%d kinds): %s; gateway killed %d times (%d start-ups failed under faults and were retried); %s\n",
-		kinds, faults.Summary(counts), r.gw.killCount(), failed, ledgerVerdict)
+		kinds, summary(counts), r.gw.killCount(), failed, ledgerVerdict)
 	if len(violations) > 0 {
 		return fmt.Errorf("%d violations (seed %d):\n  %s", len(violations), r.seed, strings.Join(violations, "\n  "))
 	}

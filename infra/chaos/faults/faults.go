@@ -439,14 +439,3 @@ func jsonAnswer(r *http.Request, status int, body []byte) *http.Response {
 		Request:       r,
 	}
 }
-
-// Summary renders counts in All's order, "throttle=3 500=1 ...".
-func Summary(counts map[Kind]int) string {
-	var parts []string
-	for _, k := range All {
-		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
-		}
-	}
-	return strings.Join(parts, " ")
-}

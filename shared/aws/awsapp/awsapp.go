@@ -8,7 +8,6 @@ package awsapp
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -65,7 +64,7 @@ func Config(cfg app.Config) (aws.Config, error) {
 		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, cfg.Getenv("AWS_SESSION_TOKEN"))),
 	}
 	if cfg.Transport != nil {
-		ac.HTTPClient = &http.Client{Transport: cfg.Transport}
+		ac.HTTPClient = clientOver(cfg.Transport)
 	}
 	DefaultTimeouts.Register(&ac)
 	xray.FromEnv(cfg.Getenv).Register(&ac)

@@ -287,7 +287,7 @@ func (f *Flow[R]) Enqueue(ctx context.Context, accountID, id string) {
 	// A map of strings always encodes; checked all the same.
 	body, err := json.Marshal(map[string]string{"account_id": accountID, f.IDField: id})
 	if err == nil {
-		_, err = f.Queue.Send(context.WithoutCancel(ctx), f.QueueName, body, 0)
+		err = queue.SendAfterCommit(ctx, f.Queue, f.QueueName, body, 0)
 	}
 	if err != nil {
 		f.Log.Warn(f.What+" enqueue failed; the settlement task will re-queue it", f.IDField, id, "error", err.Error())

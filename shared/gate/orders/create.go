@@ -292,7 +292,7 @@ type Message struct {
 func (s *Service) enqueue(ctx context.Context, r *record) {
 	body, err := json.Marshal(Message{AccountID: r.AccountID, OrderID: r.ID})
 	if err == nil {
-		_, err = s.q.Send(context.WithoutCancel(ctx), queue.Fulfilment, body, 0)
+		err = queue.SendAfterCommit(ctx, s.q, queue.Fulfilment, body, 0)
 	}
 	if err != nil {
 		s.log.Warn("fulfilment enqueue failed; the reconciler will re-queue", "order_id", r.ID, "error", err.Error())

@@ -141,7 +141,7 @@ type Message struct {
 func (s *Service) enqueue(ctx context.Context, accountID, id string, delay time.Duration) {
 	body, err := json.Marshal(Message{AccountID: accountID, ID: id})
 	if err == nil {
-		_, err = s.q.Send(context.WithoutCancel(ctx), queue.WalletConfirmations, body, delay)
+		err = queue.SendAfterCommit(ctx, s.q, queue.WalletConfirmations, body, delay)
 	}
 	if err != nil {
 		s.log.Warn("wallet confirmation enqueue failed; the expirer will re-queue", "wallet_transaction_id", id, "error", err.Error())
