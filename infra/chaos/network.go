@@ -47,6 +47,8 @@ func startNetwork(upstreams ...string) (*network, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Its toxics log through zerolog's global logger: quiet.
+	zerolog.SetGlobalLevel(zerolog.Disabled)
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	go srv.Listen("127.0.0.1", port)
 	n := &network{client: toxiclient.NewClient("127.0.0.1:" + port), counts: map[string]int{}}

@@ -68,7 +68,11 @@ func payoutsInABurst(ctx context.Context, r *run) result {
 			// the commit and the send, or in the consumer's hands) is sent
 			// again by the settlement task: pending payouts older than
 			// balance.RequeueAge, every SettleInterval (a minute each).
+			began := time.Now()
 			p := r.settled(ctx, c, "/v1/payouts/"+id, 3*time.Minute, "pending", "in_transit")
+			if d := time.Since(began); d > 10*time.Second {
+				fmt.Fprintf(r.Log, "chaos: payout %s settled only after %s (%v)\n", id, d, p.Body)
+			}
 			switch {
 			case !p.Definitive || p.Status != 200:
 				res.lost++

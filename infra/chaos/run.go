@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	key := fmt.Sprintf("sk_test_chaos%024d", cfg.Seed)
 	env := []string{"STORE=dynamodb", "TABLE_PREFIX=" + prefix, "DATA_DIR=" + filepath.Join(dir, "data"),
-		"SANDBOX_API_KEY=" + key, "LOG_LEVEL=error", "FAULTS=" + spec}
+		"SANDBOX_API_KEY=" + key, "LOG_LEVEL=" + logLevel(cfg), "FAULTS=" + spec}
 	var net *network
 	if cfg.Network {
 		// The gateway reaches the servers through Toxiproxy; the runner
@@ -339,4 +339,12 @@ func (r *run) print(results []result, counts map[string]int, ledgerVerdict strin
 		return fmt.Errorf("%d violations (seed %d):\n  %s", len(violations), r.seed, strings.Join(violations, "\n  "))
 	}
 	return nil
+}
+
+// logLevel is the gateway's: warnings when its output is shown (-v).
+func logLevel(cfg Config) string {
+	if cfg.Logs != nil {
+		return "warn"
+	}
+	return "error"
 }
