@@ -23,7 +23,10 @@ const SessionTTL = 12 * time.Hour
 // Sign-in limits: at most MaxAttemptsPerEmail failed attempts per email and
 // MaxAttemptsPerAddress per client address in one AttemptWindow; past
 // either, every attempt is refused, right password or not, until the
-// window ends.
+// window ends. An attempt is counted before its password is checked (an
+// attempt still being checked counts as a failed one) and a successful one
+// is given back, so parallel attempts never get more checks than the
+// limits.
 const (
 	MaxAttemptsPerEmail   = 5
 	MaxAttemptsPerAddress = 20
@@ -109,12 +112,11 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	if err != nil || len(in.Password) > MaxPassword {
 		email = "invalid"
 	}
-	locked, err := s.locked(ctx, email, in.Address, window)
-	if err != nil {
+	// The attempt is reserved before the password is checked (a bounded
+	// add on both counters, in one write): parallel guesses cannot all
+	// pass a check that reads the counters first.
+	if err := s.reserve(ctx, email, in.Address, window); err != nil {
 		return "", nil, err
-	}
-	if locked {
-		return "", nil, ErrLocked
 	}
 	rec, _, err := s.user(ctx, email)
 	if err != nil && !apierr.Is(err, apierr.NotFound) {
@@ -127,9 +129,6 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 		ok = checkPassword(in.Password, rec.PasswordHash) && (!rec.TOTP || validTOTP(in.Code, rec.TOTPSecret, now))
 	}
 	if !ok {
-		if err := s.countFailure(ctx, email, in.Address, window); err != nil {
-			return "", nil, err
-		}
 		return "", nil, ErrSignIn
 	}
 	tok := token()
@@ -150,40 +149,47 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit); err != nil {
 		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
 	}
+	s.release(ctx, email, in.Address, window)
 	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp}, nil
 }
 
-func (s *Service) locked(ctx context.Context, email, addr string, window time.Time) (bool, error) {
+// reserve counts an attempt on both counters before its check, each add
+// bounded by its limit (store.Op.Max), in one write: an attempt past
+// either limit adds nothing and is ErrLocked. Counters live until their
+// window ends.
+func (s *Service) reserve(ctx context.Context, email, addr string, window time.Time) error {
+	err := s.st.Write(ctx, s.limitOps(email, addr, window, 1)...)
+	if errors.Is(err, store.ErrOutOfRange) {
+		return ErrLocked
+	}
+	if err != nil {
+		return apierr.Wrap("dashboard.reserve", apierr.Internal, err)
+	}
+	return nil
+}
+
+// release gives a successful attempt's reservation back: only failures
+// count against the limits. A failure here is logged: the attempt then
+// counts as a failed one, no worse than before the release existed.
+func (s *Service) release(ctx context.Context, email, addr string, window time.Time) {
+	if err := s.st.Write(ctx, s.limitOps(email, addr, window, -1)...); err != nil {
+		s.log.Warn("dashboard sign-in reservation not given back", "error", err.Error())
+	}
+}
+
+func (s *Service) limitOps(email, addr string, window time.Time, delta int64) []store.Op {
+	exp := window.Add(AttemptWindow)
+	var ops []store.Op
 	for _, c := range []struct {
 		k   store.Key
 		max int64
 	}{{limitKey("email", email, window), MaxAttemptsPerEmail}, {limitKey("addr", addr, window), MaxAttemptsPerAddress}} {
-		it, err := s.st.Get(ctx, c.k)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return false, apierr.Wrap("dashboard.locked", apierr.Internal, err)
-		}
-		if it.N >= c.max {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// countFailure adds one to both counters, atomically (concurrent attempts
-// each count), kept until the window ends.
-func (s *Service) countFailure(ctx context.Context, email, addr string, window time.Time) error {
-	exp := window.Add(AttemptWindow)
-	for _, k := range []store.Key{limitKey("email", email, window), limitKey("addr", addr, window)} {
-		op := store.Add(k, 1, false, store.Always)
+		op := store.Add(c.k, delta, false, store.Always)
+		op.Max = c.max
 		op.Item.Data, op.Item.ExpiresAt = []byte("{}"), exp
-		if err := s.st.Write(ctx, op); err != nil {
-			return apierr.Wrap("dashboard.countFailure", apierr.Internal, err)
-		}
+		ops = append(ops, op)
 	}
-	return nil
+	return ops
 }
 
 // ErrNoSession is the answer for a missing, expired, signed-out or
