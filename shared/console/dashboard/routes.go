@@ -724,9 +724,14 @@ func (s *Service) resend(c *call) (*httpapi.Response, error) {
 // --- security and audit
 
 func (s *Service) securityPage(c *call) (*httpapi.Response, error) {
-	users, err := s.Users(c.ctx(), c.sess.User.AccountID) // the user's own account's people
+	// The user's own account's people: all of them for its owners and
+	// developers, a viewer only itself.
+	users, err := s.Users(c.ctx(), c.sess.User.AccountID)
 	if err != nil {
 		return nil, err
+	}
+	if !c.sess.User.Role.CanChange() {
+		users = slices.DeleteFunc(users, func(u User) bool { return u.ID != c.sess.User.ID })
 	}
 	d := map[string]any{"TOTP": c.sess.User.TOTP, "Users": users}
 	if !c.sess.User.TOTP {
@@ -760,7 +765,7 @@ func (s *Service) totp(c *call) (*httpapi.Response, error) {
 }
 
 func (s *Service) auditPage(c *call) (*httpapi.Response, error) {
-	if c.sess.User.Role != Owner {
+	if c.sess.Role != Owner {
 		return nil, apierr.New(CodeRole, "Only owners see the audit log.")
 	}
 	entries, next, err := s.AuditLog(c.ctx(), c.account(), 50, c.r.HTTP.URL.Query().Get("cursor"))

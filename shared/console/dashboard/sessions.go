@@ -36,13 +36,17 @@ const (
 // Session is a signed-in user's session, as a page sees it.
 type Session struct {
 	ID        string // sha-256 of the cookie's token (hex): the store never holds the token
-	User      User
+	User      User   // the user as stored: its own account and its role there
 	CSRF      string // every form of the session carries it
 	ExpiresAt time.Time
 	// Account is the account every page reads and writes: the user's own,
 	// or its pair of the other mode once the session switched to it
 	// (SwitchAccount); the page checks the pairing on every request.
 	Account string
+	// Role is the user's role on Account: User.Role on the user's own,
+	// the role it holds on the pair otherwise (SetRole); pairing grants
+	// nothing.
+	Role Role
 }
 
 type sessionRecord struct {
@@ -150,7 +154,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
 	}
 	s.release(ctx, email, in.Address, window)
-	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp}, nil
+	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp, Account: rec.AccountID, Role: rec.Role}, nil
 }
 
 // reserve counts an attempt on both counters before its check, each add
@@ -227,18 +231,22 @@ func (s *Service) Lookup(ctx context.Context, tok string) (*Session, error) {
 	if u.Generation != sr.Generation || u.AccountID != sr.AccountID {
 		return nil, ErrNoSession
 	}
-	acct := u.AccountID
-	if sr.Active != "" {
-		acct = sr.Active
+	// A session switched to an account the user no longer holds a role
+	// on reads the user's own again.
+	acct, role := u.AccountID, u.Role
+	if r := u.Roles[sr.Active]; sr.Active != "" && r.Valid() {
+		acct, role = sr.Active, r
 	}
-	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct}, nil
+	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct, Role: role}, nil
 }
 
 // SwitchAccount makes the session read and write accountID from now on:
-// the user's own account, or the account paired with it (accounts.Pair),
-// with the same role. Any other account is NotFound, as another account's
-// record is. The change and its audit entry (in the user's own account's
-// log) are one transaction. Errors: NotFound, Conflict, Internal.
+// the user's own account, or the account paired with it (accounts.Pair)
+// when the user holds a role there (SetRole): the role it holds there, not
+// the one on its own account; without one the switch is Forbidden
+// (CodeRole). Any other account is NotFound, as another account's record
+// is. The change and its audit entry (in the user's own account's log) are
+// one transaction. Errors: NotFound, Forbidden, Conflict, Internal.
 func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, address string) error {
 	home := sess.User.AccountID
 	if accountID != home {
@@ -252,6 +260,13 @@ func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, a
 		}
 		if err != nil {
 			return err
+		}
+		u, _, err := s.user(ctx, sess.User.Email)
+		if err != nil {
+			return err
+		}
+		if !u.Roles[accountID].Valid() {
+			return apierr.New(CodeRole, "You have no role on the %s account: an owner of it gives you one.", other.Mode)
 		}
 	}
 	it, err := s.st.Get(ctx, sessionKey(sess.ID))

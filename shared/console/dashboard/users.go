@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -62,6 +63,9 @@ type userRecord struct {
 	PasswordHash string `json:"password_hash"`
 	TOTPSecret   string `json:"totp_secret,omitempty"`
 	Generation   int64  `json:"generation"`
+	// Roles are the roles the user holds on accounts other than its own:
+	// only its account's pair, the one account a session may switch to.
+	Roles map[string]Role `json:"roles,omitempty"`
 }
 
 // Key layout (accounts table):
@@ -268,6 +272,57 @@ func (s *Service) updateUser(ctx context.Context, email string, fn func(*userRec
 		return nil
 	})
 	return out, err
+}
+
+// SetRole gives the user role on accountID: its own account (the role it
+// signs in with), or its account's pair, the one other account a session
+// may switch to; role "" there takes the role away (a session switched to
+// it reads the user's own account again). Pairing grants nothing: a user
+// holds a role on the pair only once given one here. Errors: Invalid
+// (role), NotFound (the user; an account that is neither), Internal.
+func (s *Service) SetRole(ctx context.Context, email, accountID string, role Role) (*User, error) {
+	email, err := normalEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	u, _, err := s.user(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	if accountID != u.AccountID {
+		own, err := s.accounts.Get(ctx, u.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		other, err := s.accounts.Get(ctx, accountID)
+		if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
+			return nil, apierr.NotFoundf("no such account: %s (a user holds a role on its own account and its pair only)", accountID)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !role.Valid() && (role != "" || accountID == u.AccountID) {
+		return nil, apierr.Invalidf("role", "role must be one of %v", Roles)
+	}
+	rec, err := s.updateUser(ctx, email, func(u *userRecord) error {
+		switch {
+		case accountID == u.AccountID:
+			u.Role = role
+		case role == "":
+			delete(u.Roles, accountID)
+		default:
+			if u.Roles == nil {
+				u.Roles = map[string]Role{}
+			}
+			u.Roles[accountID] = role
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
 }
 
 // TOTPIssuer names the service in authenticator apps.
