@@ -1,12 +1,21 @@
 package dashboard_test
 
 import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/console/dashboard"
+	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
 // TestViewersSeeOnlyThemselvesOnTheSecurityPage: the people list is every
@@ -32,5 +41,128 @@ func TestViewersSeeOnlyThemselvesOnTheSecurityPage(t *testing.T) {
 		assert.Contains(t, p.Body, viewer)
 		assert.NotContains(t, p.Body, owner)
 		assert.NotContains(t, p.Body, dev)
+	})
+}
+
+// enableTOTP turns the user's second factor on from the security page and
+// returns its secret.
+func (c *client) enableTOTP(t *testing.T, csrf string) string {
+	t.Helper()
+	m := totpRe.FindStringSubmatch(c.get("/dashboard/settings/security").Body)
+	require.NotNil(t, m)
+	secret := m[1]
+	apitest.RememberSecret(secret)
+	code, err := totp.GenerateCode(secret, c.e.Clock.Now())
+	require.NoError(t, err)
+	r := c.post("/dashboard/settings/security/totp", url.Values{"csrf": {csrf}, "action": {"enable"}, "secret": {secret}, "code": {code}})
+	require.Equal(t, 303, r.Status, r.Body)
+	return secret
+}
+
+func (e *env) totpOn(email string) bool {
+	e.T.Helper()
+	u, err := e.dash.UserByEmail(context.Background(), email)
+	require.NoError(e.T, err)
+	return u.TOTP
+}
+
+// TestTOTPCodeIsAcceptedOnce: a code signs in once, even two sign-ins
+// with it at the same moment; the code that turned it on signs in never.
+func TestTOTPCodeIsAcceptedOnce(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		email := e.user("", dashboard.Developer)
+		c := e.client()
+		secret := c.enableTOTP(t, c.signIn(email))
+		ctx := context.Background()
+		in := func(code, addr string) error {
+			_, _, err := e.dash.SignIn(ctx, dashboard.SignInInput{Email: email, Password: password, Code: code, Address: addr})
+			return err
+		}
+		first, _ := totp.GenerateCode(secret, e.Clock.Now())
+		assert.Equal(t, dashboard.ErrSignIn, in(first, "192.0.2.1"), "the code that turned it on is used")
+
+		e.Clock.Advance(30 * time.Second)
+		code, _ := totp.GenerateCode(secret, e.Clock.Now())
+		var wg sync.WaitGroup
+		var won atomic.Int32
+		// Three at once (with the used one before and the replay after, 4
+		// failures: under the limit of 5).
+		for i := 0; i < 3; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				err := in(code, fmt.Sprintf("192.0.2.%d", 10+i))
+				if err == nil {
+					won.Add(1)
+				} else {
+					assert.Equal(t, dashboard.ErrSignIn, err)
+				}
+			}(i)
+		}
+		wg.Wait()
+		assert.EqualValues(t, 1, won.Load(), "one sign-in per code")
+		assert.Equal(t, dashboard.ErrSignIn, in(code, "192.0.2.20"), "and none after")
+		e.Clock.Advance(30 * time.Second)
+		next, _ := totp.GenerateCode(secret, e.Clock.Now())
+		require.NoError(t, in(next, "192.0.2.21"))
+	})
+}
+
+// TestTOTPOffOrMovedNeedsACodeOrThePassword: the session alone does not
+// turn two-step sign-in off nor replace its secret; a current (unused)
+// code or the password does.
+func TestTOTPOffOrMovedNeedsACodeOrThePassword(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		email := e.user("", dashboard.Viewer)
+		c := e.client()
+		csrf := c.signIn(email)
+		secret := c.enableTOTP(t, csrf)
+		sec := c.get("/dashboard/settings/security")
+		assert.Contains(t, sec.Body, `id="disable-totp"`)
+		assert.Contains(t, sec.Body, `id="replace-totp"`)
+		post := func(v url.Values) *page {
+			v.Set("csrf", csrf)
+			return c.post("/dashboard/settings/security/totp", v)
+		}
+		used, _ := totp.GenerateCode(secret, e.Clock.Now())
+		for name, v := range map[string]url.Values{
+			"nothing":          {"action": {"disable"}},
+			"a wrong code":     {"action": {"disable"}, "current_code": {"000000"}},
+			"a used code":      {"action": {"disable"}, "current_code": {used}},
+			"a wrong password": {"action": {"disable"}, "password": {"not the password"}},
+		} {
+			r := post(v)
+			assert.Equal(t, 400, r.Status, name)
+			assert.True(t, e.totpOn(email), "still on after %s", name)
+		}
+		// Moving to another app: the new app's code and a current one.
+		m := totpRe.FindStringSubmatch(sec.Body)
+		require.NotNil(t, m)
+		newSecret := m[1]
+		apitest.RememberSecret(newSecret)
+		e.Clock.Advance(30 * time.Second)
+		newCode, _ := totp.GenerateCode(newSecret, e.Clock.Now())
+		r := post(url.Values{"action": {"replace"}, "secret": {newSecret}, "code": {newCode}})
+		assert.Equal(t, 400, r.Status, "the session alone does not replace it")
+		cur, _ := totp.GenerateCode(secret, e.Clock.Now())
+		r = post(url.Values{"action": {"replace"}, "secret": {newSecret}, "code": {newCode}, "current_code": {cur}})
+		require.Equal(t, 303, r.Status, r.Body)
+		e.Clock.Advance(30 * time.Second)
+		ctx := context.Background()
+		old, _ := totp.GenerateCode(secret, e.Clock.Now())
+		_, _, err := e.dash.SignIn(ctx, dashboard.SignInInput{Email: email, Password: password, Code: old, Address: "192.0.2.30"})
+		assert.Equal(t, dashboard.ErrSignIn, err, "the old app's codes are dead")
+		// Off with the password.
+		r = post(url.Values{"action": {"disable"}, "password": {password}})
+		require.Equal(t, 303, r.Status, r.Body)
+		assert.False(t, e.totpOn(email))
+		_, _, err = e.dash.SignIn(ctx, dashboard.SignInInput{Email: email, Password: password, Address: "192.0.2.30"})
+		require.NoError(t, err)
+		acts := e.actions(e.Account.ID)
+		assert.Equal(t, 1, acts["user.totp_enable"])
+		assert.Equal(t, 1, acts["user.totp_replace"])
+		assert.Equal(t, 1, acts["user.totp_disable"])
 	})
 }

@@ -122,15 +122,18 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	if err := s.reserve(ctx, email, in.Address, window); err != nil {
 		return "", nil, err
 	}
-	rec, _, err := s.user(ctx, email)
+	rec, v, err := s.user(ctx, email)
 	if err != nil && !apierr.Is(err, apierr.NotFound) {
 		return "", nil, err
 	}
-	ok := false
+	ok, step := false, int64(0)
 	if rec == nil {
 		checkPassword(in.Password, dummyHash)
 	} else {
-		ok = checkPassword(in.Password, rec.PasswordHash) && (!rec.TOTP || validTOTP(in.Code, rec.TOTPSecret, now))
+		ok = checkPassword(in.Password, rec.PasswordHash)
+		if ok && rec.TOTP {
+			step, ok = totpStep(in.Code, rec.TOTPSecret, now, rec.TOTPStep)
+		}
 	}
 	if !ok {
 		return "", nil, ErrSignIn
@@ -150,7 +153,22 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	if err != nil {
 		return "", nil, err
 	}
-	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit); err != nil {
+	ops := []store.Op{store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit}
+	if rec.TOTP {
+		// The code's step is recorded with the session, on the user as it
+		// was read: of two sign-ins with one code, one wins.
+		rec.TOTPStep = step
+		u, err := json.Marshal(rec)
+		if err != nil {
+			return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
+		}
+		ops = append(ops, store.Put(store.Item{Key: userKey(rec.Email), Data: u}, store.IfVersion(v)))
+	}
+	err = s.st.Write(ctx, ops...)
+	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 2 {
+		return "", nil, ErrSignIn
+	}
+	if err != nil {
 		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
 	}
 	s.release(ctx, email, in.Address, window)
