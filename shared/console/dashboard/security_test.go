@@ -166,3 +166,31 @@ func TestTOTPOffOrMovedNeedsACodeOrThePassword(t *testing.T) {
 		assert.Equal(t, 1, acts["user.totp_disable"])
 	})
 }
+
+// TestFailedSignInsAreAudited: each checked failure of a known user is in
+// its account's log, with the address and the factor, never the password.
+func TestFailedSignInsAreAudited(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		email := e.user("", dashboard.Developer)
+		ctx := context.Background()
+		_, _, err := e.dash.SignIn(ctx, dashboard.SignInInput{Email: email, Password: "hunter2 hunter2", Address: "203.0.113.9"})
+		require.Equal(t, dashboard.ErrSignIn, err)
+		_, _, err = e.dash.SignIn(ctx, dashboard.SignInInput{Email: "nobody@example.test", Password: "hunter2 hunter2", Address: "203.0.113.9"})
+		require.Equal(t, dashboard.ErrSignIn, err)
+		entries, _, err := e.dash.AuditLog(ctx, e.Account.ID, 10, "")
+		require.NoError(t, err)
+		require.Len(t, entries, 1)
+		f := entries[0]
+		assert.Equal(t, "session.sign_in_failed", f.Action)
+		assert.Equal(t, email, f.Email)
+		assert.Equal(t, "203.0.113.9", f.Address)
+		assert.Equal(t, "wrong password", f.Detail)
+		// An owner sees it on the audit page.
+		c := e.client()
+		c.signIn(e.user("", dashboard.Owner))
+		page := c.get("/dashboard/audit-log")
+		assert.Contains(t, page.Body, "session.sign_in_failed")
+		assert.NotContains(t, page.Body, "hunter2")
+	})
+}

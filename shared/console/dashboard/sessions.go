@@ -126,16 +126,20 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	if err != nil && !apierr.Is(err, apierr.NotFound) {
 		return "", nil, err
 	}
-	ok, step := false, int64(0)
+	ok, step, wrong := false, int64(0), "password"
 	if rec == nil {
 		checkPassword(in.Password, dummyHash)
 	} else {
 		ok = checkPassword(in.Password, rec.PasswordHash)
 		if ok && rec.TOTP {
+			wrong = "two-step code (wrong, or used already)"
 			step, ok = totpStep(in.Code, rec.TOTPSecret, now, rec.TOTPStep)
 		}
 	}
 	if !ok {
+		if rec != nil {
+			s.auditFailure(ctx, rec, in.Address, "wrong "+wrong)
+		}
 		return "", nil, ErrSignIn
 	}
 	tok := token()
@@ -166,6 +170,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	}
 	err = s.st.Write(ctx, ops...)
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 2 {
+		s.auditFailure(ctx, rec, in.Address, "two-step code used by another sign-in at the same time")
 		return "", nil, ErrSignIn
 	}
 	if err != nil {
@@ -173,6 +178,22 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	}
 	s.release(ctx, email, in.Address, window)
 	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp, Account: rec.AccountID, Role: rec.Role}, nil
+}
+
+// auditFailure writes a failed sign-in of a known user to its account's
+// log: who, from where, and which factor was wrong (never what was typed).
+// Only checked attempts are written, at most the sign-in limits' worth in a
+// window; an email nobody has has no account's log to go to. A failure to
+// write is logged: the sign-in fails either way.
+func (s *Service) auditFailure(ctx context.Context, rec *userRecord, address, detail string) {
+	op, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: "session.sign_in_failed",
+		Target: rec.ID, Detail: detail, Address: address})
+	if err == nil {
+		err = s.st.Write(ctx, op)
+	}
+	if err != nil {
+		s.log.Error("dashboard failed sign-in not audited", "error", err.Error())
+	}
 }
 
 // reserve counts an attempt on both counters before its check, each add
