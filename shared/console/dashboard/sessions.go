@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -289,14 +288,7 @@ func (s *Service) Lookup(ctx context.Context, tok string) (*Session, error) {
 func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, address string) error {
 	home := sess.User.AccountID
 	if accountID != home {
-		own, err := s.accounts.Get(ctx, home)
-		if err != nil {
-			return err
-		}
-		other, err := s.accounts.Get(ctx, accountID)
-		if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
-			return apierr.NotFoundf("no such account: %s", accountID)
-		}
+		other, err := s.pairOf(ctx, home, accountID)
 		if err != nil {
 			return err
 		}

@@ -284,24 +284,13 @@ func (s *Service) updateUser(ctx context.Context, email string, fn func(*userRec
 // holds a role on the pair only once given one here. Errors: Invalid
 // (role), NotFound (the user; an account that is neither), Internal.
 func (s *Service) SetRole(ctx context.Context, email, accountID string, role Role) (*User, error) {
-	email, err := normalEmail(email)
+	u, err := s.userByEmail(ctx, email)
 	if err != nil {
 		return nil, err
 	}
-	u, _, err := s.user(ctx, email)
-	if err != nil {
-		return nil, err
-	}
+	email = u.Email
 	if accountID != u.AccountID {
-		own, err := s.accounts.Get(ctx, u.AccountID)
-		if err != nil {
-			return nil, err
-		}
-		other, err := s.accounts.Get(ctx, accountID)
-		if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
-			return nil, apierr.NotFoundf("no such account: %s (a user holds a role on its own account and its pair only)", accountID)
-		}
-		if err != nil {
+		if _, err := s.pairOf(ctx, u.AccountID, accountID); err != nil {
 			return nil, err
 		}
 	}
@@ -509,13 +498,33 @@ func NewPassword() string {
 // UserByEmail is the user with email. Errors: Invalid (email), NotFound,
 // Internal.
 func (s *Service) UserByEmail(ctx context.Context, email string) (*User, error) {
+	rec, err := s.userByEmail(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
+}
+
+// userByEmail is the stored user with email as typed (normalEmail).
+func (s *Service) userByEmail(ctx context.Context, email string) (*userRecord, error) {
 	e, err := normalEmail(email)
 	if err != nil {
 		return nil, err
 	}
 	rec, _, err := s.user(ctx, e)
+	return rec, err
+}
+
+// pairOf is accountID when it is home's pair; any other account is
+// NotFound, as another account's record is.
+func (s *Service) pairOf(ctx context.Context, home, accountID string) (*accounts.Account, error) {
+	own, err := s.accounts.Get(ctx, home)
 	if err != nil {
 		return nil, err
 	}
-	return &rec.User, nil
+	other, err := s.accounts.Get(ctx, accountID)
+	if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
+		return nil, apierr.NotFoundf("no such account: %s", accountID)
+	}
+	return other, err
 }
