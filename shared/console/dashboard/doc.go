@@ -47,7 +47,9 @@
 //     fails) and given back when it succeeds, so parallel attempts cannot
 //     all pass a read of the counters. An unknown email costs the same
 //     argon2id work as a wrong password. A known user's failed check is
-//     written to its account's audit log (never what was typed).
+//     written to its account's audit log (never what was typed), an
+//     unknown email's to the log of no account (UnknownEmails, expiring),
+//     the same write either way.
 //   - Money forms (capture, cancel, refund, a new payment link, a webhook
 //     endpoint) carry an idempotency key drawn with the page: the service
 //     writes it in the change's own transaction (idempotency.Commit), so a
@@ -105,7 +107,7 @@
 //
 //	accounts table  dashuser#<email> / user          the user, its password hash, TOTP secret and last step, generation, roles on its account's pair
 //	                dashusers#<account> / <email>    the account's users
-//	                dashaudit#<account> / <uuid v7>  the audit log, time-ordered
+//	                dashaudit#<account> / <uuid v7>  the audit log, time-ordered (dashaudit#-: unknown emails' failed sign-ins, TTL)
 //	sessions table  dashsess#<sha-256> / s           a session (TTL); active: the paired account switched to
 //	                dashlimit#email#<email> / <window>, dashlimit#addr#<address> / <window>   failed sign-ins (TTL)
 //
@@ -115,7 +117,7 @@
 // and writes the session with its audit entry (one TransactWriteItems,
 // with the user when a TOTP step is recorded), then gives the reservation
 // back (one TransactWriteItems); a failed one writes its audit entry
-// instead (one PutItem, a known user only); a form adds the
+// instead (one PutItem, for a known email or not); a form adds the
 // service's calls, its write carrying the audit entry (a single-item write
 // becomes a TransactWriteItems of two), and one UpdateItem more for a
 // create's record id. An event's page reads the event, the endpoints and

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/console/dashboard"
+	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
@@ -178,7 +179,11 @@ func TestFailedSignInsAreAudited(t *testing.T) {
 		require.Equal(t, dashboard.ErrSignIn, err)
 		_, _, err = e.dash.SignIn(ctx, dashboard.SignInInput{Email: "nobody@example.test", Password: "hunter2 hunter2", Address: "203.0.113.9"})
 		require.Equal(t, dashboard.ErrSignIn, err)
-		entries, _, err := e.dash.AuditLog(ctx, e.Account.ID, 10, "")
+		entries, _, err := e.dash.AuditLog(ctx, dashboard.UnknownEmails, 10, "")
+		require.NoError(t, err)
+		require.Len(t, entries, 1, "an email nobody has: in the log of no account")
+		assert.Equal(t, "nobody@example.test", entries[0].Email)
+		entries, _, err = e.dash.AuditLog(ctx, e.Account.ID, 10, "")
 		require.NoError(t, err)
 		require.Len(t, entries, 1)
 		f := entries[0]
@@ -193,4 +198,37 @@ func TestFailedSignInsAreAudited(t *testing.T) {
 		assert.Contains(t, page.Body, "session.sign_in_failed")
 		assert.NotContains(t, page.Body, "hunter2")
 	})
+}
+
+// countingStore counts a store's reads and writes.
+type countingStore struct {
+	store.Store
+	gets, writes atomic.Int32
+}
+
+func (c *countingStore) Get(ctx context.Context, k store.Key) (store.Item, error) {
+	c.gets.Add(1)
+	return c.Store.Get(ctx, k)
+}
+
+func (c *countingStore) Write(ctx context.Context, ops ...store.Op) error {
+	c.writes.Add(1)
+	return c.Store.Write(ctx, ops...)
+}
+
+// TestFailedSignInCostsTheSameForAnyEmail: a wrong password of a known
+// user and an email nobody has make the same store calls (with the same
+// argon2id work, no timing tells them apart).
+func TestFailedSignInCostsTheSameForAnyEmail(t *testing.T) {
+	c := &countingStore{}
+	e := newEnvWith(t, embedded, func(s store.Store) store.Store { c.Store = s; return c })
+	email := e.user("", dashboard.Owner)
+	calls := func(email string) [2]int32 {
+		c.gets.Store(0)
+		c.writes.Store(0)
+		_, _, err := e.dash.SignIn(context.Background(), dashboard.SignInInput{Email: email, Password: "wrong guess", Address: "192.0.2.50"})
+		require.Equal(t, dashboard.ErrSignIn, err)
+		return [2]int32{c.gets.Load(), c.writes.Load()}
+	}
+	assert.Equal(t, calls(email), calls("nobody@example.test"))
 }

@@ -136,9 +136,12 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 		}
 	}
 	if !ok {
-		if rec != nil {
-			s.auditFailure(ctx, rec, in.Address, "wrong "+wrong)
+		if rec == nil {
+			// The same write for an email nobody has, so the two cost the
+			// same (no timing oracle).
+			rec = &userRecord{User: User{AccountID: UnknownEmails, Email: email}}
 		}
+		s.auditFailure(ctx, rec, in.Address, "wrong "+wrong)
 		return "", nil, ErrSignIn
 	}
 	tok := token()
@@ -179,14 +182,25 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp, Account: rec.AccountID, Role: rec.Role}, nil
 }
 
-// auditFailure writes a failed sign-in of a known user to its account's
-// log: who, from where, and which factor was wrong (never what was typed).
-// Only checked attempts are written, at most the sign-in limits' worth in a
-// window; an email nobody has has no account's log to go to. A failure to
-// write is logged: the sign-in fails either way.
+// UnknownEmails is the log (as an account id) of failed sign-ins of emails
+// no user has: they have no account's log to go to. Its entries expire
+// after UnknownEmailsKept.
+const UnknownEmails = "-"
+
+// UnknownEmailsKept is how long UnknownEmails keeps an entry.
+const UnknownEmailsKept = 30 * 24 * time.Hour
+
+// auditFailure writes a failed sign-in to the user's account's log: who,
+// from where, and which factor was wrong (never what was typed); an email
+// nobody has goes to UnknownEmails, at the same cost. Only checked
+// attempts are written, at most the sign-in limits' worth in a window. A
+// failure to write is logged: the sign-in fails either way.
 func (s *Service) auditFailure(ctx context.Context, rec *userRecord, address, detail string) {
 	op, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: "session.sign_in_failed",
 		Target: rec.ID, Detail: detail, Address: address})
+	if rec.AccountID == UnknownEmails {
+		op.Item.ExpiresAt = s.clock().Add(UnknownEmailsKept)
+	}
 	if err == nil {
 		err = s.st.Write(ctx, op)
 	}
