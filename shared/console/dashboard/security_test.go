@@ -165,6 +165,7 @@ func TestTOTPOffOrMovedNeedsACodeOrThePassword(t *testing.T) {
 		assert.Equal(t, 1, acts["user.totp_enable"])
 		assert.Equal(t, 1, acts["user.totp_replace"])
 		assert.Equal(t, 1, acts["user.totp_disable"])
+		assert.Equal(t, 3, acts["user.totp_proof_failed"], "a wrong code, a used one, a wrong password")
 	})
 }
 

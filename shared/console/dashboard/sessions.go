@@ -141,7 +141,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 			// same (no timing oracle).
 			rec = &userRecord{User: User{AccountID: UnknownEmails, Email: email}}
 		}
-		s.auditFailure(ctx, rec, in.Address, "wrong "+wrong)
+		s.auditFailure(ctx, rec, "session.sign_in_failed", in.Address, "wrong "+wrong)
 		return "", nil, ErrSignIn
 	}
 	tok := token()
@@ -172,7 +172,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	}
 	err = s.st.Write(ctx, ops...)
 	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 2 {
-		s.auditFailure(ctx, rec, in.Address, "two-step code used by another sign-in at the same time")
+		s.auditFailure(ctx, rec, "session.sign_in_failed", in.Address, "two-step code used by another sign-in at the same time")
 		return "", nil, ErrSignIn
 	}
 	if err != nil {
@@ -190,13 +190,14 @@ const UnknownEmails = "-"
 // UnknownEmailsKept is how long UnknownEmails keeps an entry.
 const UnknownEmailsKept = 30 * 24 * time.Hour
 
-// auditFailure writes a failed sign-in to the user's account's log: who,
+// auditFailure writes a failed sign-in (or a failed Proof, as action) to
+// the user's account's log: who,
 // from where, and which factor was wrong (never what was typed); an email
 // nobody has goes to UnknownEmails, at the same cost. Only checked
 // attempts are written, at most the sign-in limits' worth in a window. A
 // failure to write is logged: the sign-in fails either way.
-func (s *Service) auditFailure(ctx context.Context, rec *userRecord, address, detail string) {
-	op, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: "session.sign_in_failed",
+func (s *Service) auditFailure(ctx context.Context, rec *userRecord, action, address, detail string) {
+	op, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: action,
 		Target: rec.ID, Detail: detail, Address: address})
 	if rec.AccountID == UnknownEmails {
 		op.Item.ExpiresAt = s.clock().Add(UnknownEmailsKept)

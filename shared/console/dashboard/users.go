@@ -442,6 +442,7 @@ func (s *Service) prove(ctx context.Context, email string, proof Proof) (proven,
 		p.step, ok = 0, checkPassword(proof.Password, rec.PasswordHash)
 	}
 	if !ok {
+		s.auditFailure(ctx, rec, "user.totp_proof_failed", proof.Address, "wrong code or password to change two-step sign-in")
 		return proven{}, ErrProof
 	}
 	s.release(ctx, email, proof.Address, window)
