@@ -132,7 +132,7 @@ func accountsPair(fs *flag.FlagSet) action {
 			Live *accounts.Account `json:"live"`
 			Test *accounts.Account `json:"test"`
 		}{l, t}, func(w io.Writer) {
-			fmt.Fprintf(w, "live account %s and test account %s are paired: their dashboard users may switch between them\n", l.ID, t.ID)
+			fmt.Fprintf(w, "live account %s and test account %s are paired: a dashboard user of one may switch to the other once given a role there (users role)\n", l.ID, t.ID)
 		})
 	}
 }

@@ -136,7 +136,8 @@ func TestNoSwitchWithoutAPair(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
 		c := e.client()
-		csrf := c.signIn(e.user("", dashboard.Owner))
+		email := e.user("", dashboard.Owner)
+		csrf := c.signIn(email)
 		home := c.get("/dashboard")
 		assert.NotContains(t, home.Body, `id="switch-mode"`)
 		assert.NotContains(t, home.Body, "/dashboard/switch-account")
@@ -154,7 +155,9 @@ func TestNoSwitchWithoutAPair(t *testing.T) {
 		require.NoError(t, err, "the same pair again")
 		_, _, err = e.Deps.Accounts.Pair(ctx, live.ID, e.otherAccount().ID)
 		assert.Equal(t, apierr.Conflict, apierr.KindOf(err), "paired already")
-		assert.True(t, strings.Contains(c.get("/dashboard").Body, `id="switch-mode"`), "paired: the switch shows")
+		assert.False(t, strings.Contains(c.get("/dashboard").Body, `id="switch-mode"`), "paired, no role on live: no switch")
+		e.grant(email, live.ID, dashboard.Developer)
+		assert.True(t, strings.Contains(c.get("/dashboard").Body, `id="switch-mode"`), "paired, a role on live: the switch shows")
 	})
 }
 
@@ -172,7 +175,9 @@ func TestPairingGrantsNothing(t *testing.T) {
 		c := e.client()
 		csrf := c.signIn(owner)
 
-		// No role on live: refused, the session stays on test.
+		// No role on live: no switch in the header, and a switch posted
+		// anyway is refused; the session stays on test.
+		assert.NotContains(t, c.get("/dashboard").Body, `id="switch-mode"`)
 		r := c.post("/dashboard/switch-account", url.Values{"csrf": {csrf}, "account": {live.ID}})
 		assert.Equal(t, 403, r.Status, r.Body)
 		assert.Contains(t, r.Body, "no role on the live account")
@@ -183,6 +188,7 @@ func TestPairingGrantsNothing(t *testing.T) {
 
 		// A viewer on live: the switch, with the viewer's role there.
 		e.grant(owner, live.ID, dashboard.Viewer)
+		assert.Contains(t, c.get("/dashboard").Body, `id="switch-mode"`)
 		require.Equal(t, 303, c.post("/dashboard/switch-account", url.Values{"csrf": {csrf}, "account": {live.ID}}).Status)
 		p := c.get("/dashboard/payments/" + livePay)
 		require.Equal(t, 200, p.Status)

@@ -46,6 +46,8 @@ type Session struct {
 	// the role it holds on the pair otherwise (SetRole); pairing grants
 	// nothing.
 	Role Role
+	// roles are the user's roles on other accounts (userRecord.Roles).
+	roles map[string]Role
 }
 
 type sessionRecord struct {
@@ -290,7 +292,7 @@ func (s *Service) Lookup(ctx context.Context, tok string) (*Session, error) {
 	if r := u.Roles[sr.Active]; sr.Active != "" && r.Valid() {
 		acct, role = sr.Active, r
 	}
-	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct, Role: role}, nil
+	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct, Role: role, roles: u.Roles}, nil
 }
 
 // SwitchAccount makes the session read and write accountID from now on:

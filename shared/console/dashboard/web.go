@@ -377,6 +377,9 @@ func (s *Service) baseView(r *httpapi.Request, sess *Session) view {
 	}
 	if err == nil {
 		v.Account, v.Mode, v.Pair = a.Name, string(a.Mode), a.Pair
+		if a.Pair != sess.User.AccountID && !sess.roles[a.Pair].Valid() {
+			v.Pair = "" // no role on the pair: no switch to it
+		}
 	}
 	return v
 }
