@@ -40,7 +40,15 @@ func accountsCreate(fs *flag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		k, secret, err := d.Keys.Create(ctx, a.ID, auth.NewKey{Kind: auth.Secret, Name: "default"})
+		var k *auth.Key
+		var secret string
+		err = e.audited(ctx, a.ID, "api_key.create", "", "the account's first secret key, with the account", func(ctx context.Context) (string, error) {
+			k, secret, err = d.Keys.Create(ctx, a.ID, auth.NewKey{Kind: auth.Secret, Name: "default"})
+			if err != nil {
+				return "", err
+			}
+			return k.ID, nil
+		})
 		if err != nil {
 			return fmt.Errorf("account %s created, but its key was not: %w", a.ID, err)
 		}
@@ -87,7 +95,10 @@ func accountsSetVersion(fs *flag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		if err := d.Keys.SetDefaultVersion(ctx, *id, *v); err != nil {
+		err = e.audited(ctx, *id, "account.default_version", "", *v+" (the account's keys too)", func(ctx context.Context) (string, error) {
+			return "", d.Keys.SetDefaultVersion(ctx, *id, *v)
+		})
+		if err != nil {
 			return err
 		}
 		a, err := d.Accounts.Get(ctx, *id)
@@ -121,7 +132,7 @@ func accountsPair(fs *flag.FlagSet) action {
 			Live *accounts.Account `json:"live"`
 			Test *accounts.Account `json:"test"`
 		}{l, t}, func(w io.Writer) {
-			fmt.Fprintf(w, "live account %s and test account %s are paired: their dashboard users may switch between them\n", l.ID, t.ID)
+			fmt.Fprintf(w, "live account %s and test account %s are paired: a dashboard user of one may switch to the other once given a role there (users role)\n", l.ID, t.ID)
 		})
 	}
 }

@@ -53,7 +53,15 @@ func keysCreate(fs *flag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		key, secret, err := d.Keys.Create(ctx, *id, auth.NewKey{Kind: k, Name: *name, AllowedOrigins: allowed})
+		var key *auth.Key
+		var secret string
+		err = e.audited(ctx, *id, "api_key.create", "", strings.TrimSpace(string(k)+" key "+*name), func(ctx context.Context) (string, error) {
+			key, secret, err = d.Keys.Create(ctx, *id, auth.NewKey{Kind: k, Name: *name, AllowedOrigins: allowed})
+			if err != nil {
+				return "", err
+			}
+			return key.ID, nil
+		})
 		if err != nil {
 			return err
 		}
@@ -112,7 +120,12 @@ func keysRoll(fs *flag.FlagSet) action {
 				return usagef("--expires-at must be an RFC 3339 time like 2025-01-31T12:00:00Z")
 			}
 		}
-		key, secret, err := d.Keys.Roll(ctx, *id, *keyID, exp)
+		var key *auth.Key
+		var secret string
+		err = e.audited(ctx, *id, "api_key.roll", *keyID, "the old key expires at "+exp.UTC().Format(time.RFC3339), func(ctx context.Context) (string, error) {
+			key, secret, err = d.Keys.Roll(ctx, *id, *keyID, exp)
+			return "", err
+		})
 		if err != nil {
 			return err
 		}
@@ -142,7 +155,11 @@ func keysRevoke(fs *flag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		k, err := d.Keys.Revoke(ctx, *id, *keyID)
+		var k *auth.Key
+		err = e.audited(ctx, *id, "api_key.revoke", *keyID, "", func(ctx context.Context) (string, error) {
+			k, err = d.Keys.Revoke(ctx, *id, *keyID)
+			return "", err
+		})
 		if err != nil {
 			return err
 		}

@@ -553,6 +553,8 @@ func TestTOTPSecondFactor(t *testing.T) {
 		assert.Equal(t, dashboard.ErrSignIn, err, "the password alone no longer signs in")
 		_, _, err = e.dash.SignIn(ctx, dashboard.SignInInput{Email: email, Password: "wrong", Code: code, Address: "192.0.2.1"})
 		assert.Equal(t, dashboard.ErrSignIn, err)
+		// The next step's code (the one that turned it on is used).
+		e.Clock.Advance(30 * time.Second)
 		code, _ = totp.GenerateCode(secret, e.Clock.Now())
 		_, sess, err := e.dash.SignIn(ctx, dashboard.SignInInput{Email: email, Password: password, Code: code, Address: "192.0.2.1"})
 		require.NoError(t, err)

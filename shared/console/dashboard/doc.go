@@ -23,7 +23,12 @@
 //     not do, and the POST is a 403 anyway.
 //   - Passwords are argon2id (golang.org/x/crypto; OWASP's 19 MiB, 2
 //     passes), as PHC strings. An optional TOTP second factor
-//     (github.com/pquerna/otp, RFC 6238, 30 s, one step of skew).
+//     (github.com/pquerna/otp, RFC 6238, 30 s, one step of skew). A code
+//     is accepted once: the last time step used is on the user, written
+//     with the session under the user's version (of two sign-ins with one
+//     code one wins). Turning it off or replacing its secret needs a
+//     current code or the password (Proof), each check reserved against
+//     the sign-in limits as a sign-in is.
 //   - Sessions live in the store: the cookie holds a 256-bit random token,
 //     the store its SHA-256 only, with a 12-hour TTL. The cookie is
 //     HttpOnly, SameSite=Strict, Path=/dashboard, and Secure except on a
@@ -37,7 +42,14 @@
 //     address in 15-minute windows (atomic counters with a TTL); past 5
 //     per email or 20 per address every attempt is refused (429), the right
 //     password too, with the same answer whether or not the email exists.
-//     An unknown email costs the same argon2id work as a wrong password.
+//     An attempt is reserved before its check (a bounded add on both
+//     counters in one write, store.Op.Max: past a limit it adds nothing and
+//     fails) and given back when it succeeds, so parallel attempts cannot
+//     all pass a read of the counters. An unknown email costs the same
+//     argon2id work as a wrong password. A known user's failed check is
+//     written to its account's audit log (never what was typed), an
+//     unknown email's to the log of no account (UnknownEmails, expiring),
+//     the same write either way.
 //   - Money forms (capture, cancel, refund, a new payment link, a webhook
 //     endpoint) carry an idempotency key drawn with the page: the service
 //     writes it in the change's own transaction (idempotency.Commit), so a
@@ -55,11 +67,15 @@
 //     second write (a failure there is logged; the entry stands).
 //   - Test and live data: an account has one mode, so a merchant's two are
 //     paired accounts (accounts.Pair). A session may switch to its user's
-//     account's pair (SwitchAccount, with the user's role; the session
-//     record keeps it) and every page then reads and writes that account
-//     only (call.account); each request checks the pairing again while it
-//     reads the account for the header. Any other account is a 404. Test
-//     data shows a banner.
+//     account's pair (SwitchAccount; the session record keeps it) when the
+//     user holds a role there (SetRole; pairing grants nothing, and
+//     without one the switch is a 403), and every page then reads and
+//     writes that account only (call.account), with that role
+//     (Session.Role); each request checks the role (Lookup) and the
+//     pairing (while it reads the account for the header) again. Any other
+//     account is a 404. Test data shows a banner.
+//   - The security page lists the account's people to its owners and
+//     developers; a viewer sees only itself.
 //   - Developers: a webhook endpoint's edit, disable/enable and secret roll
 //     (the old secret signing for the expiry picked), the event log (type,
 //     resource id and date filters, cursor paging, an event's escaped
@@ -89,16 +105,19 @@
 //
 // Key layout:
 //
-//	accounts table  dashuser#<email> / user          the user, its password hash, TOTP secret, generation
+//	accounts table  dashuser#<email> / user          the user, its password hash, TOTP secret and last step, generation, roles on its account's pair
 //	                dashusers#<account> / <email>    the account's users
-//	                dashaudit#<account> / <uuid v7>  the audit log, time-ordered
+//	                dashaudit#<account> / <uuid v7>  the audit log, time-ordered (dashaudit#-: unknown emails' failed sign-ins, TTL)
 //	sessions table  dashsess#<sha-256> / s           a session (TTL); active: the paired account switched to
 //	                dashlimit#email#<email> / <window>, dashlimit#addr#<address> / <window>   failed sign-ins (TTL)
 //
 // DynamoDB calls per request: a page reads the session and the user (2
 // GetItem) and the account (1 GetItem) before its own reads; a sign-in
-// reads the two counters and the user, and writes the session with its
-// audit entry (one TransactWriteItems; or the counters); a form adds the
+// reserves on the two counters (one TransactWriteItems), reads the user,
+// and writes the session with its audit entry (one TransactWriteItems,
+// with the user when a TOTP step is recorded), then gives the reservation
+// back (one TransactWriteItems); a failed one writes its audit entry
+// instead (one PutItem, for a known email or not); a form adds the
 // service's calls, its write carrying the audit entry (a single-item write
 // becomes a TransactWriteItems of two), and one UpdateItem more for a
 // create's record id. An event's page reads the event, the endpoints and

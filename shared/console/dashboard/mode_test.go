@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/console/dashboard"
+	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -26,6 +27,13 @@ func (e *env) pairedLive() (*accounts.Account, string) {
 	return live, key
 }
 
+// grant gives the user role on account (its pair: pairing grants nothing).
+func (e *env) grant(email, account string, role dashboard.Role) {
+	e.T.Helper()
+	_, err := e.dash.SetRole(context.Background(), email, account, role)
+	require.NoError(e.T, err)
+}
+
 func TestModeSwitchKeepsLiveAndTestApart(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
@@ -34,6 +42,7 @@ func TestModeSwitchKeepsLiveAndTestApart(t *testing.T) {
 		testPay := e.seed("", "order-in-test", payments.Charged)
 		livePay := e.seed(live.ID, "order-in-live", payments.Charged)
 		email := e.user("", dashboard.Developer)
+		e.grant(email, live.ID, dashboard.Developer)
 		c := e.client()
 		csrf := c.signIn(email)
 
@@ -96,7 +105,9 @@ func TestModeSwitchKeepsLiveAndTestApart(t *testing.T) {
 		// A viewer switches too (it changes only the session), with the
 		// viewer's role on the pair.
 		v := e.client()
-		vc := v.signIn(e.user("", dashboard.Viewer))
+		viewer := e.user("", dashboard.Viewer)
+		e.grant(viewer, live.ID, dashboard.Viewer)
+		vc := v.signIn(viewer)
 		require.Equal(t, 303, v.post("/dashboard/switch-account", url.Values{"csrf": {vc}, "account": {live.ID}}).Status)
 		vp := v.get("/dashboard/payments/" + livePay)
 		require.Equal(t, 200, vp.Status)
@@ -125,7 +136,8 @@ func TestNoSwitchWithoutAPair(t *testing.T) {
 	stores(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
 		c := e.client()
-		csrf := c.signIn(e.user("", dashboard.Owner))
+		email := e.user("", dashboard.Owner)
+		csrf := c.signIn(email)
 		home := c.get("/dashboard")
 		assert.NotContains(t, home.Body, `id="switch-mode"`)
 		assert.NotContains(t, home.Body, "/dashboard/switch-account")
@@ -143,6 +155,64 @@ func TestNoSwitchWithoutAPair(t *testing.T) {
 		require.NoError(t, err, "the same pair again")
 		_, _, err = e.Deps.Accounts.Pair(ctx, live.ID, e.otherAccount().ID)
 		assert.Equal(t, apierr.Conflict, apierr.KindOf(err), "paired already")
-		assert.True(t, strings.Contains(c.get("/dashboard").Body, `id="switch-mode"`), "paired: the switch shows")
+		assert.False(t, strings.Contains(c.get("/dashboard").Body, `id="switch-mode"`), "paired, no role on live: no switch")
+		e.grant(email, live.ID, dashboard.Developer)
+		assert.True(t, strings.Contains(c.get("/dashboard").Body, `id="switch-mode"`), "paired, a role on live: the switch shows")
+	})
+}
+
+// TestPairingGrantsNothing: on the paired account a user has the role it
+// holds there, none when it holds none (the switch is refused as a
+// forbidden page is), whatever its role on its own account.
+func TestPairingGrantsNothing(t *testing.T) {
+	stores(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		live, liveKey := e.pairedLive()
+		apitestRemember(liveKey)
+		livePay := e.seed(live.ID, "order-in-live", payments.Charged)
+		testPay := e.seed("", "order-in-test", payments.Charged)
+		owner := e.user("", dashboard.Owner)
+		c := e.client()
+		csrf := c.signIn(owner)
+
+		// No role on live: no switch in the header, and a switch posted
+		// anyway is refused; the session stays on test.
+		assert.NotContains(t, c.get("/dashboard").Body, `id="switch-mode"`)
+		r := c.post("/dashboard/switch-account", url.Values{"csrf": {csrf}, "account": {live.ID}})
+		assert.Equal(t, 403, r.Status, r.Body)
+		assert.Contains(t, r.Body, "no role on the live account")
+		list := c.get("/dashboard/payments")
+		assert.Contains(t, list.Body, testPay)
+		assert.NotContains(t, list.Body, livePay)
+		assert.Zero(t, e.actions(e.Account.ID)["session.switch_account"])
+
+		// A viewer on live: the switch, with the viewer's role there.
+		e.grant(owner, live.ID, dashboard.Viewer)
+		assert.Contains(t, c.get("/dashboard").Body, `id="switch-mode"`)
+		require.Equal(t, 303, c.post("/dashboard/switch-account", url.Values{"csrf": {csrf}, "account": {live.ID}}).Status)
+		p := c.get("/dashboard/payments/" + livePay)
+		require.Equal(t, 200, p.Status)
+		assert.NotContains(t, p.Body, `id="refund"`)
+		assert.Contains(t, p.Body, owner+" · viewer")
+		assert.Equal(t, 403, c.post("/dashboard/payments/"+livePay+"/refund", url.Values{"csrf": {csrf}, "idempotency_key": {ids.New()}, "amount": {"1.00"}}).Status)
+		assert.Equal(t, 403, c.get("/dashboard/audit-log").Status, "an owner of test only: no audit log of live")
+		assert.EqualValues(t, 0, e.DoKey(liveKey, "GET", "/v1/transactions/"+livePay, nil).Map(t)["refunded_amount"])
+
+		// The role taken away: the session reads test again, as owner.
+		e.grant(owner, live.ID, "")
+		list = c.get("/dashboard/payments")
+		assert.Contains(t, list.Body, testPay)
+		assert.NotContains(t, list.Body, livePay)
+		assert.Contains(t, list.Body, owner+" · owner")
+		assert.Equal(t, 403, c.post("/dashboard/switch-account", url.Values{"csrf": {csrf}, "account": {live.ID}}).Status)
+
+		// A role on an account that is not the pair is refused.
+		ctx := context.Background()
+		_, err := e.dash.SetRole(ctx, owner, e.otherAccount().ID, dashboard.Owner)
+		assert.True(t, apierr.Is(err, apierr.NotFound), "%v", err)
+		_, err = e.dash.SetRole(ctx, owner, live.ID, "admin")
+		assert.True(t, apierr.Is(err, apierr.Invalid), "%v", err)
+		_, err = e.dash.SetRole(ctx, owner, e.Account.ID, "")
+		assert.True(t, apierr.Is(err, apierr.Invalid), "no user without a role on its own account: %v", err)
 	})
 }

@@ -724,34 +724,44 @@ func (s *Service) resend(c *call) (*httpapi.Response, error) {
 // --- security and audit
 
 func (s *Service) securityPage(c *call) (*httpapi.Response, error) {
-	users, err := s.Users(c.ctx(), c.sess.User.AccountID) // the user's own account's people
+	// The user's own account's people: all of them for its owners and
+	// developers, a viewer only itself.
+	users, err := s.Users(c.ctx(), c.sess.User.AccountID)
 	if err != nil {
 		return nil, err
 	}
-	d := map[string]any{"TOTP": c.sess.User.TOTP, "Users": users}
-	if !c.sess.User.TOTP {
-		u, secret, err := s.StartTOTP(c.sess.User.Email)
-		if err != nil {
-			return nil, err
-		}
-		d["URL"], d["Secret"] = u, secret
+	if !c.sess.User.Role.CanChange() {
+		users = slices.DeleteFunc(users, func(u User) bool { return u.ID != c.sess.User.ID })
 	}
+	// A new secret for the app: to turn the second factor on, or to move
+	// it to another app.
+	u, secret, err := s.StartTOTP(c.sess.User.Email)
+	if err != nil {
+		return nil, err
+	}
+	d := map[string]any{"TOTP": c.sess.User.TOTP, "Users": users, "URL": u, "Secret": secret}
 	c.v.Title, c.v.Nav, c.v.Data = "Security", "security", d
 	return render(http.StatusOK, "security", c.v, nil)
 }
 
-// totp turns the user's own second factor on or off. Any role may: it is
-// the user's, not the account's.
+// totp turns the user's own second factor on, replaces its secret (a new
+// app) or turns it off. Any role may: it is the user's, not the account's.
+// Replacing and turning off need a current code of the app or the
+// password (Proof).
 func (s *Service) totp(c *call) (*httpapi.Response, error) {
 	action := c.form.Get("action")
-	if action != "enable" && action != "disable" {
-		return nil, apierr.Invalidf("action", "action must be enable or disable")
+	if action != "enable" && action != "replace" && action != "disable" {
+		return nil, apierr.Invalidf("action", "action must be enable, replace or disable")
 	}
+	if (action == "enable") == c.sess.User.TOTP {
+		return nil, apierr.Kindf(apierr.Conflict, "two-step sign-in is %s already: reload the page", map[bool]string{true: "on", false: "off"}[c.sess.User.TOTP])
+	}
+	proof := Proof{Code: c.form.Get("current_code"), Password: c.form.Get("password"), Address: clientAddress(c.r.HTTP)}
 	err := s.audited(c, "user.totp_"+action, c.sess.User.ID, "", func(ctx context.Context) (string, error) {
-		if action == "enable" {
-			return "", s.ConfirmTOTP(ctx, c.sess.User.Email, c.form.Get("secret"), c.form.Get("code"))
+		if action == "disable" {
+			return "", s.DisableTOTP(ctx, c.sess.User.Email, proof)
 		}
-		return "", s.DisableTOTP(ctx, c.sess.User.Email)
+		return "", s.ConfirmTOTP(ctx, c.sess.User.Email, c.form.Get("secret"), c.form.Get("code"), proof)
 	})
 	if err != nil {
 		return nil, err
@@ -760,7 +770,7 @@ func (s *Service) totp(c *call) (*httpapi.Response, error) {
 }
 
 func (s *Service) auditPage(c *call) (*httpapi.Response, error) {
-	if c.sess.User.Role != Owner {
+	if c.sess.Role != Owner {
 		return nil, apierr.New(CodeRole, "Only owners see the audit log.")
 	}
 	entries, next, err := s.AuditLog(c.ctx(), c.account(), 50, c.r.HTTP.URL.Query().Get("cursor"))

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -23,7 +22,10 @@ const SessionTTL = 12 * time.Hour
 // Sign-in limits: at most MaxAttemptsPerEmail failed attempts per email and
 // MaxAttemptsPerAddress per client address in one AttemptWindow; past
 // either, every attempt is refused, right password or not, until the
-// window ends.
+// window ends. An attempt is counted before its password is checked (an
+// attempt still being checked counts as a failed one) and a successful one
+// is given back, so parallel attempts never get more checks than the
+// limits.
 const (
 	MaxAttemptsPerEmail   = 5
 	MaxAttemptsPerAddress = 20
@@ -33,13 +35,19 @@ const (
 // Session is a signed-in user's session, as a page sees it.
 type Session struct {
 	ID        string // sha-256 of the cookie's token (hex): the store never holds the token
-	User      User
+	User      User   // the user as stored: its own account and its role there
 	CSRF      string // every form of the session carries it
 	ExpiresAt time.Time
 	// Account is the account every page reads and writes: the user's own,
 	// or its pair of the other mode once the session switched to it
 	// (SwitchAccount); the page checks the pairing on every request.
 	Account string
+	// Role is the user's role on Account: User.Role on the user's own,
+	// the role it holds on the pair otherwise (SetRole); pairing grants
+	// nothing.
+	Role Role
+	// roles are the user's roles on other accounts (userRecord.Roles).
+	roles map[string]Role
 }
 
 type sessionRecord struct {
@@ -109,27 +117,33 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	if err != nil || len(in.Password) > MaxPassword {
 		email = "invalid"
 	}
-	locked, err := s.locked(ctx, email, in.Address, window)
-	if err != nil {
+	// The attempt is reserved before the password is checked (a bounded
+	// add on both counters, in one write): parallel guesses cannot all
+	// pass a check that reads the counters first.
+	if err := s.reserve(ctx, email, in.Address, window); err != nil {
 		return "", nil, err
 	}
-	if locked {
-		return "", nil, ErrLocked
-	}
-	rec, _, err := s.user(ctx, email)
+	rec, v, err := s.user(ctx, email)
 	if err != nil && !apierr.Is(err, apierr.NotFound) {
 		return "", nil, err
 	}
-	ok := false
+	ok, step, wrong := false, int64(0), "password"
 	if rec == nil {
 		checkPassword(in.Password, dummyHash)
 	} else {
-		ok = checkPassword(in.Password, rec.PasswordHash) && (!rec.TOTP || validTOTP(in.Code, rec.TOTPSecret, now))
+		ok = checkPassword(in.Password, rec.PasswordHash)
+		if ok && rec.TOTP {
+			wrong = "two-step code (wrong, or used already)"
+			step, ok = totpStep(in.Code, rec.TOTPSecret, now, rec.TOTPStep)
+		}
 	}
 	if !ok {
-		if err := s.countFailure(ctx, email, in.Address, window); err != nil {
-			return "", nil, err
+		if rec == nil {
+			// The same write for an email nobody has, so the two cost the
+			// same (no timing oracle).
+			rec = &userRecord{User: User{AccountID: UnknownEmails, Email: email}}
 		}
+		s.auditFailure(ctx, rec, "session.sign_in_failed", in.Address, "wrong "+wrong)
 		return "", nil, ErrSignIn
 	}
 	tok := token()
@@ -147,43 +161,94 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 	if err != nil {
 		return "", nil, err
 	}
-	if err := s.st.Write(ctx, store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit); err != nil {
+	ops := []store.Op{store.Put(store.Item{Key: sessionKey(id), Data: data, ExpiresAt: exp}, store.IfAbsent), audit}
+	if rec.TOTP {
+		// The code's step is recorded with the session, on the user as it
+		// was read: of two sign-ins with one code, one wins.
+		rec.TOTPStep = step
+		u, err := json.Marshal(rec)
+		if err != nil {
+			return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
+		}
+		ops = append(ops, store.Put(store.Item{Key: userKey(rec.Email), Data: u}, store.IfVersion(v)))
+	}
+	err = s.st.Write(ctx, ops...)
+	if cf, ok := store.IsConditionFailed(err); ok && cf.Index == 2 {
+		s.auditFailure(ctx, rec, "session.sign_in_failed", in.Address, "two-step code used by another sign-in at the same time")
+		return "", nil, ErrSignIn
+	}
+	if err != nil {
 		return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
 	}
-	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp}, nil
+	s.release(ctx, email, in.Address, window)
+	return tok, &Session{ID: id, User: rec.User, CSRF: sr.CSRF, ExpiresAt: exp, Account: rec.AccountID, Role: rec.Role}, nil
 }
 
-func (s *Service) locked(ctx context.Context, email, addr string, window time.Time) (bool, error) {
+// UnknownEmails is the log (as an account id) of failed sign-ins of emails
+// no user has: they have no account's log to go to. Its entries expire
+// after UnknownEmailsKept.
+const UnknownEmails = "-"
+
+// UnknownEmailsKept is how long UnknownEmails keeps an entry.
+const UnknownEmailsKept = 30 * 24 * time.Hour
+
+// auditFailure writes a failed sign-in (or a failed Proof, as action) to
+// the user's account's log: who,
+// from where, and which factor was wrong (never what was typed); an email
+// nobody has goes to UnknownEmails, at the same cost. Only checked
+// attempts are written, at most the sign-in limits' worth in a window. A
+// failure to write is logged: the sign-in fails either way.
+func (s *Service) auditFailure(ctx context.Context, rec *userRecord, action, address, detail string) {
+	op, _, err := s.auditOp(rec.AccountID, AuditEntry{Email: rec.Email, Role: rec.Role, Action: action,
+		Target: rec.ID, Detail: detail, Address: address})
+	if rec.AccountID == UnknownEmails {
+		op.Item.ExpiresAt = s.clock().Add(UnknownEmailsKept)
+	}
+	if err == nil {
+		err = s.st.Write(ctx, op)
+	}
+	if err != nil {
+		s.log.Error("dashboard failed sign-in not audited", "error", err.Error())
+	}
+}
+
+// reserve counts an attempt on both counters before its check, each add
+// bounded by its limit (store.Op.Max), in one write: an attempt past
+// either limit adds nothing and is ErrLocked. Counters live until their
+// window ends.
+func (s *Service) reserve(ctx context.Context, email, addr string, window time.Time) error {
+	err := s.st.Write(ctx, s.limitOps(email, addr, window, 1)...)
+	if errors.Is(err, store.ErrOutOfRange) {
+		return ErrLocked
+	}
+	if err != nil {
+		return apierr.Wrap("dashboard.reserve", apierr.Internal, err)
+	}
+	return nil
+}
+
+// release gives a successful attempt's reservation back: only failures
+// count against the limits. A failure here is logged: the attempt then
+// counts as a failed one, no worse than before the release existed.
+func (s *Service) release(ctx context.Context, email, addr string, window time.Time) {
+	if err := s.st.Write(ctx, s.limitOps(email, addr, window, -1)...); err != nil {
+		s.log.Warn("dashboard sign-in reservation not given back", "error", err.Error())
+	}
+}
+
+func (s *Service) limitOps(email, addr string, window time.Time, delta int64) []store.Op {
+	exp := window.Add(AttemptWindow)
+	var ops []store.Op
 	for _, c := range []struct {
 		k   store.Key
 		max int64
 	}{{limitKey("email", email, window), MaxAttemptsPerEmail}, {limitKey("addr", addr, window), MaxAttemptsPerAddress}} {
-		it, err := s.st.Get(ctx, c.k)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return false, apierr.Wrap("dashboard.locked", apierr.Internal, err)
-		}
-		if it.N >= c.max {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// countFailure adds one to both counters, atomically (concurrent attempts
-// each count), kept until the window ends.
-func (s *Service) countFailure(ctx context.Context, email, addr string, window time.Time) error {
-	exp := window.Add(AttemptWindow)
-	for _, k := range []store.Key{limitKey("email", email, window), limitKey("addr", addr, window)} {
-		op := store.Add(k, 1, false, store.Always)
+		op := store.Add(c.k, delta, false, store.Always)
+		op.Max = c.max
 		op.Item.Data, op.Item.ExpiresAt = []byte("{}"), exp
-		if err := s.st.Write(ctx, op); err != nil {
-			return apierr.Wrap("dashboard.countFailure", apierr.Internal, err)
-		}
+		ops = append(ops, op)
 	}
-	return nil
+	return ops
 }
 
 // ErrNoSession is the answer for a missing, expired, signed-out or
@@ -221,31 +286,35 @@ func (s *Service) Lookup(ctx context.Context, tok string) (*Session, error) {
 	if u.Generation != sr.Generation || u.AccountID != sr.AccountID {
 		return nil, ErrNoSession
 	}
-	acct := u.AccountID
-	if sr.Active != "" {
-		acct = sr.Active
+	// A session switched to an account the user no longer holds a role
+	// on reads the user's own again.
+	acct, role := u.AccountID, u.Role
+	if r := u.Roles[sr.Active]; sr.Active != "" && r.Valid() {
+		acct, role = sr.Active, r
 	}
-	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct}, nil
+	return &Session{ID: id, User: u.User, CSRF: sr.CSRF, ExpiresAt: it.ExpiresAt, Account: acct, Role: role, roles: u.Roles}, nil
 }
 
 // SwitchAccount makes the session read and write accountID from now on:
-// the user's own account, or the account paired with it (accounts.Pair),
-// with the same role. Any other account is NotFound, as another account's
-// record is. The change and its audit entry (in the user's own account's
-// log) are one transaction. Errors: NotFound, Conflict, Internal.
+// the user's own account, or the account paired with it (accounts.Pair)
+// when the user holds a role there (SetRole): the role it holds there, not
+// the one on its own account; without one the switch is Forbidden
+// (CodeRole). Any other account is NotFound, as another account's record
+// is. The change and its audit entry (in the user's own account's log) are
+// one transaction. Errors: NotFound, Forbidden, Conflict, Internal.
 func (s *Service) SwitchAccount(ctx context.Context, sess *Session, accountID, address string) error {
 	home := sess.User.AccountID
 	if accountID != home {
-		own, err := s.accounts.Get(ctx, home)
+		other, err := s.pairOf(ctx, home, accountID)
 		if err != nil {
 			return err
 		}
-		other, err := s.accounts.Get(ctx, accountID)
-		if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
-			return apierr.NotFoundf("no such account: %s", accountID)
-		}
+		u, _, err := s.user(ctx, sess.User.Email)
 		if err != nil {
 			return err
+		}
+		if !u.Roles[accountID].Valid() {
+			return apierr.New(CodeRole, "You have no role on the %s account: an owner of it gives you one.", other.Mode)
 		}
 	}
 	it, err := s.st.Get(ctx, sessionKey(sess.ID))

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -61,7 +62,13 @@ type userRecord struct {
 	User
 	PasswordHash string `json:"password_hash"`
 	TOTPSecret   string `json:"totp_secret,omitempty"`
-	Generation   int64  `json:"generation"`
+	// TOTPStep is the last time step (unix time / 30) whose code was
+	// accepted: a code is accepted once, and no older one after it.
+	TOTPStep   int64 `json:"totp_step,omitempty"`
+	Generation int64 `json:"generation"`
+	// Roles are the roles the user holds on accounts other than its own:
+	// only its account's pair, the one account a session may switch to.
+	Roles map[string]Role `json:"roles,omitempty"`
 }
 
 // Key layout (accounts table):
@@ -270,6 +277,46 @@ func (s *Service) updateUser(ctx context.Context, email string, fn func(*userRec
 	return out, err
 }
 
+// SetRole gives the user role on accountID: its own account (the role it
+// signs in with), or its account's pair, the one other account a session
+// may switch to; role "" there takes the role away (a session switched to
+// it reads the user's own account again). Pairing grants nothing: a user
+// holds a role on the pair only once given one here. Errors: Invalid
+// (role), NotFound (the user; an account that is neither), Internal.
+func (s *Service) SetRole(ctx context.Context, email, accountID string, role Role) (*User, error) {
+	u, err := s.userByEmail(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	email = u.Email
+	if accountID != u.AccountID {
+		if _, err := s.pairOf(ctx, u.AccountID, accountID); err != nil {
+			return nil, err
+		}
+	}
+	if !role.Valid() && (role != "" || accountID == u.AccountID) {
+		return nil, apierr.Invalidf("role", "role must be one of %v", Roles)
+	}
+	rec, err := s.updateUser(ctx, email, func(u *userRecord) error {
+		switch {
+		case accountID == u.AccountID:
+			u.Role = role
+		case role == "":
+			delete(u.Roles, accountID)
+		default:
+			if u.Roles == nil {
+				u.Roles = map[string]Role{}
+			}
+			u.Roles[accountID] = role
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
+}
+
 // TOTPIssuer names the service in authenticator apps.
 const TOTPIssuer = "paygate"
 
@@ -284,31 +331,144 @@ func (s *Service) StartTOTP(email string) (url, secret string, err error) {
 	return k.URL(), k.Secret(), nil
 }
 
+// Proof is what turning two-step sign-in off, or replacing its secret,
+// needs besides the session: a current code of the app (accepted once, as
+// at sign-in) or the user's password. Address is the client's: a wrong
+// proof counts against the sign-in limits, as a failed sign-in does.
+type Proof struct {
+	Code, Password string
+	Address        string
+}
+
+// ErrProof is the answer to a missing or wrong Proof.
+var ErrProof = apierr.Invalidf("current_code", "type the code your authenticator app shows now, or your password")
+
 // ConfirmTOTP turns the second factor on with secret once code is one of
-// its current codes. Errors: Invalid (code), NotFound, Internal.
-func (s *Service) ConfirmTOTP(ctx context.Context, email, secret, code string) error {
-	if !validTOTP(code, secret, s.clock()) {
+// its current codes. When it is on already this replaces its secret, and
+// needs proof (a current code of the old secret, or the password); off,
+// proof is not read. Errors: Invalid (code; current_code: ErrProof),
+// ErrLocked, NotFound, Internal.
+func (s *Service) ConfirmTOTP(ctx context.Context, email, secret, code string, proof Proof) error {
+	now := s.clock()
+	step, ok := totpStep(code, secret, now, 0)
+	if !ok {
 		return apierr.Invalidf("code", "the code does not match: type the 6 digits the app shows now")
 	}
-	_, err := s.updateUser(ctx, email, func(u *userRecord) error {
-		u.TOTP, u.TOTPSecret = true, secret
+	p, err := s.prove(ctx, email, proof)
+	if err != nil {
+		return err
+	}
+	_, err = s.updateUser(ctx, email, func(u *userRecord) error {
+		if err := p.holds(u); err != nil {
+			return err
+		}
+		u.TOTP, u.TOTPSecret, u.TOTPStep = true, secret, step
 		return nil
 	})
 	return err
 }
 
-// DisableTOTP turns the second factor off.
-func (s *Service) DisableTOTP(ctx context.Context, email string) error {
-	_, err := s.updateUser(ctx, email, func(u *userRecord) error {
-		u.TOTP, u.TOTPSecret = false, ""
+// DisableTOTP turns the second factor off, with proof (a current code, or
+// the password). Errors: Invalid (current_code: ErrProof), ErrLocked,
+// NotFound, Internal.
+func (s *Service) DisableTOTP(ctx context.Context, email string, proof Proof) error {
+	p, err := s.prove(ctx, email, proof)
+	if err != nil {
+		return err
+	}
+	_, err = s.updateUser(ctx, email, func(u *userRecord) error {
+		if err := p.holds(u); err != nil {
+			return err
+		}
+		u.TOTP, u.TOTPSecret, u.TOTPStep = false, "", 0
 		return nil
 	})
 	return err
 }
 
-func validTOTP(code, secret string, now time.Time) bool {
-	ok, err := totp.ValidateCustom(strings.TrimSpace(code), secret, now, totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
-	return err == nil && ok
+// proven is a checked Proof: the secret it was checked against ("" when
+// the second factor was off: nothing to prove) and the code's step (0: the
+// password).
+type proven struct {
+	secret string
+	step   int64
+}
+
+// holds re-checks a proof against the user as it is written: the same
+// secret, and a code's step still unused (two parallel uses of one code:
+// one wins, the other's retry finds its step taken). It records the step.
+func (p proven) holds(u *userRecord) error {
+	if u.TOTPSecret != p.secret {
+		return apierr.Kindf(apierr.Conflict, "two-step sign-in changed meanwhile: reload the page and try again")
+	}
+	if p.step != 0 {
+		if u.TOTPStep >= p.step {
+			return ErrProof
+		}
+		u.TOTPStep = p.step
+	}
+	return nil
+}
+
+// prove checks proof for a change of the user's second factor: nothing
+// while it is off; a code of its secret not used before, or the password,
+// while on. Each check is reserved against the sign-in limits first (a
+// session alone must not get unlimited guesses) and given back when right.
+func (s *Service) prove(ctx context.Context, email string, proof Proof) (proven, error) {
+	rec, _, err := s.user(ctx, email)
+	if err != nil {
+		return proven{}, err
+	}
+	if !rec.TOTP {
+		return proven{}, nil
+	}
+	if proof.Code == "" && proof.Password == "" {
+		return proven{}, ErrProof
+	}
+	now := s.clock()
+	window := now.Truncate(AttemptWindow)
+	// The counters are written on their own, not with the change's audit
+	// entry (Audited): a wrong proof counts, and changes nothing.
+	ctx = store.WithoutExtras(ctx)
+	if err := s.reserve(ctx, email, proof.Address, window); err != nil {
+		return proven{}, err
+	}
+	p := proven{secret: rec.TOTPSecret}
+	ok := false
+	if proof.Code != "" {
+		p.step, ok = totpStep(proof.Code, rec.TOTPSecret, now, rec.TOTPStep)
+	}
+	if !ok && proof.Password != "" && len(proof.Password) <= MaxPassword {
+		p.step, ok = 0, checkPassword(proof.Password, rec.PasswordHash)
+	}
+	if !ok {
+		s.auditFailure(ctx, rec, "user.totp_proof_failed", proof.Address, "wrong code or password to change two-step sign-in")
+		return proven{}, ErrProof
+	}
+	s.release(ctx, email, proof.Address, window)
+	return p, nil
+}
+
+// totpStep is the time step of code when it is a code of secret at now
+// (one step of skew either way: clocks drift) of a step after "after"
+// (the last one accepted): a code is accepted once.
+func totpStep(code, secret string, now time.Time, after int64) (int64, bool) {
+	code = strings.TrimSpace(code)
+	if len(code) != 6 || secret == "" {
+		return 0, false
+	}
+	opts := totp.ValidateOpts{Period: 30, Skew: 0, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+	cur := now.Unix() / 30
+	for step := cur - 1; step <= cur+1; step++ {
+		if step <= after {
+			continue
+		}
+		want, err := totp.GenerateCodeCustom(secret, time.Unix(step*30, 0), opts)
+		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
+			return step, true
+		}
+	}
+	return 0, false
 }
 
 // SetPassword replaces a user's password and signs out all its sessions.
@@ -339,13 +499,33 @@ func NewPassword() string {
 // UserByEmail is the user with email. Errors: Invalid (email), NotFound,
 // Internal.
 func (s *Service) UserByEmail(ctx context.Context, email string) (*User, error) {
+	rec, err := s.userByEmail(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
+}
+
+// userByEmail is the stored user with email as typed (normalEmail).
+func (s *Service) userByEmail(ctx context.Context, email string) (*userRecord, error) {
 	e, err := normalEmail(email)
 	if err != nil {
 		return nil, err
 	}
 	rec, _, err := s.user(ctx, e)
+	return rec, err
+}
+
+// pairOf is accountID when it is home's pair; any other account is
+// NotFound, as another account's record is.
+func (s *Service) pairOf(ctx context.Context, home, accountID string) (*accounts.Account, error) {
+	own, err := s.accounts.Get(ctx, home)
 	if err != nil {
 		return nil, err
 	}
-	return &rec.User, nil
+	other, err := s.accounts.Get(ctx, accountID)
+	if apierr.Is(err, apierr.NotFound) || err == nil && !accounts.Paired(own, other) {
+		return nil, apierr.NotFoundf("no such account: %s", accountID)
+	}
+	return other, err
 }

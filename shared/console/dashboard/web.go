@@ -149,8 +149,8 @@ type view struct {
 
 // CanChange and IsOwner let templates hide what the role may not do (the
 // server refuses it anyway).
-func (v view) CanChange() bool { return v.Session != nil && v.Session.User.Role.CanChange() }
-func (v view) IsOwner() bool   { return v.Session != nil && v.Session.User.Role == Owner }
+func (v view) CanChange() bool { return v.Session != nil && v.Session.Role.CanChange() }
+func (v view) IsOwner() bool   { return v.Session != nil && v.Session.Role == Owner }
 
 // CSRF is the session's token for the page's forms.
 func (v view) CSRF() string {
@@ -343,8 +343,8 @@ func (s *Service) form(self bool, fn handler) httpapi.Handler {
 		if perr != nil || !sess.CheckCSRF(form.Get("csrf")) {
 			return s.errorPage(c, apierr.New(CodeCSRF, "This form is out of date or did not come from the dashboard: reload the page and try again."))
 		}
-		if !self && !sess.User.Role.CanChange() {
-			return s.errorPage(c, apierr.New(CodeRole, "Your role (%s) may not do this.", sess.User.Role))
+		if !self && !sess.Role.CanChange() {
+			return s.errorPage(c, apierr.New(CodeRole, "Your role (%s) may not do this.", sess.Role))
 		}
 		resp, err := fn(c)
 		if err != nil {
@@ -372,11 +372,14 @@ func (s *Service) baseView(r *httpapi.Request, sess *Session) view {
 	ctx := r.HTTP.Context()
 	a, err := s.accounts.Get(ctx, sess.Account)
 	if err == nil && sess.Account != sess.User.AccountID && a.Pair != sess.User.AccountID {
-		sess.Account = sess.User.AccountID
+		sess.Account, sess.Role = sess.User.AccountID, sess.User.Role
 		a, err = s.accounts.Get(ctx, sess.Account)
 	}
 	if err == nil {
 		v.Account, v.Mode, v.Pair = a.Name, string(a.Mode), a.Pair
+		if a.Pair != sess.User.AccountID && !sess.roles[a.Pair].Valid() {
+			v.Pair = "" // no role on the pair: no switch to it
+		}
 	}
 	return v
 }
@@ -385,12 +388,13 @@ func (s *Service) baseView(r *httpapi.Request, sess *Session) view {
 // transaction (Service.Audited); fn gets the context to make the change
 // under, and may return the record's id when the change makes it.
 func (s *Service) audited(c *call, action, target, detail string, fn func(ctx context.Context) (string, error)) error {
-	return s.Audited(c.ctx(), c.account(), s.entry(c.sess.User, c.r.HTTP, action, target, detail), fn)
+	return s.Audited(c.ctx(), c.account(), s.entry(c.sess, c.r.HTTP, action, target, detail), fn)
 }
 
-// entry is an audit entry of u's, from the request's address.
-func (s *Service) entry(u User, r *http.Request, action, target, detail string) AuditEntry {
-	return AuditEntry{Email: u.Email, Role: u.Role, Action: action, Target: target, Detail: detail, Address: clientAddress(r)}
+// entry is an audit entry of the session's user, with its role on the
+// session's account, from the request's address.
+func (s *Service) entry(sess *Session, r *http.Request, action, target, detail string) AuditEntry {
+	return AuditEntry{Email: sess.User.Email, Role: sess.Role, Action: action, Target: target, Detail: detail, Address: clientAddress(r)}
 }
 
 // idemCall is the idempotent call of a money form: its key from the form,
