@@ -1,14 +1,12 @@
 package webhooks
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"time"
 
 	"github.com/google/uuid"
@@ -109,7 +107,8 @@ type Attempt struct {
 	// Status is succeeded (a 2xx within the timeout) or failed.
 	Status     string `json:"status"`
 	StatusCode *int   `json:"status_code"` // nil when no answer came
-	// Error says why a failed attempt failed (timeout, refused, status).
+	// Error says why a failed attempt failed (timeout, outbound.CouldNotConnect,
+	// status): never the dial error, an address or a port.
 	Error     *string `json:"error"`
 	LatencyMS int64   `json:"latency_ms"`
 	// NextAttemptAt is when the delivery is tried again; nil once it
@@ -192,14 +191,15 @@ func (s Schedule) Next(n int, first, now time.Time) (time.Time, bool) {
 	return next, true
 }
 
-// failReason is an attempt's error text: never the response body.
+// failReason is an attempt's error text: never the response body, and for
+// a POST that got no answer one of outbound.Reason's generic reasons, never
+// the dial error (the sender's log keeps that).
 func failReason(code int, err error) string {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("timeout: no answer within %s", outbound.DeliveryTimeout)
+	if errors.Is(err, errNotAccepted) {
+		return err.Error()
 	}
 	if err != nil {
-		return err.Error()
+		return outbound.Reason(err)
 	}
 	return fmt.Sprintf("the endpoint answered %d", code)
 }

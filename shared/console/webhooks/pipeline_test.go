@@ -26,6 +26,7 @@ import (
 	"github.com/paygate/paygate/shared/aws/dynamostore/streamtest"
 	"github.com/paygate/paygate/shared/aws/sqsqueue/sqstest"
 	"github.com/paygate/paygate/shared/console/webhooks"
+	"github.com/paygate/paygate/shared/console/webhooks/outbound"
 	"github.com/paygate/paygate/shared/console/webhooks/signature"
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -263,7 +264,8 @@ func TestReceiverDownThenUp(t *testing.T) {
 			for _, a := range p.attempts(t, ep) {
 				assert.Equal(t, "failed", a["status"])
 				assert.Nil(t, a["status_code"])
-				assert.Contains(t, a["error"], "refused")
+				// One generic reason: not the dial error, the address or the port.
+				assert.Equal(t, outbound.CouldNotConnect, a["error"])
 			}
 
 			var mu sync.Mutex
@@ -565,4 +567,35 @@ func TestUnreadableMessageGoesToTheDLQ(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, dead, 1)
 	assert.JSONEq(t, `{"event":"evt_x"}`, string(dead[0].Body))
+}
+
+// A test endpoint on loopback (registered where ENVIRONMENT was local, or
+// before loopback was refused elsewhere) gets nothing from a sender whose
+// environment is not local: the dial-time check refuses the resolved address,
+// the receiver is never reached, and the deliveries API says only "could not
+// connect" (no dial error, address or port: no oracle on the sender's
+// loopback, where the Lambda Runtime API listens).
+func TestDeployedSenderRefusesLoopback(t *testing.T) {
+	bothPipes(t, fast, func(t *testing.T, p *pipe) {
+		rc := newReceiver(t, always(200))
+		_, port, err := net.SplitHostPort(rc.srv.Listener.Addr().String())
+		require.NoError(t, err)
+		byAddr, _ := p.endpoint(t, rc.srv.URL+"/hook", []string{"*"}, nil)
+		byName, _ := p.endpoint(t, "http://localhost:"+port+"/hook", []string{"*"}, nil)
+		p.sender = webhooks.NewSender(webhooks.New(p.Deps.Store, p.Deps.Clock).WithEnvironment("prod"), p.Deps.Queue, webhooks.SenderConfig{Schedule: fast})
+		p.publish(t)
+		p.pump(t, liveness, func() bool { return len(p.attempts(t, byAddr)) >= 1 && len(p.attempts(t, byName)) >= 1 })
+		assert.Empty(t, rc.requests(), "loopback reached from a deployed environment")
+		for _, ep := range []string{byAddr, byName} {
+			for _, a := range p.attempts(t, ep) {
+				assert.Equal(t, "failed", a["status"])
+				assert.Nil(t, a["status_code"])
+				assert.Equal(t, outbound.CouldNotConnect, a["error"])
+			}
+			r := p.Do("GET", "/v1/webhook-endpoints/"+ep+"/deliveries", nil)
+			require.Equal(t, 200, r.Status)
+			assert.NotContains(t, string(r.Body), "127.0.0.1")
+			assert.NotContains(t, string(r.Body), "refused")
+		}
+	})
 }

@@ -203,8 +203,14 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	if err != nil {
 		return apierr.Wrap("webhooks.Deliver", apierr.Unavailable, err)
 	}
-	s.log.Info("webhook attempt", "event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
-		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS)
+	args := []any{"event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
+		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS}
+	if perr != nil {
+		// The detail (dial error, address, port) is for the log only: the
+		// attempt record says outbound.Reason's generic words.
+		args = append(args, "error", perr.Error())
+	}
+	s.log.Info("webhook attempt", args...)
 	metrics.WebhookAttempt(!ok, st.Status == DeliveryFailed)
 	s.noteHealth(ctx, e, ok, done)
 	return nil
