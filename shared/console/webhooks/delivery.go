@@ -32,7 +32,13 @@ import (
 //	whatt#<account>#<endpoint> / <attempt id> one attempt (ids time-ordered:
 //	                                          a query lists newest first)
 //
-// Both expire after DeliveryRetention, as event records do.
+// Both expire after DeliveryRetention, as event records do. The delivery
+// state is also the sender's record of each (event, endpoint) it delivered:
+// a publisher message's delivery id is DeliveryID(event, endpoint), and the
+// sender claims the state (a conditional put) before each POST, so a record
+// the stream hands over again (a replay, a new event source mapping at
+// TRIM_HORIZON, a republished batch) finds the delivery made, or being made,
+// and sends nothing.
 
 // DeliveryRetention is how long delivery states and attempts are kept.
 const DeliveryRetention = 30 * 24 * time.Hour
@@ -91,8 +97,18 @@ type deliveryState struct {
 	Attempts       int        `json:"attempts"`
 	FirstAttemptAt time.Time  `json:"first_attempt_at"`
 	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
+	// Sending is the attempt a sender claimed before its POST (0: none),
+	// and SendingUntil when the claim lapses if that sender never records
+	// the attempt (it crashed): see Sender.claim.
+	Sending      int        `json:"sending,omitempty"`
+	SendingUntil *time.Time `json:"sending_until,omitempty"`
 
 	version int64
+}
+
+// sendingNow says whether another sender holds a live claim on attempt n.
+func (d *deliveryState) sendingNow(n int, now time.Time) bool {
+	return d.Sending >= n && d.SendingUntil != nil && now.Before(*d.SendingUntil)
 }
 
 // Attempt is one delivery attempt as the API shows it.

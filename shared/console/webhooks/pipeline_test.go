@@ -295,8 +295,8 @@ func TestReceiverDownThenUp(t *testing.T) {
 		})
 }
 
-// The sender handed one message twice (SQS's at-least-once): both POSTs carry
-// the same event id, and the attempt is recorded once.
+// The sender handed one message twice (SQS's at-least-once), two copies at
+// once: one POST, the attempt recorded once, no copy reported failed.
 func TestSameMessageTwiceCarriesOneEventID(t *testing.T) {
 	bothPipes(t, fast, func(t *testing.T, p *pipe) {
 		rc := newReceiver(t, always(200))
@@ -322,12 +322,7 @@ func TestSameMessageTwiceCarriesOneEventID(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, resp.BatchItemFailures)
 
-		reqs := rc.requests()
-		require.NotEmpty(t, reqs)
-		assert.LessOrEqual(t, len(reqs), 2, "a delivered message is not sent again")
-		for _, rq := range reqs {
-			assert.Equal(t, reqs[0].header.Get("Service-Event-Id"), rq.header.Get("Service-Event-Id"))
-		}
+		assert.Equal(t, 1, len(rc.requests()), "copies handled at once POST once; a delivered message is not sent again")
 		assert.Len(t, p.attempts(t, ep), 1)
 	})
 }
