@@ -145,11 +145,17 @@ func (p *pipe) publish(t *testing.T) string {
 // can be slow, and a passing run returns as soon as it happens.
 const liveness = 60 * time.Second
 
+// poller feeds the webhooks queue to the sender, as the event source
+// mapping does.
+func (p *pipe) poller() *app.Poller {
+	return &app.Poller{Queue: p.Deps.Queue, Name: queue.Webhooks, Handler: app.SQSLambda(p.sender.Consume),
+		Wait: 100 * time.Millisecond, Visibility: 30 * time.Second, Timeout: 20 * time.Second}
+}
+
 // pump feeds the webhooks queue to the sender until done holds.
 func (p *pipe) pump(t *testing.T, within time.Duration, done func() bool) {
 	t.Helper()
-	poller := &app.Poller{Queue: p.Deps.Queue, Name: queue.Webhooks, Handler: app.SQSLambda(p.sender.Consume),
-		Wait: 100 * time.Millisecond, Visibility: 30 * time.Second, Timeout: 20 * time.Second}
+	poller := p.poller()
 	deadline := time.Now().Add(within)
 	for !done() {
 		require.True(t, time.Now().Before(deadline), "not done within %s", within)

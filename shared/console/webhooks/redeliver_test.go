@@ -63,8 +63,7 @@ func (p *pipe) drain(t *testing.T, want int) []queue.Message {
 // pumpFor feeds the webhooks queue to the sender for d, whatever happens.
 func (p *pipe) pumpFor(t *testing.T, d time.Duration) {
 	t.Helper()
-	poller := &app.Poller{Queue: p.Deps.Queue, Name: queue.Webhooks, Handler: app.SQSLambda(p.sender.Consume),
-		Wait: 100 * time.Millisecond, Visibility: 30 * time.Second, Timeout: 20 * time.Second}
+	poller := p.poller()
 	for end := time.Now().Add(d); time.Now().Before(end); {
 		_, err := poller.Once(context.Background())
 		require.NoError(t, err)
@@ -165,8 +164,7 @@ func TestNewMappingAtTrimHorizonDeliversNothingTwice(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 2 {
 			wg.Go(func() {
-				poller := &app.Poller{Queue: p.Deps.Queue, Name: queue.Webhooks, Handler: app.SQSLambda(p.sender.Consume),
-					Wait: 100 * time.Millisecond, Visibility: 30 * time.Second, Timeout: 20 * time.Second}
+				poller := p.poller()
 				for end := time.Now().Add(d); time.Now().Before(end) && !done(); {
 					_, err := poller.Once(context.Background())
 					assert.NoError(t, err)
