@@ -106,9 +106,11 @@ type deliveryState struct {
 	version int64
 }
 
-// sendingNow says whether another sender holds a live claim on attempt n.
-func (d *deliveryState) sendingNow(n int, now time.Time) bool {
-	return d.Sending >= n && d.SendingUntil != nil && now.Before(*d.SendingUntil)
+// sendingNow says whether a sender holds a live claim (on this attempt, or
+// on the one before, whose record the next attempt waits for: attempts of a
+// delivery never overlap).
+func (d *deliveryState) sendingNow(now time.Time) bool {
+	return d.Sending > 0 && d.SendingUntil != nil && now.Before(*d.SendingUntil)
 }
 
 // Attempt is one delivery attempt as the API shows it.

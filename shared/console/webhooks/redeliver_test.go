@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"runtime"
 	"sync"
@@ -218,12 +219,21 @@ func TestLapsedClaimIsTakenOver(t *testing.T) {
 			Clients: webhooks.Clients{outbound.TestLocal: {Transport: crashing{}}}})
 		_, err := app.SQSLambda(crash.Consume)(context.Background(), batch)
 		require.NoError(t, err)
-		assert.Empty(t, rc.requests())
+		assert.Equal(t, 0, len(rc.requests()))
 
-		resp, err := app.SQSLambda(p.sender.Consume)(context.Background(), batch)
+		// A copy of the attempt, and the next attempt of the same delivery,
+		// while the claim holds: neither is sent (attempts never overlap),
+		// both come back later.
+		var next webhooks.Message
+		require.NoError(t, json.Unmarshal(msgs[0].Body, &next))
+		next.Attempt = 2
+		nextBody, err := json.Marshal(next)
 		require.NoError(t, err)
-		assert.Len(t, resp.BatchItemFailures, 1, "claimed by a sender that may still be at work: retried later")
-		assert.Empty(t, rc.requests())
+		resp, err := app.SQSLambda(p.sender.Consume)(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{
+			batch.Records[0], {MessageId: "next", Body: string(nextBody)}}})
+		require.NoError(t, err)
+		assert.Len(t, resp.BatchItemFailures, 2, "claimed by a sender that may still be at work: retried later")
+		assert.Equal(t, 0, len(rc.requests()))
 		assert.Empty(t, p.attempts(t, ep))
 
 		p.Clock.Advance(webhooks.SendLease + time.Second)
@@ -236,5 +246,33 @@ func TestLapsedClaimIsTakenOver(t *testing.T) {
 		assert.Empty(t, resp.BatchItemFailures)
 		assert.Equal(t, 1, len(rc.requests()), "and made once")
 		assert.Len(t, p.attempts(t, ep), 1)
+	})
+}
+
+// A copy of an attempt handled after a later attempt of its delivery was
+// claimed (a stale duplicate, say a replayed first attempt while the second
+// is in flight) has nothing to do: no POST, no retry.
+func TestStaleAttemptAfterALaterClaimSendsNothing(t *testing.T) {
+	bothPipes(t, fast, func(t *testing.T, p *pipe) {
+		rc := newReceiver(t, always(200))
+		p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
+		p.publish(t)
+		msgs := p.drain(t, 1)
+		var second webhooks.Message
+		require.NoError(t, json.Unmarshal(msgs[0].Body, &second))
+		second.Attempt = 2
+		body, err := json.Marshal(second)
+		require.NoError(t, err)
+		crash := webhooks.NewSender(p.svc, p.Deps.Queue, webhooks.SenderConfig{Schedule: fast,
+			Clients: webhooks.Clients{outbound.TestLocal: {Transport: crashing{}}}})
+		_, err = app.SQSLambda(crash.Consume)(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: "2", Body: string(body)}}})
+		require.NoError(t, err)
+
+		start := time.Now()
+		resp, err := app.SQSLambda(p.sender.Consume)(context.Background(), lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: "1", Body: string(msgs[0].Body)}}})
+		require.NoError(t, err)
+		assert.Empty(t, resp.BatchItemFailures)
+		assert.Less(t, time.Since(start), 5*time.Second, "not waited for")
+		assert.Equal(t, 0, len(rc.requests()))
 	})
 }

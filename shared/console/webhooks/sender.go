@@ -243,8 +243,11 @@ func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
 }
 
 // done says whether attempt n of the delivery needs no POST: the delivery
-// succeeded or was given up, or attempt n (or a later one) was made.
-func (d *deliveryState) done(n int) bool { return d.Status != DeliveryPending || d.Attempts >= n }
+// succeeded or was given up, attempt n (or a later one) was made, or a later
+// one was claimed (its own message carries the delivery on).
+func (d *deliveryState) done(n int) bool {
+	return d.Status != DeliveryPending || d.Attempts >= n || d.Sending > n
+}
 
 // SendLease is how long a sender's claim on an attempt holds: longer than
 // the sender function's timeout (60 s), so a sender still at work keeps its
@@ -283,7 +286,7 @@ func (s *Sender) claim(ctx context.Context, m Message, st *deliveryState) (*deli
 			return nil, nil
 		}
 		now := s.svc.now()
-		if st.sendingNow(m.Attempt, now) {
+		if st.sendingNow(now) {
 			if time.Now().After(deadline) {
 				return nil, errInFlight
 			}
