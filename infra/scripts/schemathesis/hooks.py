@@ -304,7 +304,8 @@ KNOWN = [
           "classes to state the rest (unassigned and private-use code points)", param="external_ref",
           message=r".*printable characters without spaces"),
     known("POST", r"^/v1/webhook-endpoints(/\{id\})?$", REJECTED, "an endpoint URL must be an absolute http(s) URL "
-          "whose host the key's mode allows (docs/webhooks.md, Outbound safety: https and a public name or address for live keys; "
+          "whose host and port the key's mode allows (docs/webhooks.md, Outbound safety: https, a public name or address and port "
+          "443 or 1024-65535 for live keys; loopback for test keys only where ENVIRONMENT is local; "
           "never link-local, metadata, private, unspecified or numeric host forms, credentials or fragments); address "
           "classes and key modes are beyond a JSON Schema", param="url", message=r"url refused: .*"),
     known("POST", r"^/v1/webhook-endpoints(/\{id\})?$", REJECTED, "an adyen-format endpoint depends on other fields: "

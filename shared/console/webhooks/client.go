@@ -16,7 +16,8 @@ import (
 // clients).
 
 // Clients are the outbound clients by policy (test endpoints may reach
-// loopback, live ones may not: outbound.Policy).
+// loopback where the environment is local, live ones never:
+// outbound.PolicyFor).
 type Clients map[outbound.Policy]*http.Client
 
 // withDefaults fills each policy without a client with outbound.Client.
@@ -24,7 +25,7 @@ func (c Clients) withDefaults() Clients {
 	if c == nil {
 		c = Clients{}
 	}
-	for _, p := range []outbound.Policy{outbound.Test, outbound.Live} {
+	for _, p := range []outbound.Policy{outbound.TestLocal, outbound.Test, outbound.Live} {
 		if c[p] == nil {
 			c[p] = outbound.Client(p)
 		}
@@ -48,10 +49,7 @@ func (s *Sender) post(ctx context.Context, e *Endpoint, ev *Event, body []byte) 
 	h.Set(signature.HeaderSignature, signature.Sign(body, t, e.SigningSecrets(t)...))
 	h.Set(signature.HeaderEventID, ev.ID)
 	h.Set(signature.HeaderEventType, ev.Type)
-	p := outbound.Test
-	if e.Livemode {
-		p = outbound.Live
-	}
+	p := s.svc.policy(e.Livemode)
 	start := time.Now()
 	code, answer, err := outbound.Post(ctx, s.clients[p], e.URL, h, body)
 	return code, answer, time.Since(start), err

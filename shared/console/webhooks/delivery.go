@@ -1,14 +1,12 @@
 package webhooks
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,7 +32,13 @@ import (
 //	whatt#<account>#<endpoint> / <attempt id> one attempt (ids time-ordered:
 //	                                          a query lists newest first)
 //
-// Both expire after DeliveryRetention, as event records do.
+// Both expire after DeliveryRetention, as event records do. The delivery
+// state is also the sender's record of each (event, endpoint) it delivered:
+// a publisher message's delivery id is DeliveryID(event, endpoint), and the
+// sender claims the state (a conditional put) before each POST, so a record
+// the stream hands over again (a replay, a new event source mapping at
+// TRIM_HORIZON, a republished batch) finds the delivery made, or being made,
+// and sends nothing.
 
 // DeliveryRetention is how long delivery states and attempts are kept.
 const DeliveryRetention = 30 * 24 * time.Hour
@@ -93,8 +97,20 @@ type deliveryState struct {
 	Attempts       int        `json:"attempts"`
 	FirstAttemptAt time.Time  `json:"first_attempt_at"`
 	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
+	// Sending is the attempt a sender claimed before its POST (0: none),
+	// and SendingUntil when the claim lapses if that sender never records
+	// the attempt (it crashed): see Sender.claim.
+	Sending      int        `json:"sending,omitempty"`
+	SendingUntil *time.Time `json:"sending_until,omitempty"`
 
 	version int64
+}
+
+// sendingNow says whether a sender holds a live claim (on this attempt, or
+// on the one before, whose record the next attempt waits for: attempts of a
+// delivery never overlap).
+func (d *deliveryState) sendingNow(now time.Time) bool {
+	return d.Sending > 0 && d.SendingUntil != nil && now.Before(*d.SendingUntil)
 }
 
 // Attempt is one delivery attempt as the API shows it.
@@ -109,7 +125,8 @@ type Attempt struct {
 	// Status is succeeded (a 2xx within the timeout) or failed.
 	Status     string `json:"status"`
 	StatusCode *int   `json:"status_code"` // nil when no answer came
-	// Error says why a failed attempt failed (timeout, refused, status).
+	// Error says why a failed attempt failed (timeout, outbound.CouldNotConnect,
+	// status): never the dial error, an address or a port.
 	Error     *string `json:"error"`
 	LatencyMS int64   `json:"latency_ms"`
 	// NextAttemptAt is when the delivery is tried again; nil once it
@@ -192,14 +209,15 @@ func (s Schedule) Next(n int, first, now time.Time) (time.Time, bool) {
 	return next, true
 }
 
-// failReason is an attempt's error text: never the response body.
+// failReason is an attempt's error text: never the response body, and for
+// a POST that got no answer one of outbound.Reason's generic reasons, never
+// the dial error (the sender's log keeps that).
 func failReason(code int, err error) string {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("timeout: no answer within %s", outbound.DeliveryTimeout)
+	if errors.Is(err, errNotAccepted) {
+		return err.Error()
 	}
 	if err != nil {
-		return err.Error()
+		return outbound.Reason(err)
 	}
 	return fmt.Sprintf("the endpoint answered %d", code)
 }

@@ -5,6 +5,17 @@
 // an event, Endpoint.SigningSecrets gives the secrets to sign with (package
 // signature), and package outbound is the client a sender must use.
 //
+// Delivery guarantees (delivery.go, sender.go; docs/webhooks.md): every
+// event reaches each endpoint subscribed to it once. The sender's record of
+// each (event, endpoint) it delivered is the delivery state, whose id the
+// publisher derives from (event, endpoint); the sender claims each attempt
+// in it with a conditional put before the POST. A stream replay, a new event
+// source mapping starting at TRIM_HORIZON, a republished batch or a copy of a
+// message finds the delivery made or being made and sends nothing; only a
+// sender that crashed between its POST and its record repeats an attempt,
+// once its claim lapses (SendLease). A merchant's resend is a new delivery
+// and sends.
+//
 // Functions: WebhookEndpointsFunction (/v1/webhook-endpoints...) and
 // EventsFunction (/v1/events...), two groups because the stack projection
 // (docs/architecture.md, Stack size) already counts them apart and the events function

@@ -13,6 +13,8 @@ import (
 
 	"github.com/paygate/paygate/shared/console/webhooks"
 	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
@@ -360,4 +362,75 @@ func TestEndpointLimit(t *testing.T) {
 		require.NoError(t, err)
 		assert.EqualValues(t, webhooks.MaxEndpoints, it.N)
 	})
+}
+
+// inEnv builds the endpoints group as a function whose ENVIRONMENT is env.
+func inEnv(env string) apitest.Builder {
+	return func(d *app.Deps) (httpapi.Group, error) {
+		d.Config.Environment = env
+		return webhooks.BuildWebhookEndpoints(d)
+	}
+}
+
+// TestURLRulesByEnvironmentAndPort: loopback (and bare local names) only
+// where ENVIRONMENT is local or unset; live URLs on port 443 or 1024-65535
+// only, on create and update alike, each refusal a 400 naming url.
+func TestURLRulesByEnvironmentAndPort(t *testing.T) {
+	for _, env := range []string{"", "local", "dev", "prod"} {
+		t.Run("env="+env, func(t *testing.T) {
+			e := apitest.New(t, inEnv(env), buildEvents)
+			_, liveKey := e.NewAccount(accounts.Live)
+			local := env == "" || env == "local"
+			cases := []struct {
+				url        string
+				live, test bool
+			}{
+				{"http://127.0.0.1:8081/hook", false, local},
+				{"https://localhost/hook", false, local},
+				{"http://[::1]:9000/hook", false, local},
+				{"http://receiver:9000/hook", false, local},
+				{"https://10.1.2.3/x", false, false},
+				{"https://169.254.169.254/", false, false},
+				{"https://hooks.example.com/x", true, true},
+				{"https://hooks.example.com:443/x", true, true},
+				{"https://hooks.example.com:1024/x", true, true},
+				{"https://hooks.example.com:65535/x", true, true},
+				{"https://hooks.example.com:1023/x", false, true},
+				{"https://hooks.example.com:22/x", false, true},
+				{"https://93.184.215.14:25/x", false, true},
+				{"http://hooks.example.com:80/x", false, true},
+			}
+			liveID := create(t, e, liveKey, endpointBody(), 201)["id"].(string)
+			testID := create(t, e, e.Key, endpointBody(), 201)["id"].(string)
+			for _, c := range cases {
+				for _, k := range []struct {
+					key, id string
+					allow   bool
+					mode    string
+				}{{liveKey, liveID, c.live, "live"}, {e.Key, testID, c.test, "test"}} {
+					for _, path := range []string{"/v1/webhook-endpoints", "/v1/webhook-endpoints/" + k.id} {
+						r := e.DoKey(k.key, "POST", path, map[string]any{"url": c.url, "enabled_events": []any{"*"}})
+						if k.allow {
+							require.Contains(t, []int{200, 201}, r.Status, "%s %s %s: %s", k.mode, path, c.url, r.Body)
+							if s, ok := r.Map(t)["secret"].(string); ok {
+								apitest.RememberSecret(s)
+							}
+							continue
+						}
+						require.Equal(t, 400, r.Status, "%s %s %s: %s", k.mode, path, c.url, r.Body)
+						assert.Equal(t, "url_invalid", r.Err(t)["code"])
+						assert.Equal(t, "url", r.Err(t)["param"])
+					}
+				}
+				// Keep under the account's endpoint limit.
+				for _, k := range []string{liveKey, e.Key} {
+					for _, id := range listIDs(t, e, k) {
+						if id != liveID && id != testID {
+							require.Equal(t, 200, e.DoKey(k, "DELETE", "/v1/webhook-endpoints/"+id, nil).Status)
+						}
+					}
+				}
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
+	"github.com/paygate/paygate/shared/console/webhooks/outbound"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -21,9 +22,13 @@ import (
 
 // Sender makes delivery attempts: it renders the event for the endpoint's
 // version, signs it, POSTs it, records the attempt, and queues the next one
-// or gives up. Delivery is at least once: a message handled twice may POST
-// twice (receivers dedupe by event id), but an attempt is recorded once and a
-// delivery that succeeded is not sent again by its own retries.
+// or gives up. Each attempt is claimed in the delivery state before its POST
+// (claim), so copies of a message handled at once by several senders (SQS
+// redelivery, a stream record published twice, a replayed stream) POST once,
+// and a delivery made is not sent again. Delivery stays at least once across
+// crashes: a sender that POSTed and died before recording the attempt leaves
+// a claim that lapses (SendLease), and the attempt is made again; receivers
+// still dedupe by event id.
 type Sender struct {
 	svc      *Service
 	accounts *accounts.Repo
@@ -78,7 +83,11 @@ func (s *Sender) Consume(ctx context.Context, batch []queue.Message) []string {
 		seen[string(m.Body)] = true
 		wg.Go(func() {
 			if err := s.handle(ctx, m.Body); err != nil {
-				s.log.Error("webhook delivery failed; message retried", "message_id", m.ID, "error", err.Error())
+				if errors.Is(err, errInFlight) {
+					s.log.Info("webhook attempt in flight in another sender; message retried", "message_id", m.ID)
+				} else {
+					s.log.Error("webhook delivery failed; message retried", "message_id", m.ID, "error", err.Error())
+				}
 				mu.Lock()
 				again = append(again, m.ID)
 				mu.Unlock()
@@ -123,7 +132,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
-	if st.Status != DeliveryPending || st.Attempts >= m.Attempt {
+	if st.done(m.Attempt) {
 		return nil // delivered, given up, or this attempt already made
 	}
 	ev, err := s.svc.Event(ctx, m.Account, m.Event)
@@ -136,6 +145,9 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	}
 	body, err := s.render(ctx, e, ev)
 	if err != nil {
+		return err
+	}
+	if st, err = s.claim(ctx, m, st); err != nil || st == nil {
 		return err
 	}
 
@@ -160,6 +172,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	}
 	st.Attempts = m.Attempt
 	st.NextAttemptAt = nil
+	st.Sending, st.SendingUntil = 0, nil
 	if ok {
 		st.Status = DeliverySucceeded
 	} else {
@@ -198,13 +211,21 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	}
 	err = s.svc.st.Write(ctx, put, rec)
 	if _, dup := store.IsConditionFailed(err); dup {
-		return nil // a duplicate of this message recorded the attempt first
+		// The claim lapsed and another sender took the attempt over: it
+		// records it.
+		return nil
 	}
 	if err != nil {
 		return apierr.Wrap("webhooks.Deliver", apierr.Unavailable, err)
 	}
-	s.log.Info("webhook attempt", "event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
-		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS)
+	args := []any{"event_id", ev.ID, "endpoint_id", e.ID, "attempt", m.Attempt,
+		"status", a.Status, "status_code", code, "latency_ms", a.LatencyMS}
+	if perr != nil {
+		// The detail (dial error, address, port) is for the log only: the
+		// attempt record says outbound.Reason's generic words.
+		args = append(args, "error", perr.Error())
+	}
+	s.log.Info("webhook attempt", args...)
 	metrics.WebhookAttempt(!ok, st.Status == DeliveryFailed)
 	s.noteHealth(ctx, e, ok, done)
 	return nil
@@ -220,6 +241,82 @@ func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
 	}
 	return decodeState(it)
 }
+
+// done says whether attempt n of the delivery needs no POST: the delivery
+// succeeded or was given up, attempt n (or a later one) was made, or a later
+// one was claimed (its own message carries the delivery on).
+func (d *deliveryState) done(n int) bool {
+	return d.Status != DeliveryPending || d.Attempts >= n || d.Sending > n
+}
+
+// SendLease is how long a sender's claim on an attempt holds: longer than
+// the sender function's timeout (60 s), so a sender still at work keeps its
+// claim, and shorter than the webhooks queue's visibility timeout (180 s),
+// so the message of a sender that crashed holding a claim comes back after
+// the claim lapsed and makes the attempt.
+const SendLease = 2 * time.Minute
+
+// claimWait bounds how long a sender waits for another one's claimed
+// attempt to be recorded (one POST's timeout and some) before leaving its
+// copy of the message to come back later.
+const claimWait = outbound.DeliveryTimeout + 5*time.Second
+
+// errInFlight: another sender holds the claim on this attempt and has not
+// recorded it yet; the message comes back after its visibility timeout.
+var errInFlight = errors.New("webhooks: this attempt is being made by another sender")
+
+// claim takes attempt m.Attempt of m's delivery for this sender before its
+// POST: a conditional put of the delivery state (absent, or at the version
+// read) marking the attempt as being sent until SendLease from now. Exactly
+// one of the senders holding copies of a message wins; the others wait for
+// its record (and then have nothing to do: nil state) or, past claimWait,
+// return errInFlight. A claim that lapsed unrecorded is taken over. The
+// state returned is at the claimed version, for the attempt's record; st is
+// the state as last read.
+func (s *Sender) claim(ctx context.Context, m Message, st *deliveryState) (*deliveryState, error) {
+	deadline := time.Now().Add(claimWait)
+	for reread := false; ; reread = true {
+		if reread {
+			var err error
+			if st, err = s.state(ctx, m); err != nil {
+				return nil, err
+			}
+		}
+		if st.done(m.Attempt) {
+			return nil, nil
+		}
+		now := s.svc.now()
+		if st.sendingNow(now) {
+			if time.Now().After(deadline) {
+				return nil, errInFlight
+			}
+			select {
+			case <-ctx.Done():
+				return nil, apierr.Wrap("webhooks.claim", apierr.Unavailable, ctx.Err())
+			case <-time.After(claimPoll):
+			}
+			continue
+		}
+		until := now.Add(SendLease)
+		st.Sending, st.SendingUntil = m.Attempt, &until
+		put, err := st.putOp(m.Account, now)
+		if err != nil {
+			return nil, err
+		}
+		err = s.svc.st.Write(ctx, put)
+		if _, lost := store.IsConditionFailed(err); lost {
+			continue // another sender wrote first: read what it did
+		}
+		if err != nil {
+			return nil, apierr.Wrap("webhooks.claim", apierr.Unavailable, err)
+		}
+		st.version++ // the store's version: 1 on create, +1 on every write
+		return st, nil
+	}
+}
+
+// claimPoll is how often a waiting sender reads the delivery state.
+const claimPoll = 100 * time.Millisecond
 
 // render is the payload for e: in its api_version, else the account's
 // default; or Adyen's notification, signed with e's HMAC key, for an

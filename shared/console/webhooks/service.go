@@ -26,6 +26,9 @@ type Service struct {
 	st    store.Store
 	clock func() time.Time
 	q     queue.Queue // the webhooks queue, for resend (WithQueue)
+	// env is the function's ENVIRONMENT (WithEnvironment); "" counts as
+	// local, where test endpoints may target loopback.
+	env string
 }
 
 // New builds the service over st.
@@ -38,18 +41,23 @@ func New(st store.Store, clock func() time.Time) *Service {
 
 func (s *Service) now() time.Time { return s.clock().UTC() }
 
+// WithEnvironment gives the service the function's environment
+// (app.Config.Environment), which decides whether test endpoints may target
+// loopback (outbound.PolicyFor): only where it is "local" or unset.
+func (s *Service) WithEnvironment(env string) *Service {
+	c := *s
+	c.env = env
+	return &c
+}
+
+// policy is what c's key may register and be delivered to here.
+func (s *Service) policy(live bool) outbound.Policy { return outbound.PolicyFor(live, s.env) }
+
 // Caller is who acts: the account and whether its key is live (live keys
 // register https URLs on public addresses only).
 type Caller struct {
 	AccountID string
 	Live      bool
-}
-
-func (c Caller) policy() outbound.Policy {
-	if c.Live {
-		return outbound.Live
-	}
-	return outbound.Test
 }
 
 // CreateInput is a new endpoint.
@@ -142,7 +150,7 @@ func LimitReached() error {
 // event_type_unknown, webhook_endpoint_limit), Conflict (key in flight),
 // IdempotencyMismatch, Unavailable; a *idempotency.Replayed.
 func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*WithSecret, error) {
-	if err := checkURL(in.URL, c.policy()); err != nil {
+	if err := checkURL(in.URL, s.policy(c.Live)); err != nil {
 		return nil, err
 	}
 	if err := checkFormat(in.Format, in.APIVersion); err != nil {
@@ -249,7 +257,7 @@ const updateAttempts = 3
 // updateAttempts races), Unavailable, Internal.
 func (s *Service) Update(ctx context.Context, c Caller, in UpdateInput) (*View, error) {
 	if in.URL != nil {
-		if err := checkURL(*in.URL, c.policy()); err != nil {
+		if err := checkURL(*in.URL, s.policy(c.Live)); err != nil {
 			return nil, err
 		}
 	}

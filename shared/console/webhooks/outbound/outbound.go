@@ -8,6 +8,14 @@
 // every connection at dial time, after DNS resolution, so a name that resolves
 // (or re-resolves, DNS rebinding) to a refused address is never connected to.
 // The client follows no redirects and uses no proxy from the environment.
+//
+// Loopback (addresses and names) is a target only for test keys, and only
+// where the function's ENVIRONMENT is local or unset (PolicyFor): a deployed
+// function's loopback holds the Lambda Runtime API. Private, link-local,
+// metadata and other non-public addresses are never targets. Live URLs use
+// port 443 or 1024-65535, checked on save and at every dial. A target not
+// connected to is recorded as CouldNotConnect whatever the cause (Reason);
+// the dial error itself is for the sender's log.
 package outbound
 
 import (
@@ -26,15 +34,38 @@ import (
 	"unicode/utf8"
 )
 
-// Policy is what a key's mode allows.
+// Policy is what a key's mode allows, in the function's environment.
 type Policy int
 
 const (
-	// Live keys: https only, public addresses only.
+	// Live keys: https only, public addresses only, port 443 or 1024-65535.
 	Live Policy = iota + 1
-	// Test keys: also http and loopback (local receivers).
+	// Test keys in a deployed environment: also http, public addresses
+	// only.
 	Test
+	// TestLocal is test keys where ENVIRONMENT is local (or unset): also
+	// loopback addresses and names (a receiver on the developer's machine).
+	TestLocal
 )
+
+// PolicyFor is the policy of a key's mode (live or test) in the function's
+// environment (app.Config.Environment): loopback only for test keys, and only
+// when the environment is "local" or unset, as metrics count it. A deployed
+// function's loopback holds the Lambda Runtime API: never a webhook target.
+func PolicyFor(live bool, environment string) Policy {
+	switch {
+	case live:
+		return Live
+	case environment == "" || environment == "local":
+		return TestLocal
+	}
+	return Test
+}
+
+// LivePortAllowed says whether a live URL may use port n: 443 (https's
+// default) or an unprivileged one, never the well-known ports of other
+// services.
+func LivePortAllowed(n int) bool { return n == 443 || n >= 1024 && n <= 65535 }
 
 // MaxURLLen bounds an endpoint URL.
 const MaxURLLen = 2048
@@ -91,10 +122,10 @@ func CheckAddr(a netip.Addr, p Policy) error {
 	case a.IsMulticast() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
 		return refuse("%s is a multicast or broadcast address", a)
 	case a.IsLoopback():
-		if p == Test {
+		if p == TestLocal {
 			return nil
 		}
-		return refuse("%s is a loopback address (test keys only)", a)
+		return refuse("%s is a loopback address (test keys in a local environment only)", a)
 	case a.IsPrivate() || sharedNAT.Contains(a) || benchmark.Contains(a) || reserved4.Contains(a) ||
 		ietf4.Contains(a) || !a.IsGlobalUnicast():
 		return refuse("%s is not a public address", a)
@@ -108,8 +139,8 @@ func CheckAddr(a netip.Addr, p Policy) error {
 }
 
 // CheckURL is the save-time check of an endpoint URL: absolute http(s), no
-// credentials or fragment, https for live keys, and a host that is not a
-// refused literal address or a local name. Names are not resolved here (an
+// credentials or fragment, https and port 443 or 1024-65535 for live keys,
+// and a host that is not a refused literal address or a local name. Names are not resolved here (an
 // answer now says nothing about delivery time); the client checks every
 // resolved address when it dials.
 func CheckURL(raw string, p Policy) (*url.URL, error) {
@@ -126,7 +157,7 @@ func CheckURL(raw string, p Policy) (*url.URL, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if p != Test {
+		if p == Live {
 			return nil, refuse("url must use https with a live key")
 		}
 	default:
@@ -147,6 +178,9 @@ func CheckURL(raw string, p Policy) (*url.URL, error) {
 		if _, err := fmt.Sscanf(port, "%d", &n); err != nil || n < 1 || n > 65535 || fmt.Sprint(n) != port {
 			return nil, refuse("url port must be 1 to 65535")
 		}
+		if p == Live && !LivePortAllowed(n) {
+			return nil, refuse("url port must be 443 or 1024 to 65535 with a live key")
+		}
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		if a.Zone() != "" {
@@ -164,13 +198,13 @@ func CheckURL(raw string, p Policy) (*url.URL, error) {
 	}
 	name := strings.ToLower(strings.TrimSuffix(host, "."))
 	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		if p == Test {
+		if p == TestLocal {
 			return u, nil
 		}
-		return nil, refuse("%s is a loopback name (test keys only)", host)
+		return nil, refuse("%s is a loopback name (test keys in a local environment only)", host)
 	}
 	if !strings.Contains(name, ".") || strings.HasSuffix(name, ".internal") || strings.HasSuffix(name, ".local") {
-		if p == Test && !strings.Contains(name, ".") {
+		if p == TestLocal && !strings.Contains(name, ".") {
 			// A bare name may be a local receiver; the dialer still checks it.
 			return u, nil
 		}
@@ -200,7 +234,8 @@ const DeliveryTimeout = 10 * time.Second
 const MaxResponseBody = 4 << 10
 
 // Dialer returns a net.Dialer whose Control refuses every address the policy
-// does not allow, after resolution and before the connection is made.
+// does not allow (and for live keys every port but 443 and 1024-65535),
+// after resolution and before the connection is made.
 func Dialer(p Policy) *net.Dialer {
 	return &net.Dialer{
 		Timeout: DeliveryTimeout,
@@ -208,6 +243,9 @@ func Dialer(p Policy) *net.Dialer {
 			ap, err := netip.ParseAddrPort(address)
 			if err != nil {
 				return refuse("unresolved address %q", address)
+			}
+			if p == Live && !LivePortAllowed(int(ap.Port())) {
+				return refuse("port %d refused for live keys", ap.Port())
 			}
 			return CheckAddr(ap.Addr(), p)
 		},
@@ -246,7 +284,7 @@ type schemeCheck struct {
 }
 
 func (s schemeCheck) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Scheme != "https" && !(s.p == Test && r.URL.Scheme == "http") {
+	if r.URL.Scheme != "https" && !(s.p != Live && r.URL.Scheme == "http") {
 		return nil, refuse("scheme %q refused for this key", r.URL.Scheme)
 	}
 	return s.next.RoundTrip(r)
@@ -260,6 +298,29 @@ func ReadBody(resp *http.Response) []byte {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return b
+}
+
+// CouldNotConnect is the one reason a delivery record (the deliveries API,
+// the dashboard) gives for a target that was not connected to: refused by
+// these rules, refusing the connection, unreachable, unresolvable, or failing
+// the TLS handshake. The record never carries the dial error, an address or a
+// port: told apart, they would tell a merchant what listens where on the
+// sender's network. The detailed error goes to the function's log only.
+const CouldNotConnect = "could not connect"
+
+// Reason is what a delivery record may say of err, an error of Post:
+// a timeout waiting for the answer, or CouldNotConnect for everything else.
+// Never err's own text.
+func Reason(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return CouldNotConnect // a dial that timed out included
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("timeout: no answer within %s", DeliveryTimeout)
+	}
+	return CouldNotConnect
 }
 
 // Post sends body to rawURL with headers through c, under ctx and the
