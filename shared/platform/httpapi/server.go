@@ -115,6 +115,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	start := time.Now()
 	st := &state{id: "req_" + strings.ReplaceAll(ids.New(), "-", ""), version: version.Current}
 	w.Header().Set(RequestIDHeader, st.id)
+	setHSTS(w.Header(), hr)
 	hr = hr.WithContext(context.WithValue(hr.Context(), ctxKey{}, st))
 	defer func() {
 		if p := recover(); p != nil {
