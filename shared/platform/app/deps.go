@@ -153,7 +153,7 @@ func WithStore(st store.Store, q queue.Queue, log *slog.Logger, clock func() tim
 func (d *Deps) withServices() *Deps {
 	d.Accounts = accounts.NewRepo(d.Store, d.Clock)
 	d.Keys = auth.NewKeys(d.Store, d.Accounts, d.Clock)
-	d.Idem = idempotency.New(d.Store, d.Clock)
+	d.Idem = idempotency.New(d.Store, d.Clock).WithFingerprintKey(d.Config.FingerprintKey)
 	return d
 }
 
