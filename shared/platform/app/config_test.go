@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/domain/secretbox"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/idempotency"
 )
@@ -56,4 +57,42 @@ func TestFingerprintKeyFromTheEnvironment(t *testing.T) {
 	keyed := open(map[string]string{"ENVIRONMENT": "prod", app.FingerprintKeyEnv: key}).Idem.Fingerprint("POST", "/v1/payouts/cards", body)
 	assert.NotEqual(t, dev, keyed, "the configured key")
 	assert.Equal(t, idempotency.New(nil, nil).WithFingerprintKey([]byte(key)).Fingerprint("POST", "/v1/payouts/cards", body), keyed)
+}
+
+// TestSecretBoxIsPickedOnce: on the embedded store the secret box is the
+// data directory's key file (a second process over it opens what the first
+// sealed); a deployed function that did not ask for the KMS box has none,
+// and one that did has the opener's.
+func TestSecretBoxIsPickedOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "data")
+	open := func() *app.Deps {
+		cfg, err := app.ConfigFromEnv(func(k string) string { return map[string]string{"STORE": "embedded", "DATA_DIR": dir}[k] })
+		require.NoError(t, err)
+		d, err := app.Open(ctx, cfg)
+		require.NoError(t, err)
+		return d
+	}
+	d := open()
+	sealed, err := d.Secrets.Seal(ctx, []byte("whsec_x"))
+	require.NoError(t, err)
+	require.NoError(t, d.Close())
+	d = open()
+	defer d.Close()
+	got, err := d.Secrets.Open(ctx, sealed)
+	require.NoError(t, err)
+	assert.Equal(t, "whsec_x", string(got))
+
+	cloud := app.OnCloud(func(context.Context, app.Config) (app.Cloud, error) { return app.Cloud{Store: d.Store}, nil })
+	cfg, err := app.ConfigFromEnv(func(k string) string {
+		return map[string]string{"ENVIRONMENT": "prod", app.FingerprintKeyEnv: "0123456789abcdef0123456789abcdef"}[k]
+	})
+	require.NoError(t, err)
+	deployed, err := app.Open(ctx, cfg, cloud)
+	require.NoError(t, err)
+	assert.Nil(t, deployed.Secrets, "a deployed function without WithSecretBox keeps no secrets")
+	box := d.Secrets
+	deployed, err = app.Open(ctx, cfg, cloud, app.WithSecretBox(func(app.Config) (secretbox.Box, error) { return box, nil }))
+	require.NoError(t, err)
+	assert.Same(t, box, deployed.Secrets)
 }
