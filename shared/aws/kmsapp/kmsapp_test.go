@@ -50,11 +50,17 @@ func TestOpenSecretBoxSealsWithTheConfiguredKey(t *testing.T) {
 	env := map[string]string{"STORE": "dynamodb", "SQS_ENDPOINT": ep, kmsapp.EndpointVar: ep}
 	cfg, err := app.ConfigFromEnv(func(k string) string { return env[k] })
 	require.NoError(t, err)
+	box, err := kmsapp.OpenSecretBox(cfg)
+	require.NoError(t, err)
+	require.Nil(t, box, "locally, app.Open picks a local key")
+	env["ENVIRONMENT"], env[app.FingerprintKeyEnv] = "prod", "0123456789abcdef0123456789abcdef"
+	cfg, err = app.ConfigFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
 	_, err = kmsapp.OpenSecretBox(cfg)
-	require.ErrorContains(t, err, kmsapp.SecretsKeyVar)
+	require.ErrorContains(t, err, kmsapp.SecretsKeyVar, "a deployed function does not start without the key")
 
 	env[kmsapp.SecretsKeyVar] = aws.ToString(key.KeyMetadata.Arn)
-	box, err := kmsapp.OpenSecretBox(cfg)
+	box, err = kmsapp.OpenSecretBox(cfg)
 	require.NoError(t, err)
 	sealed, err := box.Seal(ctx, []byte("JBSWY3DPEHPK3PXP"))
 	require.NoError(t, err)

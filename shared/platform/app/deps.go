@@ -89,7 +89,8 @@ type QueueOpener func(Config) (queue.Queue, error)
 // (shared/aws/kmsapp), for the one function that decrypts cards.
 type CardKeysOpener func(Config) (cardkeys.Backend, error)
 
-// SecretBoxOpener builds the deployed secret box (shared/aws/kmsapp).
+// SecretBoxOpener builds the deployed secret box (shared/aws/kmsapp); a nil
+// box without an error leaves the choice to Open (a local run).
 type SecretBoxOpener func(Config) (secretbox.Box, error)
 
 // Option tunes what Open builds: each function opens only what it uses,
@@ -200,12 +201,12 @@ func (d *Deps) openCloud(ctx context.Context, cfg Config, o openOptions) error {
 			return fmt.Errorf("card keys: %w", err)
 		}
 	}
-	switch {
-	case o.secrets != nil:
+	if o.secrets != nil {
 		if d.Secrets, err = o.secrets(cfg); err != nil {
 			return fmt.Errorf("secret box: %w", err)
 		}
-	case cfg.Environment == "local": // STORE=dynamodb make run, the tests on DynamoDB Local
+	}
+	if d.Secrets == nil && cfg.Environment == "local" { // STORE=dynamodb make run, the invoker, the tests on DynamoDB Local
 		keys := filekeys.Memory()
 		if cfg.DataDir != "" {
 			keys = filekeys.New(filekeys.Dir(cfg.DataDir))
