@@ -8,13 +8,13 @@ package kmsdatakeys
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/kms/types"
 
+	"github.com/paygate/paygate/shared/aws/kmskeys"
 	"github.com/paygate/paygate/shared/domain/secretbox"
 )
 
@@ -57,18 +57,10 @@ func (b *Backend) Unwrap(ctx context.Context, wrapped []byte) ([]byte, error) {
 	out, err := b.api.Decrypt(ctx, &kms.DecryptInput{
 		KeyId: aws.String(b.keyID), CiphertextBlob: wrapped, EncryptionContext: Context,
 	})
-	var (
-		invalid   *types.InvalidCiphertextException
-		incorrect *types.IncorrectKeyException
-		state     *types.KMSInvalidStateException
-		disabled  *types.DisabledException
-		notFound  *types.NotFoundException
-	)
 	switch {
 	case err == nil:
 		return out.Plaintext, nil
-	case errors.As(err, &invalid), errors.As(err, &incorrect), errors.As(err, &state),
-		errors.As(err, &disabled), errors.As(err, &notFound):
+	case kmskeys.RuledOut(err):
 		return nil, secretbox.ErrUnopenable
 	default:
 		return nil, fmt.Errorf("kmsdatakeys: decrypt a data key: %w", err)
