@@ -10,4 +10,6 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(dashboard.BuildDashboard, awsapp.Open, app.WithQueue(sqsapp.Open), app.WithSecretBox(kmsapp.OpenSecretBox)) }
+func main() {
+	app.StartHTTP(dashboard.BuildDashboard, awsapp.Open, app.WithQueue(sqsapp.Open), app.WithSecretBox(kmsapp.OpenSecretBox))
+}
