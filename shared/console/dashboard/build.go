@@ -41,7 +41,7 @@ func FromDeps(d *app.Deps) (*Service, error) {
 	}
 	lk := links.FromDeps(d)
 	return New(Config{
-		Store: d.Store, Accounts: d.Accounts, Keys: d.Keys, Idem: d.Idem, Clock: d.Clock, Log: d.Log,
+		Store: d.Store, Accounts: d.Accounts, Keys: d.Keys, Idem: d.Idem, Clock: d.Clock, Log: d.Log, Secrets: d.Secrets,
 		Payments:      payments,
 		Links:         lk,
 		Webhooks:      wh,

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/domain/secretbox"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -57,11 +58,40 @@ type User struct {
 // userRecord is the stored user: the password's argon2id hash (PHC
 // string), the TOTP secret while enabled, and the session generation that
 // sign-out everywhere bumps (sessions of an older one are dead).
+//
+// The TOTP secret is stored sealed (shared/domain/secretbox); in memory,
+// once read (Service.user), it is in clear, and sealedTOTP keeps the stored
+// form so that a write that left it alone stores it as it was. A record of
+// before sealing holds it in clear: it is read as it is and sealed on its
+// next write.
 type userRecord struct {
 	User
 	PasswordHash string `json:"password_hash"`
 	TOTPSecret   string `json:"totp_secret,omitempty"`
 	Generation   int64  `json:"generation"`
+
+	sealedTOTP, openedTOTP string
+}
+
+// marshalUser is rec as stored: its TOTP secret sealed.
+func (s *Service) marshalUser(ctx context.Context, rec *userRecord) ([]byte, error) {
+	stored := *rec
+	switch {
+	case stored.TOTPSecret == "":
+	case rec.sealedTOTP != "" && stored.TOTPSecret == rec.openedTOTP:
+		stored.TOTPSecret = rec.sealedTOTP
+	default:
+		sealed, err := s.box.Seal(ctx, []byte(stored.TOTPSecret))
+		if err != nil {
+			return nil, apierr.Wrap("dashboard.marshalUser", apierr.Unavailable, err)
+		}
+		stored.TOTPSecret = sealed
+	}
+	data, err := json.Marshal(&stored)
+	if err != nil {
+		return nil, apierr.Wrap("dashboard.marshalUser", apierr.Internal, err)
+	}
+	return data, nil
 }
 
 // Key layout (accounts table):
@@ -215,6 +245,13 @@ func (s *Service) user(ctx context.Context, email string) (*userRecord, int64, e
 	if err := json.Unmarshal(it.Data, &rec); err != nil {
 		return nil, 0, apierr.Wrap("dashboard.user", apierr.Internal, err)
 	}
+	if secretbox.IsSealed(rec.TOTPSecret) {
+		pt, err := s.box.Open(ctx, rec.TOTPSecret)
+		if err != nil {
+			return nil, 0, apierr.Wrap("dashboard.user", apierr.Internal, err)
+		}
+		rec.sealedTOTP, rec.TOTPSecret, rec.openedTOTP = rec.TOTPSecret, string(pt), string(pt)
+	}
 	return &rec, it.Version, nil
 }
 
@@ -248,9 +285,9 @@ func (s *Service) updateUser(ctx context.Context, email string, fn func(*userRec
 		if err := fn(rec); err != nil {
 			return err
 		}
-		data, err := json.Marshal(rec)
+		data, err := s.marshalUser(ctx, rec)
 		if err != nil {
-			return apierr.Wrap("dashboard.updateUser", apierr.Internal, err)
+			return err
 		}
 		listed, err := json.Marshal(rec.User)
 		if err != nil {
