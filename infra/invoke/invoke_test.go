@@ -131,6 +131,8 @@ func checkEvent(t *testing.T, in *instance, event []byte, exp sample.Expectation
 	require.NoError(t, dec.Decode(&resp), "not an API Gateway v2 response: %s", out)
 	assert.Equal(t, exp.Status, resp.StatusCode, "body: %s", resp.Body)
 	assert.NotEmpty(t, header(resp, "Request-Id"), "every answer carries Request-Id; headers: %v", resp.Headers)
+	assert.Equal(t, "max-age=31536000; includeSubDomains", header(resp, "Strict-Transport-Security"),
+		"every answer served through API Gateway carries HSTS; headers: %v", resp.Headers)
 	if strings.HasPrefix(header(resp, "Content-Type"), "application/json") && !resp.IsBase64Encoded {
 		assert.True(t, json.Valid([]byte(resp.Body)), "body is not JSON: %s", resp.Body)
 	}

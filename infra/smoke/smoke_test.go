@@ -80,7 +80,8 @@ func startGateway(t *testing.T) *gateway {
 	cmd := exec.Command(bin)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(),
 		"DATA_DIR=" + filepath.Join(dir, "data"), fmt.Sprintf("PORT=%d", port), "SANDBOX_API_KEY=" + key,
-		"PAYGATE_EMF=stdout", "ENVIRONMENT=smoke"}
+		"PAYGATE_EMF=stdout", "ENVIRONMENT=smoke",
+		"IDEMPOTENCY_FINGERPRINT_KEY=smoke-test-idempotency-fingerprint-key"}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -105,6 +105,20 @@ func (b *Backend) DecryptKey(ctx context.Context, ref string, encryptedKey []byt
 		KeyId: aws.String(ref), CiphertextBlob: encryptedKey,
 		EncryptionAlgorithm: types.EncryptionAlgorithmSpecRsaesOaepSha256,
 	})
+	switch {
+	case err == nil:
+		return out.Plaintext, nil
+	case RuledOut(err):
+		return nil, cardkeys.ErrUndecryptable
+	default:
+		return nil, fmt.Errorf("kmskeys: decrypt: %w", err)
+	}
+}
+
+// RuledOut reports whether a Decrypt failed because the ciphertext, the key
+// or its state rule it out (not because KMS could not be asked: throttling,
+// the network), the answers the backends report as undecryptable.
+func RuledOut(err error) bool {
 	var (
 		invalid   *types.InvalidCiphertextException
 		incorrect *types.IncorrectKeyException
@@ -112,13 +126,6 @@ func (b *Backend) DecryptKey(ctx context.Context, ref string, encryptedKey []byt
 		disabled  *types.DisabledException
 		notFound  *types.NotFoundException
 	)
-	switch {
-	case err == nil:
-		return out.Plaintext, nil
-	case errors.As(err, &invalid), errors.As(err, &incorrect), errors.As(err, &state),
-		errors.As(err, &disabled), errors.As(err, &notFound):
-		return nil, cardkeys.ErrUndecryptable
-	default:
-		return nil, fmt.Errorf("kmskeys: decrypt: %w", err)
-	}
+	return errors.As(err, &invalid) || errors.As(err, &incorrect) || errors.As(err, &state) ||
+		errors.As(err, &disabled) || errors.As(err, &notFound)
 }

@@ -31,16 +31,20 @@ func FromDeps(d *app.Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	wh, err := webhooks.FromDeps(d)
+	if err != nil {
+		return nil, err
+	}
 	disp, err := disputes.FromDeps(d)
 	if err != nil {
 		return nil, err
 	}
 	lk := links.FromDeps(d)
 	return New(Config{
-		Store: d.Store, Accounts: d.Accounts, Keys: d.Keys, Idem: d.Idem, Clock: d.Clock, Log: d.Log,
+		Store: d.Store, Accounts: d.Accounts, Keys: d.Keys, Idem: d.Idem, Clock: d.Clock, Log: d.Log, Secrets: d.Secrets,
 		Payments:      payments,
 		Links:         lk,
-		Webhooks:      webhooks.New(d.Store, d.Clock).WithEnvironment(d.Config.Environment).WithQueue(d.Queue),
+		Webhooks:      wh,
 		Balance:       balance.FromDeps(d),
 		Orders:        orders.New(orders.Config{Store: d.Store, Queue: d.Queue, Clock: d.Clock, Log: d.Log, Test: connect.For(d).Supplier}),
 		Gate:          prepaid.New(d.Store, d.Clock),

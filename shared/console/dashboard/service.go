@@ -6,6 +6,8 @@ import (
 
 	"github.com/paygate/paygate/shared/console/webhooks"
 	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/domain/secretbox"
+	"github.com/paygate/paygate/shared/domain/secretbox/filekeys"
 	"github.com/paygate/paygate/shared/gate/orders"
 	"github.com/paygate/paygate/shared/gate/prepaid"
 	"github.com/paygate/paygate/shared/pay/balance"
@@ -52,6 +54,10 @@ type Config struct {
 
 	// Argon is the password hash cost (zero: DefaultArgon); tests lower it.
 	Argon ArgonParams
+
+	// Secrets seals the users' TOTP secrets (app.Deps.Secrets; nil: the
+	// process's in-memory key, for tests and tools).
+	Secrets secretbox.Box
 }
 
 // Service is the dashboard: its users, sessions and audit log, and the
@@ -64,6 +70,7 @@ type Service struct {
 	clock    func() time.Time
 	log      *slog.Logger
 	argon    ArgonParams
+	box      secretbox.Box
 
 	payments *transactions.Service
 	links    *links.Service
@@ -91,6 +98,9 @@ func New(c Config) *Service {
 	s.beneficiaries, s.invoices, s.disputes = c.Beneficiaries, c.Invoices, c.Disputes
 	if s.clock == nil {
 		s.clock = time.Now
+	}
+	if s.box = c.Secrets; s.box == nil {
+		s.box = secretbox.New(filekeys.Memory(), s.clock)
 	}
 	s.auditID = ids.New
 	if s.log == nil {

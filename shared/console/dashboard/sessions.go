@@ -166,9 +166,9 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, *Session,
 		// The code's step is recorded with the session, on the user as it
 		// was read: of two sign-ins with one code, one wins.
 		rec.TOTPStep = step
-		u, err := json.Marshal(rec)
+		u, err := s.marshalUser(ctx, rec) // the secret stays sealed
 		if err != nil {
-			return "", nil, apierr.Wrap("dashboard.SignIn", apierr.Internal, err)
+			return "", nil, err
 		}
 		ops = append(ops, store.Put(store.Item{Key: userKey(rec.Email), Data: u}, store.IfVersion(v)))
 	}

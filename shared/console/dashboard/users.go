@@ -18,6 +18,7 @@ import (
 
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/platform/accounts"
+	"github.com/paygate/paygate/shared/domain/secretbox"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -58,6 +59,12 @@ type User struct {
 // userRecord is the stored user: the password's argon2id hash (PHC
 // string), the TOTP secret while enabled, and the session generation that
 // sign-out everywhere bumps (sessions of an older one are dead).
+//
+// The TOTP secret is stored sealed (shared/domain/secretbox); in memory,
+// once read (Service.user), it is in clear, and sealedTOTP keeps the stored
+// form so that a write that left it alone stores it as it was. A record of
+// before sealing holds it in clear: it is read as it is and sealed on its
+// next write.
 type userRecord struct {
 	User
 	PasswordHash string `json:"password_hash"`
@@ -69,6 +76,29 @@ type userRecord struct {
 	// Roles are the roles the user holds on accounts other than its own:
 	// only its account's pair, the one account a session may switch to.
 	Roles map[string]Role `json:"roles,omitempty"`
+
+	sealedTOTP, openedTOTP string
+}
+
+// marshalUser is rec as stored: its TOTP secret sealed.
+func (s *Service) marshalUser(ctx context.Context, rec *userRecord) ([]byte, error) {
+	stored := *rec
+	switch {
+	case stored.TOTPSecret == "":
+	case rec.sealedTOTP != "" && stored.TOTPSecret == rec.openedTOTP:
+		stored.TOTPSecret = rec.sealedTOTP
+	default:
+		sealed, err := s.box.Seal(ctx, []byte(stored.TOTPSecret))
+		if err != nil {
+			return nil, apierr.Wrap("dashboard.marshalUser", apierr.Unavailable, err)
+		}
+		stored.TOTPSecret = sealed
+	}
+	data, err := json.Marshal(&stored)
+	if err != nil {
+		return nil, apierr.Wrap("dashboard.marshalUser", apierr.Internal, err)
+	}
+	return data, nil
 }
 
 // Key layout (accounts table):
@@ -189,9 +219,9 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 	}
 	rec := userRecord{User: User{ID: ids.New(), AccountID: in.AccountID, Email: email, Role: in.Role,
 		CreatedAt: s.clock().UTC().Truncate(time.Second)}, PasswordHash: hash}
-	data, err := json.Marshal(rec)
+	data, err := s.marshalUser(ctx, &rec)
 	if err != nil {
-		return nil, apierr.Wrap("dashboard.CreateUser", apierr.Internal, err)
+		return nil, err
 	}
 	listed, err := json.Marshal(rec.User)
 	if err != nil {
@@ -221,6 +251,13 @@ func (s *Service) user(ctx context.Context, email string) (*userRecord, int64, e
 	var rec userRecord
 	if err := json.Unmarshal(it.Data, &rec); err != nil {
 		return nil, 0, apierr.Wrap("dashboard.user", apierr.Internal, err)
+	}
+	if secretbox.IsSealed(rec.TOTPSecret) {
+		pt, err := s.box.Open(ctx, rec.TOTPSecret)
+		if err != nil {
+			return nil, 0, apierr.Wrap("dashboard.user", apierr.Internal, err)
+		}
+		rec.sealedTOTP, rec.TOTPSecret, rec.openedTOTP = rec.TOTPSecret, string(pt), string(pt)
 	}
 	return &rec, it.Version, nil
 }
@@ -255,9 +292,9 @@ func (s *Service) updateUser(ctx context.Context, email string, fn func(*userRec
 		if err := fn(rec); err != nil {
 			return err
 		}
-		data, err := json.Marshal(rec)
+		data, err := s.marshalUser(ctx, rec)
 		if err != nil {
-			return apierr.Wrap("dashboard.updateUser", apierr.Internal, err)
+			return err
 		}
 		listed, err := json.Marshal(rec.User)
 		if err != nil {

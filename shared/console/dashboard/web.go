@@ -415,8 +415,7 @@ func (s *Service) idemCall(c *call, fields any) (*idempotency.Call, error) {
 	if err := idempotency.ValidateKey(key); err != nil {
 		return nil, err
 	}
-	req := idempotency.Request{Account: c.account(), KeyKind: "dashboard", Key: key,
-		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(body))}
+	req := s.idem.Request(c.account(), "dashboard", key, "POST", c.r.HTTP.URL.Path, []byte(body))
 	return s.idem.Begin(c.r.HTTP.Context(), req, jsonRenderer)
 }
 
@@ -446,8 +445,7 @@ func (s *Service) claimed(c *call, fields string, fn func() error) (done bool, e
 	if err := idempotency.ValidateKey(key); err != nil {
 		return false, err
 	}
-	req := idempotency.Request{Account: c.account(), KeyKind: "dashboard", Key: key,
-		Fingerprint: idempotency.Fingerprint("POST", c.r.HTTP.URL.Path, []byte(fields))}
+	req := s.idem.Request(c.account(), "dashboard", key, "POST", c.r.HTTP.URL.Path, []byte(fields))
 	prev, claim, err := s.idem.Claim(c.ctx(), req)
 	if err != nil {
 		return false, err

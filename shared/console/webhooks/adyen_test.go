@@ -198,5 +198,7 @@ func TestAdyenFormatEndpointRules(t *testing.T) {
 	svc := webhooks.New(e.Deps.Store, e.Deps.Clock)
 	ep, err := svc.Get(context.Background(), e.Account.ID, id)
 	require.NoError(t, err)
+	ep, err = svc.Opened(context.Background(), ep) // stored sealed
+	require.NoError(t, err)
 	assert.Equal(t, rolled["hmac_key"], ep.Secret)
 }

@@ -30,11 +30,11 @@ const SecretPrefix = "whsec_"
 
 // Endpoint is a stored endpoint. Secret and PrevSecret never leave the
 // service through the API after the answer that created them (create, roll);
-// the sender reads them to sign. They are stored as they are, in the accounts
-// table (encrypted at rest by DynamoDB's server-side encryption), never
-// logged: an envelope key would need the SSM key in every function that
-// reads endpoints, which the delivery pipeline can add when it decides how
-// the sender gets its keys.
+// the sender reads them to sign. They are stored sealed (shared/domain/secretbox:
+// a KMS data key in AWS, a key file locally), never logged: an endpoint read
+// from the store holds them sealed (or in clear, from a record of before
+// sealing, which its next write seals), and only the sender opens them
+// (Service.Opened), so no other function needs the key.
 type Endpoint struct {
 	ID             string            `json:"id"`
 	AccountID      string            `json:"account_id"`

@@ -278,7 +278,10 @@ func TestCreateIdempotentReplay(t *testing.T) {
 		require.Equal(t, 200, r2.Status, "%s", r2.Body)
 		assert.Equal(t, "true", r2.Header.Get("Idempotent-Replayed"))
 		assert.Equal(t, r1.Map(t)["secret"], r2.Map(t)["secret"])
-		ep, err := webhooks.New(e.Deps.Store, e.Clock.Now).Get(context.Background(), e.Account.ID, id)
+		svc := webhooks.New(e.Deps.Store, e.Clock.Now)
+		ep, err := svc.Get(context.Background(), e.Account.ID, id)
+		require.NoError(t, err)
+		ep, err = svc.Opened(context.Background(), ep) // stored sealed
 		require.NoError(t, err)
 		assert.Equal(t, r1.Map(t)["secret"], ep.Secret)
 		assert.Equal(t, first.Map(t)["secret"], ep.PrevSecret)

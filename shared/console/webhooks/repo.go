@@ -1,8 +1,11 @@
 package webhooks
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 
+	"github.com/paygate/paygate/shared/domain/secretbox"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -41,8 +44,20 @@ func decodeEndpoint(it store.Item) (*Endpoint, error) {
 }
 
 // putOp writes e: a new record only if absent, else at the version it was read.
-func (e *Endpoint) putOp() (store.Op, error) {
-	data, err := json.Marshal(e)
+// Its secrets are stored sealed (s.box): a new or rolled one, or one read in
+// clear from a record of before sealing, is sealed here; one read sealed is
+// written back as it was.
+func (s *Service) putOp(ctx context.Context, e *Endpoint) (store.Op, error) {
+	stored := *e
+	var err error
+	for _, f := range []*string{&stored.Secret, &stored.PrevSecret} {
+		if *f != "" && !secretbox.IsSealed(*f) {
+			if *f, err = s.box.Seal(ctx, []byte(*f)); err != nil {
+				return store.Op{}, apierr.Wrap("webhooks.putOp", apierr.Unavailable, err)
+			}
+		}
+	}
+	data, err := json.Marshal(&stored)
 	if err != nil {
 		return store.Op{}, apierr.Wrap("webhooks.putOp", apierr.Internal, err)
 	}
@@ -51,4 +66,27 @@ func (e *Endpoint) putOp() (store.Op, error) {
 		cond = store.IfVersion(e.version)
 	}
 	return store.Put(store.Item{Key: EndpointKey(e.AccountID, e.ID), Data: data}, cond), nil
+}
+
+// Opened is e with its secrets opened, for signing (the sender): the
+// endpoints the service reads hold them as stored, sealed (or in clear, from
+// before sealing). Errors: Internal (a secret that cannot be opened),
+// Unavailable.
+func (s *Service) Opened(ctx context.Context, e *Endpoint) (*Endpoint, error) {
+	out := *e
+	for _, f := range []*string{&out.Secret, &out.PrevSecret} {
+		if !secretbox.IsSealed(*f) {
+			continue
+		}
+		pt, err := s.box.Open(ctx, *f)
+		if err != nil {
+			kind := apierr.Unavailable
+			if errors.Is(err, secretbox.ErrUnopenable) {
+				kind = apierr.Internal
+			}
+			return nil, apierr.Wrap("webhooks.Opened", kind, err)
+		}
+		*f = string(pt)
+	}
+	return &out, nil
 }

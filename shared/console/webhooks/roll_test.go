@@ -47,6 +47,8 @@ func TestRollSecretSignsWithBoth(t *testing.T) {
 
 		ep, err := svc.Get(context.Background(), e.Account.ID, id)
 		require.NoError(t, err)
+		ep, err = svc.Opened(context.Background(), ep) // stored sealed
+		require.NoError(t, err)
 		now := e.Clock.Now().Add(59 * time.Minute)
 		secrets := ep.SigningSecrets(now)
 		require.Equal(t, []string{newSecret, oldSecret}, secrets)
@@ -71,6 +73,8 @@ func TestRollSecretSignsWithBoth(t *testing.T) {
 		third := r.Map(t)["secret"].(string)
 		apitest.RememberSecret(third)
 		ep, err = svc.Get(context.Background(), e.Account.ID, id)
+		require.NoError(t, err)
+		ep, err = svc.Opened(context.Background(), ep)
 		require.NoError(t, err)
 		assert.Equal(t, start.Add(webhooks.DefaultExpireOld), ep.PrevExpiresAt.UTC())
 		assert.Equal(t, []string{third, newSecret}, ep.SigningSecrets(start.Add(23*time.Hour)))
@@ -113,7 +117,9 @@ func TestSubscribers(t *testing.T) {
 			require.NoError(t, err)
 			out := map[string]string{}
 			for _, s := range subs {
-				out[s.ID] = s.Secret
+				opened, err := svc.Opened(context.Background(), &s) // stored sealed
+				require.NoError(t, err)
+				out[s.ID] = opened.Secret
 			}
 			return out
 		}

@@ -143,7 +143,11 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.render(ctx, e, ev)
+	signer, err := s.svc.Opened(ctx, e)
+	if err != nil {
+		return err
+	}
+	body, err := s.render(ctx, signer, ev)
 	if err != nil {
 		return err
 	}
@@ -151,7 +155,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 		return err
 	}
 
-	code, answer, latency, perr := s.post(ctx, e, ev, body)
+	code, answer, latency, perr := s.post(ctx, signer, ev, body)
 	done := s.svc.now()
 	ok := perr == nil && code >= 200 && code < 300
 	if ok && e.Format == FormatAdyen && !adyennotify.IsAccepted(answer) {
@@ -399,7 +403,7 @@ func (s *Sender) noteHealth(ctx context.Context, e *Endpoint, ok bool, now time.
 			return
 		}
 		e.UpdatedAt = now
-		op, err := e.putOp()
+		op, err := s.svc.putOp(ctx, e)
 		if err != nil {
 			return
 		}

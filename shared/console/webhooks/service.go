@@ -12,6 +12,8 @@ import (
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
+	"github.com/paygate/paygate/shared/domain/secretbox"
+	"github.com/paygate/paygate/shared/domain/secretbox/filekeys"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
 	"github.com/paygate/paygate/shared/platform/listing"
@@ -25,18 +27,27 @@ import (
 type Service struct {
 	st    store.Store
 	clock func() time.Time
-	q     queue.Queue // the webhooks queue, for resend (WithQueue)
+	q     queue.Queue   // the webhooks queue, for resend (WithQueue)
+	box   secretbox.Box // seals the signing secrets (WithSecrets)
 	// env is the function's ENVIRONMENT (WithEnvironment); "" counts as
 	// local, where test endpoints may target loopback.
 	env string
 }
 
-// New builds the service over st.
+// New builds the service over st. Its secrets are sealed with the process's
+// in-memory key until WithSecrets (tests, tools; the builders pass
+// app.Deps.Secrets).
 func New(st store.Store, clock func() time.Time) *Service {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Service{st: st, clock: clock}
+	return &Service{st: st, clock: clock, box: secretbox.New(filekeys.Memory(), clock)}
+}
+
+// WithSecrets seals and opens the endpoints' signing secrets with box.
+func (s *Service) WithSecrets(box secretbox.Box) *Service {
+	s.box = box
+	return s
 }
 
 func (s *Service) now() time.Time { return s.clock().UTC() }
@@ -175,7 +186,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*WithSe
 	if in.Format == FormatAdyen {
 		e.Format, e.Secret = FormatAdyen, adyennotify.NewKey()
 	}
-	put, err := e.putOp()
+	put, err := s.putOp(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +322,7 @@ func (s *Service) Update(ctx context.Context, c Caller, in UpdateInput) (*View, 
 			}
 		}
 		e.UpdatedAt = s.now()
-		op, err := e.putOp()
+		op, err := s.putOp(ctx, e)
 		if err != nil {
 			return nil, err
 		}
@@ -406,7 +417,7 @@ func (s *Service) RollSecret(ctx context.Context, c Caller, in RollInput) (*With
 		e.Secret = adyennotify.NewKey()
 	}
 	e.UpdatedAt = now
-	op, err := e.putOp()
+	op, err := s.putOp(ctx, e)
 	if err != nil {
 		return nil, err
 	}

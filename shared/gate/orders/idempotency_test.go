@@ -193,7 +193,7 @@ func TestReadmeIdempotencyClaims(t *testing.T) {
 			// in progress answers 409 to a duplicate.
 			id := e.order(map[string]any{"product_id": pCard}).Map(t)["id"].(string)
 			path := "/test-helpers/orders/" + id + "/complete"
-			req := idempotency.Request{Account: e.Account.ID, KeyKind: "secret", Key: "readme-6", Fingerprint: idempotency.Fingerprint("POST", path, nil)}
+			req := e.Deps.Idem.Request(e.Account.ID, "secret", "readme-6", "POST", path, nil)
 			_, claim, err := e.Deps.Idem.Claim(context.Background(), req)
 			require.NoError(t, err)
 			r := e.Do("POST", path, nil, "Idempotency-Key", "readme-6")

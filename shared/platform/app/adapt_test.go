@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/platform/app"
+	"github.com/paygate/paygate/shared/platform/httpapi"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
 )
@@ -67,4 +69,24 @@ func TestStreamLambdaGivesTheConsumerChanges(t *testing.T) {
 	assert.Equal(t, store.ChangeRemove, got[1].Kind)
 	assert.Equal(t, it.Key, got[1].Item.Key, "a removal carries its key")
 	assert.Equal(t, []events.DynamoDBBatchItemFailure{{ItemIdentifier: app.SequenceNumber(9)}}, resp.BatchItemFailures)
+}
+
+// TestHSTSThroughAPIGateway: a request as API Gateway delivers it takes its
+// Host from the event's domainName, so its answer carries
+// Strict-Transport-Security even when the client sent Host: localhost.
+func TestHSTSThroughAPIGateway(t *testing.T) {
+	s := httpapi.NewServer(httpapi.Config{}, httpapi.Group{Name: "Probe", Routes: []httpapi.Route{
+		{Method: "GET", Path: "/ok", Handler: func(*httpapi.Request) (*httpapi.Response, error) { return httpapi.OK("", map[string]int{"a": 1}), nil }},
+	}})
+	proxy := httpadapter.NewV2(s).ProxyWithContext
+	for _, path := range []string{"/ok", "/nowhere"} {
+		ev := events.APIGatewayV2HTTPRequest{
+			RawPath: path, Headers: map[string]string{"host": "localhost"},
+			RequestContext: events.APIGatewayV2HTTPRequestContext{DomainName: "api.example.com",
+				HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "GET", Path: path, SourceIP: "127.0.0.1"}},
+		}
+		resp, err := proxy(context.Background(), ev)
+		require.NoError(t, err)
+		assert.Equal(t, httpapi.HSTS, resp.Headers[httpapi.HSTSHeader], path)
+	}
 }

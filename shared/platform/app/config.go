@@ -20,12 +20,23 @@ type Config struct {
 	Region         string
 	Environment    string // dev, staging, prod, local
 	LogLevel       slog.Level
+	// FingerprintKey keys the idempotency fingerprints (HMAC-SHA256), from
+	// IDEMPOTENCY_FINGERPRINT_KEY: required outside ENVIRONMENT=local; nil
+	// locally, where the idempotency store's fixed dev key serves.
+	FingerprintKey []byte
 	Getenv         func(string) string
 	// Transport carries the AWS clients' calls when set: only the local
 	// gateway sets it, to inject faults (infra/chaos/faults). No variable
 	// sets it, so a deployed function cannot.
 	Transport http.RoundTripper
 }
+
+// FingerprintKeyEnv names the variable holding the idempotency fingerprint
+// key, and MinFingerprintKey is its shortest accepted length.
+const (
+	FingerprintKeyEnv = "IDEMPOTENCY_FINGERPRINT_KEY"
+	MinFingerprintKey = 32
+)
 
 // ConfigFromEnv reads the configuration.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -56,6 +67,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 	default:
 		return c, fmt.Errorf("STORE must be dynamodb or embedded, not %q", c.Store)
+	}
+	switch k := getenv(FingerprintKeyEnv); {
+	case k != "" && len(k) < MinFingerprintKey:
+		return c, fmt.Errorf("%s must be at least %d characters (openssl rand -hex 32)", FingerprintKeyEnv, MinFingerprintKey)
+	case k != "":
+		c.FingerprintKey = []byte(k)
+	case c.Environment != "local":
+		return c, fmt.Errorf("%s is required when ENVIRONMENT is %q (not local): it keys the idempotency fingerprints", FingerprintKeyEnv, c.Environment)
 	}
 	switch strings.ToLower(getenv("LOG_LEVEL")) {
 	case "", "info":

@@ -11,6 +11,8 @@ import (
 
 	"github.com/paygate/paygate/shared/domain/cardkeys"
 	"github.com/paygate/paygate/shared/domain/connectors"
+	"github.com/paygate/paygate/shared/domain/secretbox"
+	"github.com/paygate/paygate/shared/domain/secretbox/filekeys"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/auth"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -38,6 +40,12 @@ type Deps struct {
 	// for the function that asks for them); nil: key files under the data
 	// directory.
 	CardKeys cardkeys.Backend
+	// Secrets seals the secrets stored for reading back (webhook signing
+	// secrets, TOTP secrets): a KMS key's data keys in AWS (for the
+	// functions that open it with WithSecretBox), a key file under the data
+	// directory on the embedded store, a key of the process's memory in
+	// tests; nil in a deployed function that did not ask for it.
+	Secrets secretbox.Box
 	// Connectors are the function's own connections to outside systems;
 	// builders read them through shared/platform/connect, where an unset
 	// one is the system's sandbox.
@@ -81,6 +89,10 @@ type QueueOpener func(Config) (queue.Queue, error)
 // (shared/aws/kmsapp), for the one function that decrypts cards.
 type CardKeysOpener func(Config) (cardkeys.Backend, error)
 
+// SecretBoxOpener builds the deployed secret box (shared/aws/kmsapp); a nil
+// box without an error leaves the choice to Open (a local run).
+type SecretBoxOpener func(Config) (secretbox.Box, error)
+
 // Option tunes what Open builds: each function opens only what it uses,
 // because everything opened or linked is paid for on every cold start.
 type Option func(*openOptions)
@@ -90,6 +102,7 @@ type openOptions struct {
 	queue    bool
 	sqs      QueueOpener
 	cardKeys CardKeysOpener
+	secrets  SecretBoxOpener
 }
 
 // OnCloud is how Open opens a deployed function (STORE=dynamodb).
@@ -106,6 +119,12 @@ func WithQueue(open QueueOpener) Option {
 // embedded store Deps.CardKeys stays nil and the keys are local files.
 func WithCardKeys(open CardKeysOpener) Option {
 	return func(o *openOptions) { o.cardKeys = open }
+}
+
+// WithSecretBox opens the deployed secret box (through open); on the
+// embedded store Deps.Secrets is the data directory's key file.
+func WithSecretBox(open SecretBoxOpener) Option {
+	return func(o *openOptions) { o.secrets = open }
 }
 
 // Open builds the dependencies from cfg.
@@ -130,6 +149,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Deps, error) {
 				return nil, fmt.Errorf("embedded queue: %w", err)
 			}
 		}
+		d.Secrets = secretbox.New(filekeys.New(filekeys.Dir(cfg.DataDir)), d.Clock)
 	default:
 		if err = d.openCloud(ctx, cfg, o); err != nil {
 			return nil, err
@@ -147,13 +167,15 @@ func WithStore(st store.Store, q queue.Queue, log *slog.Logger, clock func() tim
 	if clock == nil {
 		clock = time.Now
 	}
-	return (&Deps{Log: log, Clock: clock, Store: st, Queue: q}).withServices()
+	d := &Deps{Log: log, Clock: clock, Store: st, Queue: q}
+	d.Secrets = secretbox.New(filekeys.Memory(), clock)
+	return d.withServices()
 }
 
 func (d *Deps) withServices() *Deps {
 	d.Accounts = accounts.NewRepo(d.Store, d.Clock)
 	d.Keys = auth.NewKeys(d.Store, d.Accounts, d.Clock)
-	d.Idem = idempotency.New(d.Store, d.Clock)
+	d.Idem = idempotency.New(d.Store, d.Clock).WithFingerprintKey(d.Config.FingerprintKey)
 	return d
 }
 
@@ -178,6 +200,18 @@ func (d *Deps) openCloud(ctx context.Context, cfg Config, o openOptions) error {
 		if d.CardKeys, err = o.cardKeys(cfg); err != nil {
 			return fmt.Errorf("card keys: %w", err)
 		}
+	}
+	if o.secrets != nil {
+		if d.Secrets, err = o.secrets(cfg); err != nil {
+			return fmt.Errorf("secret box: %w", err)
+		}
+	}
+	if d.Secrets == nil && cfg.Environment == "local" { // STORE=dynamodb make run, the invoker, the tests on DynamoDB Local
+		keys := filekeys.Memory()
+		if cfg.DataDir != "" {
+			keys = filekeys.New(filekeys.Dir(cfg.DataDir))
+		}
+		d.Secrets = secretbox.New(keys, d.Clock)
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
-	"slices"
 	"strings"
 	"time"
 
@@ -166,9 +165,11 @@ func (s *Keys) Create(ctx context.Context, accountID string, in NewKey) (*Key, s
 	return k, secret, nil
 }
 
+// validateOrigin takes scheme://host[:port]: https, or http on localhost
+// or 127.0.0.1 exactly (not a host that starts with them).
 func validateOrigin(o string) error {
-	if !(strings.HasPrefix(o, "https://") || strings.HasPrefix(o, "http://localhost") || strings.HasPrefix(o, "http://127.0.0.1")) ||
-		strings.Count(o, "/") != 2 {
+	p, ok := parseOrigin(o)
+	if !ok || p.scheme == "http" && !loopbackOriginHosts[p.host] {
 		return apierr.Invalidf("allowed_origins", "origin %q must be scheme://host[:port] (https, or http for localhost)", o)
 	}
 	return nil
@@ -411,7 +412,7 @@ func (s *Keys) OriginAllowed(ctx context.Context, accountID, origin string) (boo
 	}
 	now := s.clock()
 	for _, k := range keys {
-		if k.Kind == Client && k.Active(now) && slices.Contains(k.AllowedOrigins, origin) {
+		if k.Kind == Client && k.Active(now) && k.AllowsOrigin(origin) {
 			return true, nil
 		}
 	}

@@ -57,18 +57,13 @@ func (r *Request) TestMode() bool { return r.Principal != nil && r.Principal.Mod
 // IdempotencyRequest identifies this call for the idempotency store: account,
 // key kind (client keys are their own namespace), key, and a fingerprint of
 // the method, the actual path (not the route pattern: two ids are two
-// requests) and the body.
+// requests) and the body, keyed with the store's fingerprint key.
 func (r *Request) IdempotencyRequest() idempotency.Request {
 	kind := ""
 	if r.Principal != nil {
 		kind = string(r.Principal.Kind)
 	}
-	return idempotency.Request{
-		Account:     r.AccountID(),
-		KeyKind:     kind,
-		Key:         r.HTTP.Header.Get(idempotency.Header),
-		Fingerprint: idempotency.Fingerprint(r.HTTP.Method, r.HTTP.URL.Path, r.Body),
-	}
+	return r.server.idem.Request(r.AccountID(), kind, r.HTTP.Header.Get(idempotency.Header), r.HTTP.Method, r.HTTP.URL.Path, r.Body)
 }
 
 // Idem is the request's idempotent call on inline routes, for the service's

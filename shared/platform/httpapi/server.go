@@ -115,6 +115,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	start := time.Now()
 	st := &state{id: "req_" + strings.ReplaceAll(ids.New(), "-", ""), version: version.Current}
 	w.Header().Set(RequestIDHeader, st.id)
+	setHSTS(w.Header(), hr)
 	hr = hr.WithContext(context.WithValue(hr.Context(), ctxKey{}, st))
 	defer func() {
 		if p := recover(); p != nil {
@@ -420,7 +421,7 @@ func (s *Server) authenticate(req *Request, rt *Route, st *state) error {
 		return apierr.New(CodeWrongKeyKind, "this endpoint takes a secret API key, not a client key")
 	case rt.Auth == AuthClient && k.Kind != auth.Client:
 		return apierr.New(CodeWrongKeyKind, "this endpoint takes a client key; secret keys must never reach a browser or app")
-	case rt.Auth == AuthClient && !slices.Contains(k.AllowedOrigins, req.HTTP.Header.Get("Origin")):
+	case rt.Auth == AuthClient && !k.AllowsOrigin(req.HTTP.Header.Get("Origin")):
 		return apierr.New(apierr.CodeOriginNotAllowed, "this client key is not allowed from origin %q", req.HTTP.Header.Get("Origin"))
 	case rt.Auth == AuthClient:
 		st.corsOrigin = req.HTTP.Header.Get("Origin")

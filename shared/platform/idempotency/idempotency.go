@@ -7,6 +7,16 @@
 // path (never the route pattern: /orders/A/complete is not /orders/B/complete)
 // and canonical body match.
 //
+// A fingerprint is an HMAC-SHA256 under the deployment's secret
+// (IDEMPOTENCY_FINGERPRINT_KEY, app.Config), never a plain hash: a card
+// payout's or a /v2 payment's body holds a card number, and an unkeyed hash
+// of it could be matched against every possible number. Stored keyed
+// fingerprints carry the prefix "hmac-sha256:"; a record without it was
+// written before, with the unkeyed SHA-256, and is compared with the
+// request's LegacyFingerprint (computed in memory, never stored) until such
+// records have expired (Retention), so a rollout neither replays wrongly nor
+// refuses a retry.
+//
 // Two ways to use it:
 //   - Inline, for every write that creates something or moves money: Begin
 //     (one read: replay, 409 or 422 before any work), then Commit, the one
@@ -28,11 +38,13 @@ package idempotency
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -73,7 +85,20 @@ type Request struct {
 	Account     string
 	KeyKind     string // the caller's credential kind: KeyKindClient is its own namespace
 	Key         string
-	Fingerprint string // hash of method, actual path and canonical body
+	Fingerprint string // keyed hash of method, actual path and canonical body (Store.Request)
+	// LegacyFingerprint is the unkeyed SHA-256 records stored before keyed
+	// fingerprints hold: compared with such a record, never stored.
+	LegacyFingerprint string
+}
+
+// matches reports whether a record's stored fingerprint is this request's:
+// a keyed one equals Fingerprint; one written before keys (no prefix) equals
+// LegacyFingerprint.
+func (r Request) matches(stored string) bool {
+	if stored == r.Fingerprint {
+		return true
+	}
+	return !strings.HasPrefix(stored, keyedPrefix) && r.LegacyFingerprint != "" && stored == r.LegacyFingerprint
 }
 
 // Result is a stored response.
@@ -102,14 +127,38 @@ const (
 type Store struct {
 	st    store.Store
 	clock func() time.Time
+	fpKey []byte // the fingerprints' HMAC key
 }
 
-// New builds the idempotency store; nil clock means time.Now.
+// DevFingerprintKey is the fingerprint key where none is configured: make
+// run, the tests, hand-built dependencies. A deployed stack sets its own
+// (app.ConfigFromEnv refuses to start without one outside ENVIRONMENT=local).
+var DevFingerprintKey = []byte("paygate-local-idempotency-fingerprint-key")
+
+// New builds the idempotency store; nil clock means time.Now. Its
+// fingerprints are keyed with DevFingerprintKey until WithFingerprintKey.
 func New(st store.Store, clock func() time.Time) *Store {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Store{st: st, clock: clock}
+	return &Store{st: st, clock: clock, fpKey: DevFingerprintKey}
+}
+
+// WithFingerprintKey keys the store's fingerprints with key (empty keeps
+// the current one).
+func (s *Store) WithFingerprintKey(key []byte) *Store {
+	if len(key) > 0 {
+		s.fpKey = bytes.Clone(key)
+	}
+	return s
+}
+
+// Request identifies one call on key of account and key kind: its
+// fingerprint of method, actual path and body keyed with the store's key,
+// and the legacy one older records are compared with.
+func (s *Store) Request(account, keyKind, key, method, path string, body []byte) Request {
+	return Request{Account: account, KeyKind: keyKind, Key: key,
+		Fingerprint: s.Fingerprint(method, path, body), LegacyFingerprint: legacyFingerprint(method, path, body)}
 }
 
 // ValidateKey checks the header value.
@@ -128,10 +177,23 @@ func ValidateKey(key string) error {
 	return nil
 }
 
+// keyedPrefix marks a stored fingerprint as keyed (HMAC-SHA256).
+const keyedPrefix = "hmac-sha256:"
+
 // Fingerprint hashes what makes two requests "the same": method, the actual
 // request path (with its ids) and the body in canonical JSON form (key order
-// and whitespace do not matter).
-func Fingerprint(method, path string, body []byte) string {
+// and whitespace do not matter), as an HMAC-SHA256 under the store's key.
+func (s *Store) Fingerprint(method, path string, body []byte) string {
+	h := hmac.New(sha256.New, s.fpKey)
+	h.Write([]byte(method + " " + path + "\n"))
+	h.Write(canonical(body))
+	return keyedPrefix + hex.EncodeToString(h.Sum(nil))
+}
+
+// legacyFingerprint is the unkeyed fingerprint records stored before keyed
+// ones hold. It is only compared with them; remove it (and
+// Request.LegacyFingerprint) once every such record has expired.
+func legacyFingerprint(method, path string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method + " " + path + "\n"))
 	h.Write(canonical(body))
@@ -216,7 +278,7 @@ func (s *Store) Claim(ctx context.Context, r Request) (*Result, *Claim, error) {
 			// out the lease).
 			return nil, c, nil
 		}
-		if cur.Fingerprint == r.Fingerprint && cur.State == stateInProgress && cur.LeaseUntil != nil && !now.Before(*cur.LeaseUntil) {
+		if r.matches(cur.Fingerprint) && cur.State == stateInProgress && cur.LeaseUntil != nil && !now.Before(*cur.LeaseUntil) {
 			// The holder's lease lapsed: take the claim over, on the version
 			// seen, so of many retries exactly one does.
 			cond = store.IfVersion(cf.Current.Version)
@@ -281,7 +343,7 @@ func (s *Store) holdsResult(it *store.Item, r Request, res Result) bool {
 		return false
 	}
 	cur, err := decode(it)
-	if err != nil || cur.State == stateInProgress || cur.Fingerprint != r.Fingerprint {
+	if err != nil || cur.State == stateInProgress || !r.matches(cur.Fingerprint) {
 		return false
 	}
 	prev, err := s.interpret(r, cur)
@@ -363,7 +425,7 @@ func decode(it *store.Item) (*record, error) {
 }
 
 func (s *Store) interpret(r Request, rec *record) (*Result, error) {
-	if rec.Fingerprint != r.Fingerprint {
+	if !r.matches(rec.Fingerprint) {
 		return nil, &apierr.Error{Kind: apierr.IdempotencyMismatch, Param: Header,
 			Message: "this Idempotency-Key was used with a different request; use a new key for a new request"}
 	}

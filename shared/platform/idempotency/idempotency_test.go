@@ -2,6 +2,8 @@ package idempotency
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -43,15 +45,82 @@ func backends(t *testing.T, f func(t *testing.T, newStore newStoreFunc)) {
 }
 
 func TestFingerprintIgnoresKeyOrderAndSpace(t *testing.T) {
-	a := Fingerprint("POST", "/orders", []byte(`{"a":1,"b":{"c":"x"}}`))
-	b := Fingerprint("POST", "/orders", []byte(` { "b" : {"c":"x"}, "a" : 1 } `))
+	s := New(nil, nil)
+	a := s.Fingerprint("POST", "/orders", []byte(`{"a":1,"b":{"c":"x"}}`))
+	b := s.Fingerprint("POST", "/orders", []byte(` { "b" : {"c":"x"}, "a" : 1 } `))
 	assert.Equal(t, a, b)
-	assert.NotEqual(t, a, Fingerprint("POST", "/orders", []byte(`{"a":2,"b":{"c":"x"}}`)))
-	assert.NotEqual(t, a, Fingerprint("POST", "/other", []byte(`{"a":1,"b":{"c":"x"}}`)))
+	assert.NotEqual(t, a, s.Fingerprint("POST", "/orders", []byte(`{"a":2,"b":{"c":"x"}}`)))
+	assert.NotEqual(t, a, s.Fingerprint("POST", "/other", []byte(`{"a":1,"b":{"c":"x"}}`)))
 	// Large integers stay exact.
-	assert.NotEqual(t, Fingerprint("POST", "/x", []byte(`{"n":9007199254740993}`)), Fingerprint("POST", "/x", []byte(`{"n":9007199254740992}`)))
+	assert.NotEqual(t, s.Fingerprint("POST", "/x", []byte(`{"n":9007199254740993}`)), s.Fingerprint("POST", "/x", []byte(`{"n":9007199254740992}`)))
 	// Two ids in the path are two requests.
-	assert.NotEqual(t, Fingerprint("POST", "/test-helpers/orders/A/complete", nil), Fingerprint("POST", "/test-helpers/orders/B/complete", nil))
+	assert.NotEqual(t, s.Fingerprint("POST", "/test-helpers/orders/A/complete", nil), s.Fingerprint("POST", "/test-helpers/orders/B/complete", nil))
+}
+
+// TestFingerprintIsKeyed: the fingerprint of a card body is an HMAC under
+// the store's key, marked as such, never the unkeyed SHA-256 (a hash of the
+// card number an attacker could match against every number).
+func TestFingerprintIsKeyed(t *testing.T) {
+	body := []byte(`{"card":{"number":"4111111111111111","expiry_month":3,"expiry_year":2030},"amount":{"value":100,"currency":"EUR"}}`)
+	plain := sha256.Sum256(append([]byte("POST /v1/payouts/cards\n"), canonical(body)...))
+	dev := New(nil, nil).Fingerprint("POST", "/v1/payouts/cards", body)
+	live := New(nil, nil).WithFingerprintKey([]byte("a-deployed-stack's-own-32-byte-key")).Fingerprint("POST", "/v1/payouts/cards", body)
+	for _, f := range []string{dev, live} {
+		assert.True(t, strings.HasPrefix(f, "hmac-sha256:"), f)
+		assert.NotContains(t, f, hex.EncodeToString(plain[:]))
+	}
+	assert.NotEqual(t, dev, live, "another key, another fingerprint")
+	assert.Equal(t, live, New(nil, nil).WithFingerprintKey([]byte("a-deployed-stack's-own-32-byte-key")).Fingerprint("POST", "/v1/payouts/cards", body), "stable under one key")
+	assert.Equal(t, dev, New(nil, nil).WithFingerprintKey(nil).Fingerprint("POST", "/v1/payouts/cards", body), "no key keeps the dev key")
+}
+
+// TestRecordsWithTheUnkeyedFingerprintStillCompare: during a rollout a
+// record stored before keyed fingerprints (the bare SHA-256) still replays
+// to the same request, still refuses another one with 422, and a lapsed
+// claim of the same request is taken over and then stored keyed.
+func TestRecordsWithTheUnkeyedFingerprintStillCompare(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, st, clock := newStore(t)
+		ctx := context.Background()
+		body := []byte(`{"amount":100}`)
+		old := func(key string, rec record) Request {
+			r := s.Request("a", "secret", key, "POST", "/v1/payouts", body)
+			rec.Fingerprint = legacyFingerprint("POST", "/v1/payouts", body)
+			rec.CreatedAt = clock.Now()
+			data, err := json.Marshal(rec)
+			require.NoError(t, err)
+			require.NoError(t, st.Write(ctx, store.Put(store.Item{Key: s.key(r), Data: data, ExpiresAt: clock.Now().Add(Retention)}, store.IfAbsent)))
+			return r
+		}
+		r := old("done", record{State: stateDone, Result: &Result{Status: 201, Body: []byte(`{"id":"po_1"}`)}})
+		res, c, err := s.Claim(ctx, r)
+		require.NoError(t, err)
+		assert.Nil(t, c)
+		require.NotNil(t, res, "the old record replays")
+		assert.JSONEq(t, `{"id":"po_1"}`, string(res.Body))
+		got, err := s.Lookup(ctx, r)
+		require.NoError(t, err)
+		require.NotNil(t, got)
+		_, _, err = s.Claim(ctx, s.Request("a", "secret", "done", "POST", "/v1/payouts", []byte(`{"amount":200}`)))
+		assert.True(t, apierr.Is(err, apierr.IdempotencyMismatch), "another body is still refused: %v", err)
+		noLegacy := r
+		noLegacy.LegacyFingerprint = ""
+		_, _, err = s.Claim(ctx, noLegacy)
+		assert.True(t, apierr.Is(err, apierr.IdempotencyMismatch), "the unkeyed fingerprint is what matched: %v", err)
+
+		lease := clock.Now().Add(-time.Second)
+		r = old("lapsed", record{State: stateInProgress, Token: "old-holder", LeaseUntil: &lease})
+		res, c, err = s.Claim(ctx, r)
+		require.NoError(t, err, "a lapsed old claim of the same request is taken over")
+		assert.Nil(t, res)
+		require.NotNil(t, c)
+		require.NoError(t, s.Complete(ctx, c, Result{Status: 201, Body: []byte(`{}`)}))
+		it, err := st.Get(ctx, s.key(r))
+		require.NoError(t, err)
+		rec, err := decode(&it)
+		require.NoError(t, err)
+		assert.Equal(t, r.Fingerprint, rec.Fingerprint, "the new record holds the keyed fingerprint")
+	})
 }
 
 func TestValidateKey(t *testing.T) {
