@@ -119,3 +119,77 @@ func TestOnlyCardFunctionsMayDecryptCards(t *testing.T) {
 		}
 	}
 }
+
+// secretHolders are the functions that seal or open the stored secrets
+// (webhook signing secrets, TOTP secrets): their mains pass
+// app.WithSecretBox(kmsapp.OpenSecretBox).
+var secretHolders = []string{"WebhookEndpointsFunction", "WebhookSenderFunction", "DashboardFunction"}
+
+// TestOnlySecretHoldersUseTheSecretBoxKey: the secret box's key is a
+// symmetric key, rotated, that the account may administer but not use;
+// each secret holder's role may make and open data keys with it (one
+// statement each, GenerateDataKey and Decrypt alone), only under the
+// encryption context paygate:purpose=secretbox; each of them names it by
+// its alias in SECRETBOX_KMS_KEY. Every function gets the idempotency
+// fingerprint key from Secrets Manager, never a literal.
+func TestOnlySecretHoldersUseTheSecretBoxKey(t *testing.T) {
+	tpl := load(t)
+	key, ok := tpl.Resource("SecretBoxKey")
+	if !ok || key.Type != "AWS::KMS::Key" {
+		t.Fatalf("SecretBoxKey: %+v, want an AWS::KMS::Key", key)
+	}
+	if Raw(key.Properties["KeySpec"]) != "SYMMETRIC_DEFAULT" || Raw(key.Properties["EnableKeyRotation"]) != "true" {
+		t.Errorf("SecretBoxKey is %s, rotation %s; want SYMMETRIC_DEFAULT, rotated", Raw(key.Properties["KeySpec"]), Raw(key.Properties["EnableKeyRotation"]))
+	}
+	holders := map[string]int{}
+	for _, st := range asList(mapOf(key.Properties["KeyPolicy"])["Statement"]) {
+		s := mapOf(st)
+		principal := Raw(mapOf(s["Principal"])["AWS"])
+		holder := ""
+		for _, f := range secretHolders {
+			if principal == "!GetAtt "+f+"Role.Arn" {
+				holder = f
+			}
+		}
+		actions := strs(s["Action"])
+		if holder == "" {
+			for _, pat := range actions {
+				for _, use := range useActions {
+					if covers(pat, use) {
+						t.Errorf("key policy statement %s lets %s %s (via %s): only %v may use the key", Raw(s["Sid"]), principal, use, pat, secretHolders)
+					}
+				}
+			}
+			continue
+		}
+		holders[holder]++
+		if !slices.Equal(actions, []string{"kms:GenerateDataKey", "kms:Decrypt"}) {
+			t.Errorf("the %s's statement grants %v, want kms:GenerateDataKey and kms:Decrypt alone", holder, actions)
+		}
+		if ctx := Raw(mapOf(mapOf(s["Condition"])["StringEquals"])["kms:EncryptionContext:paygate:purpose"]); ctx != "secretbox" {
+			t.Errorf("the %s's statement's encryption context is %q, want secretbox", holder, ctx)
+		}
+	}
+	for _, f := range secretHolders {
+		if holders[f] != 1 {
+			t.Errorf("%d key policy statements name the %s's role, want 1", holders[f], f)
+		}
+		fn, ok := tpl.Function(f)
+		if !ok {
+			t.Errorf("no %s", f)
+			continue
+		}
+		if got := fn.Env["SECRETBOX_KMS_KEY"]; got != "!Sub alias/paygate-${Environment}-secretbox" {
+			t.Errorf("%s's SECRETBOX_KMS_KEY is %q, want the key's alias", f, got)
+		}
+	}
+	alias, ok := tpl.Resource("SecretBoxKeyAlias")
+	if !ok || Raw(alias.Properties["AliasName"]) != "!Sub alias/paygate-${Environment}-secretbox" {
+		t.Errorf("SecretBoxKeyAlias: %+v", alias)
+	}
+	for _, fn := range tpl.Functions() {
+		if got := fn.Env["IDEMPOTENCY_FINGERPRINT_KEY"]; !strings.Contains(got, "{{resolve:secretsmanager:") {
+			t.Errorf("%s's IDEMPOTENCY_FINGERPRINT_KEY is %q, want a Secrets Manager reference", fn.LogicalID, got)
+		}
+	}
+}

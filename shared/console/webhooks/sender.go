@@ -84,6 +84,11 @@ func (s *Sender) Consume(ctx context.Context, batch []queue.Message) []string {
 		wg.Go(func() {
 			if err := s.handle(ctx, m.Body); err != nil {
 				if errors.Is(err, errInFlight) {
+					// Back once the other sender's claim has lapsed, not
+					// after the queue's whole visibility timeout.
+					if verr := s.q.ChangeVisibility(ctx, queue.Webhooks, m.Receipt, SendLease); verr != nil {
+						s.log.Warn("webhook message's visibility not shortened", "message_id", m.ID, "error", verr.Error())
+					}
 					s.log.Info("webhook attempt in flight in another sender; message retried", "message_id", m.ID)
 				} else {
 					s.log.Error("webhook delivery failed; message retried", "message_id", m.ID, "error", err.Error())
@@ -253,12 +258,15 @@ func (d *deliveryState) done(n int) bool {
 	return d.Status != DeliveryPending || d.Attempts >= n || d.Sending > n
 }
 
-// SendLease is how long a sender's claim on an attempt holds: longer than
-// the sender function's timeout (60 s), so a sender still at work keeps its
-// claim, and shorter than the webhooks queue's visibility timeout (180 s),
-// so the message of a sender that crashed holding a claim comes back after
-// the claim lapsed and makes the attempt.
-const SendLease = 2 * time.Minute
+// SendLease is how long a sender's claim on an attempt holds: from the
+// claim to the attempt's record a sender makes one POST (at most
+// outbound.DeliveryTimeout) and a few store calls (each bounded at 5 s), so
+// a sender still at work keeps its claim; shorter than the webhooks queue's
+// visibility timeout (180 s), so the message of a sender that crashed
+// holding a claim comes back after the claim lapsed and makes the attempt.
+// (It was 2 minutes, the function's timeout twice; a delivery cut by kill -9
+// then waited that long.)
+const SendLease = 30 * time.Second
 
 // claimWait bounds how long a sender waits for another one's claimed
 // attempt to be recorded (one POST's timeout and some) before leaving its
