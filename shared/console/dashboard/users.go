@@ -17,8 +17,8 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/paygate/paygate/shared/domain/ids"
-	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/domain/secretbox"
+	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/store"
 )
