@@ -76,6 +76,8 @@ func ordersOnOneBalance(ctx context.Context, r *run) result {
 			res.fail("one order per key", fmt.Sprintf("%s made %d orders", o.key, len(found)))
 		}
 		for _, f := range found {
+			id, _ := f["id"].(string)
+			r.remember(id)
 			if f["status"] != "failed" {
 				charged += price
 			}

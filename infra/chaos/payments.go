@@ -74,6 +74,8 @@ func cardPayments(ctx context.Context, r *run) result {
 		}
 		var payments, refunds []map[string]any
 		for _, tx := range items(list.Body) {
+			id, _ := tx["id"].(string)
+			r.remember(id)
 			switch tx["type"] {
 			case "payment":
 				payments = append(payments, tx)

@@ -59,6 +59,7 @@ func payoutsInABurst(ctx context.Context, r *run) result {
 		case o.ans.Definitive && o.ans.Status == 201:
 			res.acked++
 			id, _ := o.ans.Body["id"].(string)
+			r.remember(id)
 			for _, b := range o.ans.Bodies {
 				if b["id"] != id {
 					res.fail("every retry the same answer", fmt.Sprintf("%s answered %v and %s", o.key, b["id"], id))

@@ -15,8 +15,12 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/paygate/paygate/infra/chaos/faults"
+	"github.com/paygate/paygate/shared/aws/awsapp"
 	"github.com/paygate/paygate/shared/aws/localcloud"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -69,6 +73,25 @@ type run struct {
 	gw   *gateway
 	key  string
 	deps *app.Deps
+
+	mu   sync.Mutex
+	made map[string]bool // the ids of what the workloads made, for the events' causes
+
+	// inFlight counts the webhooks queue's messages received and not yet
+	// deleted, or delayed: after kill -9 those held by the dead gateway
+	// come back only after their visibility timeout (minutes), late, not lost.
+	inFlight func(context.Context) (int, error)
+}
+
+// remember notes an id the workloads made.
+func (r *run) remember(ids ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		if id != "" {
+			r.made[id] = true
+		}
+	}
 }
 
 // scale is bounded's value in the bounded run, full's otherwise.
@@ -208,7 +231,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer gw.stop()
 	fmt.Fprintf(cfg.Log, "chaos: gateway serving after %s\n", time.Since(began).Round(time.Second))
-	r := &run{Config: cfg, seed: cfg.Seed, gw: gw, key: key, deps: deps}
+	r := &run{Config: cfg, seed: cfg.Seed, gw: gw, key: key, deps: deps, made: map[string]bool{},
+		inFlight: inFlightCounter(acfg, penv("QUEUE_WEBHOOKS_URL"))}
+	hooks, err := startWebhooks(ctx, r)
+	if err != nil {
+		return err
+	}
 
 	netCtx, stopNetwork := context.WithCancel(ctx)
 	defer stopNetwork()
@@ -223,7 +251,7 @@ func Run(ctx context.Context, cfg Config) error {
 		go func() { defer kills.Done(); r.killLoop(killCtx) }()
 	}
 	var results []result
-	for i, w := range []func(context.Context, *run) result{ordersOnOneBalance, cardPayments, payoutsInABurst} {
+	for i, w := range []func(context.Context, *run) result{ordersOnOneBalance, cardPayments, payoutsInABurst, distributionAndSettlement} {
 		if i == 2 && cfg.Bounded {
 			// The bounded run kills no payout: one whose message dies with
 			// the gateway waits for the settlement task's re-queue (up to
@@ -238,6 +266,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	stopKills()
 	kills.Wait()
+	results = append(results, hooks.check(ctx, r, r.made))
 
 	// No request outlived API Gateway's 30 s integration timeout.
 	for i := range results {
@@ -266,6 +295,30 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	return r.print(results, all, ledgerVerdict)
+}
+
+// inFlightCounter reads the queue's ApproximateNumberOfMessagesNotVisible
+// and ...Delayed on moto.
+func inFlightCounter(cfg app.Config, queueURL string) func(context.Context) (int, error) {
+	return func(ctx context.Context) (int, error) {
+		ac, err := awsapp.Config(cfg)
+		if err != nil {
+			return 0, err
+		}
+		q := sqs.NewFromConfig(ac, func(o *sqs.Options) { o.BaseEndpoint = aws.String(cfg.SQSEndpoint) })
+		out, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queueURL),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
+				sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, v := range out.Attributes {
+			k, _ := strconv.Atoi(v)
+			n += k
+		}
+		return n, nil
+	}
 }
 
 // summary renders the counts of the SDK's fault kinds (in faults.All's

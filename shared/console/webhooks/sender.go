@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/metrics"
+	"github.com/paygate/paygate/shared/platform/retry"
 	"github.com/paygate/paygate/shared/platform/version"
 	"github.com/paygate/paygate/shared/queue"
 	"github.com/paygate/paygate/shared/store"
@@ -91,6 +92,12 @@ func (s *Sender) Consume(ctx context.Context, batch []queue.Message) []string {
 					}
 					s.log.Info("webhook attempt in flight in another sender; message retried", "message_id", m.ID)
 				} else {
+					// A store or queue failure: back in seconds, growing with
+					// the receives, not after the queue's visibility timeout
+					// (make chaos: deliveries waited minutes after a blip).
+					if verr := s.q.ChangeVisibility(ctx, queue.Webhooks, m.Receipt, errorBackoff.Delay(m.ReceiveCount-1).Round(time.Second)+time.Second); verr != nil {
+						s.log.Warn("webhook message's visibility not shortened", "message_id", m.ID, "error", verr.Error())
+					}
 					s.log.Error("webhook delivery failed; message retried", "message_id", m.ID, "error", err.Error())
 				}
 				mu.Lock()
@@ -257,6 +264,10 @@ func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
 func (d *deliveryState) done(n int) bool {
 	return d.Status != DeliveryPending || d.Attempts >= n || d.Sending > n
 }
+
+// errorBackoff is when a message whose delivery met a store or queue
+// failure comes back: 2 s after the first receive, doubling to a minute.
+var errorBackoff = retry.Backoff{Base: 2 * time.Second, Max: time.Minute, Jitter: retry.Equal}
 
 // SendLease is how long a sender's claim on an attempt holds: from the
 // claim to the attempt's record a sender makes one POST (at most
