@@ -240,9 +240,10 @@ func Run(ctx context.Context, cfg Config) error {
 
 	netCtx, stopNetwork := context.WithCancel(ctx)
 	defer stopNetwork()
+	var netDone sync.WaitGroup
 	if net != nil {
 		every := time.Duration(r.scale(6, 10)) * time.Second
-		go net.run(netCtx, cfg.Seed, every, 2*time.Second)
+		netDone.Go(func() { net.run(netCtx, cfg.Seed, every, 2*time.Second) })
 	}
 	killCtx, stopKills := context.WithCancel(ctx)
 	var kills sync.WaitGroup
@@ -253,11 +254,15 @@ func Run(ctx context.Context, cfg Config) error {
 	var results []result
 	for i, w := range []func(context.Context, *run) result{ordersOnOneBalance, cardPayments, payoutsInABurst, distributionAndSettlement} {
 		if i == 2 && cfg.Bounded {
-			// The bounded run kills no payout: one whose message dies with
-			// the gateway waits for the settlement task's re-queue (up to
-			// two minutes), past the bounded run's budget. make chaos does.
+			// The bounded run neither kills nor cuts the wire during payouts
+			// and payment orders: one whose message dies with the gateway
+			// (or whose visibility change is lost) waits for the settlement
+			// task's re-queue, up to two minutes, past the bounded run's
+			// budget. The SDK's faults go on; make chaos keeps them all.
 			stopKills()
 			kills.Wait()
+			stopNetwork()
+			netDone.Wait()
 		}
 		began := time.Now()
 		res := w(ctx, r)

@@ -68,7 +68,7 @@ go test -race -count=1 -timeout 30m ./...
 step "smoke test against the local gateway (infra/smoke, as the pipeline runs it after each deploy), then Adyen's Java and Python libraries against its /v2 face and its Adyen-format notifications, then the smoke test again on STORE=dynamodb (DynamoDB Local and moto)"
 "$scripts/smoke-local.sh"
 
-step "chaos, bounded (infra/chaos: orders on one Gate balance, card payments with captures and refunds, payouts in a burst, on DynamoDB Local and moto behind Toxiproxy, under every SDK and network fault kind and kill -9; nothing lost, nothing doubled, porcupine, the ledger; the seed is fixed here so CI replays one schedule, make chaos draws a new one)"
+step "chaos, bounded (infra/chaos: orders on one Gate balance, card payments with captures and refunds, payouts in a burst, a distribution and settlement payment orders, webhooks to a receiver that fails and recovers, on DynamoDB Local and moto behind Toxiproxy, under every SDK and network fault kind and kill -9; nothing lost, nothing doubled, porcupine, the ledger; the seed is fixed here so CI replays one schedule, make chaos draws a new one)"
 go run ./infra/chaos -bounded -seed 1
 
 # The servers are not needed past this point: stop them before schemathesis
