@@ -20,4 +20,11 @@ type Set struct {
 	PhoneWallet phonewallet.Provider
 	DisputeDesk disputedesk.Desk
 	Supplier    supplier.TestSupplier
+	// CardConnectors are the remote card processors configured per account
+	// and mode (nil: none; Cards then serves test keys from the sandbox).
+	CardConnectors Directory
 }
+
+// CardRouter is the set's card processors: the configured connectors,
+// else the sandbox (Cards).
+func (s Set) CardRouter() Cards { return Cards{Default: s.Cards, Directory: s.CardConnectors} }

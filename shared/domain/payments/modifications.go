@@ -36,6 +36,10 @@ type Modification struct {
 	N        int
 	Amount   int64
 	Currency string
+	// Connector and ProcessorRef are the payment's (Flow): who authorised
+	// it, and its reference there.
+	Connector    string
+	ProcessorRef string
 }
 
 // ModificationID names the modification recorded by history entry n of
@@ -90,5 +94,5 @@ func (p *Payment) modificationAt(n int) (Modification, bool) {
 		return Modification{}, false
 	}
 	return Modification{ID: ModificationID(p.ID, n), Kind: kind, Account: p.AccountID, Payment: p.ID, N: n,
-		Amount: e.Amount, Currency: p.Currency}, true
+		Amount: e.Amount, Currency: p.Currency, Connector: p.Flow.Connector, ProcessorRef: p.Flow.ProcessorRef}, true
 }

@@ -204,6 +204,16 @@ type Flow struct {
 	RefusalReasonCode string `json:"refusalReasonCode,omitempty"` // kept for later answers of a refused payment
 	KeepCard          string `json:"keepCard,omitempty"`          // checkout's card to save when 3-D Secure ends, as JSON
 	Source            string `json:"source,omitempty"`            // the API that took the payment ("direct"), when not checkout
+	// Connector is the remote card processor that authorised the payment
+	// ("" the sandbox): its captures, cancels and refunds go there, even
+	// once the account's configuration changed. ProcessorRef is that
+	// processor's pspReference; ProcessorAction (JSON) and ProcessorData
+	// are its step for the shopper and what it needs back, while the
+	// payment waits.
+	Connector       string `json:"connector,omitempty"`
+	ProcessorRef    string `json:"processorRef,omitempty"`
+	ProcessorAction string `json:"processorAction,omitempty"`
+	ProcessorData   string `json:"processorData,omitempty"`
 }
 
 // Waiting reports whether the flow holds a step the shopper is at.

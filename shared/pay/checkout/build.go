@@ -16,7 +16,7 @@ import (
 // build builds one checkout function group over the connected card
 // processor.
 func build(d *app.Deps, pick func(*Service) httpapi.Group) (httpapi.Group, error) {
-	svc, err := FromDeps(d, connect.For(d).Cards)
+	svc, err := FromDeps(d, connect.For(d))
 	if err != nil {
 		return httpapi.Group{}, err
 	}
@@ -26,7 +26,7 @@ func build(d *app.Deps, pick func(*Service) httpapi.Group) (httpapi.Group, error
 // buildWithCardKeys builds a group that takes cards: it opens the fields the
 // Drop-in encrypts with the card keyring.
 func buildWithCardKeys(d *app.Deps, pick func(*Service) httpapi.Group) (httpapi.Group, error) {
-	svc, err := FromDeps(d, connect.For(d).Cards)
+	svc, err := FromDeps(d, connect.For(d))
 	if err != nil {
 		return httpapi.Group{}, err
 	}

@@ -4,20 +4,21 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
 // FromDeps builds the service for a function group, authorising cards
-// with proc (the wiring chooses it). Deployed functions read
+// with set's card processors (the wiring chooses them: connect.For). Deployed functions read
 // their signing keys from the SecureString parameter named by
 // SESSION_SIGNING_SECRET_PARAM at cold start (and every
 // sessiondata.RefreshEvery), so no secret sits in their configuration; local
 // runs (the embedded store, or the local environment) take
 // SESSION_SIGNING_SECRET or the store's generated key.
-func FromDeps(d *app.Deps, proc cards.Processor) (*Service, error) {
+func FromDeps(d *app.Deps, set connectors.Set) (*Service, error) {
+	proc := set.Cards
 	ctx := context.Background()
 	getenv := d.Config.Getenv
 	if getenv == nil { // dependencies built by hand (tests, tools)
@@ -31,7 +32,7 @@ func FromDeps(d *app.Deps, proc cards.Processor) (*Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session signing keys: %w", err)
 		}
-		return withLedgerPolicy(New(d.Store, signer, proc), getenv)
+		return withLedgerPolicy(New(d.Store, signer, proc).WithConnectors(set.CardConnectors), getenv)
 	}
 	allowGenerated := d.Config.Store != "dynamodb" || d.Config.Environment == "local"
 	keys, err := sessiondata.LoadKeys(ctx, d.Store, getenv, allowGenerated)
@@ -42,7 +43,7 @@ func FromDeps(d *app.Deps, proc cards.Processor) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withLedgerPolicy(New(d.Store, signer, proc), getenv)
+	return withLedgerPolicy(New(d.Store, signer, proc).WithConnectors(set.CardConnectors), getenv)
 }
 
 // withLedgerPolicy makes the payments the service captures (automatic

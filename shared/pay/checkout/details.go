@@ -31,6 +31,7 @@ type CompletionDetails struct {
 type threeDSResult struct {
 	TransStatus        string `json:"transStatus"`
 	AuthorisationToken string `json:"authorisationToken"`
+	ThreeDSCompInd     string `json:"threeDSCompInd"`
 }
 
 func decodeThreeDS(s string) (threeDSResult, error) {
@@ -117,30 +118,35 @@ func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *Detai
 	if sessionID != "" && c.Session != sessionID {
 		return nil, invalid("paymentData", CodePaymentDataInvalid, "paymentData belongs to another session")
 	}
-	var out cards.Outcome
+	step := cards.Step{Asked: cards.Result(waitingCodes[c.Stage]), Flow: cards.Flow(p.Flow.Processor),
+		PSPReference: p.Flow.ProcessorRef, Data: p.Flow.ProcessorData}
 	switch c.Stage {
-	case stageFingerprint:
+	case stageFingerprint, stageChallenge:
 		if tds == nil {
 			return nil, apierr.Missing("details.threeDSResult")
 		}
-		out = svc.cards.AfterFingerprint(cards.Flow(p.Flow.Processor))
-	case stageChallenge:
-		if tds == nil {
-			return nil, apierr.Missing("details.threeDSResult")
-		}
-		out = svc.cards.AfterChallenge(tds.TransStatus)
+		step.TransStatus, step.ThreeDSCompInd = tds.TransStatus, tds.ThreeDSCompInd
 	case stageRedirect:
 		if in.Details.RedirectResult == "" {
 			return nil, apierr.Missing("details.redirectResult")
 		}
-		out = cards.Outcome{Result: cards.Authorised}
+		step.RedirectResult = in.Details.RedirectResult
 	}
-	return svc.complete(ctx, caller, p, c.Stage, out)
+	return svc.complete(ctx, caller, p, c.Stage, func() (cards.Outcome, error) {
+		proc, err := svc.CardsOf(ctx, p)
+		if err != nil {
+			return cards.Outcome{}, err
+		}
+		// Keyed by the payment and stage: the same details sent again are
+		// the processor's retry of the same step.
+		return proc.Continue(ctx, Charge(p, p.ID+"/"+c.Stage, "details", "", caller.Now), step)
+	})
 }
 
-// complete applies an outcome to payment p, waiting at stage, and its
-// session. A payment that no longer waits there answers as it stands.
-func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment, stage string, out cards.Outcome) (*PaymentResponse, error) {
+// complete applies the outcome decide gives to payment p, waiting at
+// stage, and its session. A payment that no longer waits there answers as
+// it stands, and decide is not asked.
+func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment, stage string, decide func() (cards.Outcome, error)) (*PaymentResponse, error) {
 	if p.Status != payments.RequiresAction {
 		return svc.answer(ctx, c, p) // already decided: the same answer again
 	}
@@ -171,6 +177,10 @@ func (svc *Service) complete(ctx context.Context, c Caller, p *payments.Payment,
 		// A token of an earlier stage (details sent twice): the payment
 		// moved on, and answers with its current action.
 		return svc.answer(ctx, c, p)
+	}
+	out, err := decide()
+	if err != nil {
+		return nil, err
 	}
 	body, err := svc.apply(p, s, out, c.Now)
 	if err != nil {

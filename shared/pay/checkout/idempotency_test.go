@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
+
 	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 
 	"github.com/stretchr/testify/assert"
@@ -73,7 +75,7 @@ func TestClientAndSecretKeysAreSeparateIdempotencyNamespaces(t *testing.T) {
 // queue consumer or the admin CLI would call it, with no HTTP request.
 func TestServicesWithoutHTTP(t *testing.T) {
 	e := newEnv(t)
-	svc, err := checkout.FromDeps(e.Deps, cardprocessor.New())
+	svc, err := checkout.FromDeps(e.Deps, connectors.Set{Cards: cardprocessor.New()})
 	require.NoError(t, err)
 	ctx := context.Background()
 	c := checkout.Caller{AccountID: e.Account.ID, MerchantAccount: e.Account.MerchantAccount, TestMode: true, Now: e.Clock.Now()}

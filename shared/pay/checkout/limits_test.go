@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
+
 	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -87,7 +89,7 @@ func TestSigningKeysFromSSM(t *testing.T) {
 	var built []*checkout.Service
 	build := func(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
 		return func(d *app.Deps) (httpapi.Group, error) {
-			svc, err := checkout.FromDeps(deployed(d), cardprocessor.New())
+			svc, err := checkout.FromDeps(deployed(d), connectors.Set{Cards: cardprocessor.New()})
 			if err != nil {
 				return httpapi.Group{}, err
 			}
@@ -130,9 +132,9 @@ func TestSigningKeysFromSSM(t *testing.T) {
 	require.Equal(t, 400, r.Status, "a key not in the parameter: %s", r.Body)
 
 	delete(env, sessiondata.ParamEnvVar)
-	_, err = checkout.FromDeps(deployed(e.Deps), cardprocessor.New())
+	_, err = checkout.FromDeps(deployed(e.Deps), connectors.Set{Cards: cardprocessor.New()})
 	require.Error(t, err, "a deployed function without its key refuses to start")
 	env[sessiondata.ParamEnvVar] = name + "-missing"
-	_, err = checkout.FromDeps(deployed(e.Deps), cardprocessor.New())
+	_, err = checkout.FromDeps(deployed(e.Deps), connectors.Set{Cards: cardprocessor.New()})
 	require.Error(t, err)
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
+
 	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 
 	"github.com/stretchr/testify/require"
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) { apitest.Main(m) }
 
 func group(pick func(*checkout.Service) httpapi.Group) app.HTTPBuilder {
 	return func(d *app.Deps) (httpapi.Group, error) {
-		s, err := checkout.FromDeps(d, cardprocessor.New())
+		s, err := checkout.FromDeps(d, connectors.Set{Cards: cardprocessor.New()})
 		if err != nil {
 			return httpapi.Group{}, err
 		}

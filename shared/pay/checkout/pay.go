@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
-	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/wallettokens"
@@ -105,28 +104,39 @@ func (m *MethodDetails) usesTestData() bool {
 
 // attempt is a processed payment method, before it is recorded.
 type attempt struct {
-	out    cards.Outcome
-	method string                     // payment record's paymentMethod (the response's type follows from it)
-	card   *cards.Card                // a card entered now
-	token  *tokenUse                  // or a stored one (a card token)
-	wallet *wallettokens.PaymentToken // or a decoded wallet token, used by this payment
+	out       cards.Outcome
+	connector string                     // who authorised it ("" the sandbox): payments.Flow.Connector
+	method    string                     // payment record's paymentMethod (the response's type follows from it)
+	card      *cards.Card                // a card entered now
+	token     *tokenUse                  // or a stored one (a card token)
+	wallet    *wallettokens.PaymentToken // or a decoded wallet token, used by this payment
 }
 
-// run sends the method to the card processor (the sandbox for test keys;
-// live keys never reach it: domain/connectors).
-func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopperRef string, offSession bool) (*attempt, error) {
+// run sends the method to the account's card processor for its mode
+// (connectors.Cards: its connector, else the sandbox for test keys and
+// live_mode_unavailable for live keys).
+func (svc *Service) run(ctx context.Context, c Caller, ch cards.Charge, m *MethodDetails, shopperRef string, offSession bool) (*attempt, error) {
 	if m == nil {
 		return nil, apierr.Missing("paymentMethod")
 	}
-	if !c.TestMode {
-		if m.usesTestData() {
-			return nil, invalid("paymentMethod", CodeTestDataInLiveMode, "raw card numbers and test_ data are accepted only with test keys: a live key takes the card fields encrypted (encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear, encryptedSecurityCode)")
-		}
-		return nil, connectors.Choose(true, connectors.CardProcessor, nil)
+	if !c.TestMode && m.usesTestData() {
+		return nil, invalid("paymentMethod", CodeTestDataInLiveMode, "raw card numbers and test_ data are accepted only with test keys: a live key takes the card fields encrypted (encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear, encryptedSecurityCode)")
 	}
+	proc, conn, err := svc.router.For(ctx, c.AccountID, !c.TestMode)
+	if err != nil {
+		return nil, err
+	}
+	att, err := svc.runMethod(ctx, c, proc, ch, m, shopperRef, offSession)
+	if att != nil {
+		att.connector = conn
+	}
+	return att, err
+}
+
+func (svc *Service) runMethod(ctx context.Context, c Caller, proc cards.Processor, ch cards.Charge, m *MethodDetails, shopperRef string, offSession bool) (*attempt, error) {
 	switch m.Type {
 	case "scheme", "":
-		return svc.runCard(ctx, c, m, shopperRef, offSession)
+		return svc.runCard(ctx, c, proc, ch, m, shopperRef, offSession)
 	case cards.ApplePay, cards.GooglePay:
 		token, field := m.ApplePayToken, "paymentMethod.applePayToken"
 		if m.Type == cards.GooglePay {
@@ -135,7 +145,7 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 		if token == "" {
 			return nil, apierr.Missing(field)
 		}
-		out, err := svc.cards.AuthoriseWallet(m.Type, token)
+		out, err := proc.AuthoriseWallet(ctx, ch, m.Type, token)
 		if err != nil {
 			e := *apierr.As(err)
 			e.Param = field
@@ -147,9 +157,9 @@ func (svc *Service) run(ctx context.Context, c Caller, m *MethodDetails, shopper
 	}
 }
 
-func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails, shopperRef string, offSession bool) (*attempt, error) {
+func (svc *Service) runCard(ctx context.Context, caller Caller, proc cards.Processor, ch cards.Charge, m *MethodDetails, shopperRef string, offSession bool) (*attempt, error) {
 	if m.StoredPaymentMethodID != "" {
-		return svc.runToken(ctx, caller, m.StoredPaymentMethodID, shopperRef, offSession)
+		return svc.runToken(ctx, caller, proc, ch, m.StoredPaymentMethodID, shopperRef, offSession)
 	}
 	var c, opened cards.Card
 	holder, err := svc.openEncrypted(ctx, m, &opened)
@@ -183,7 +193,7 @@ func (svc *Service) runCard(ctx context.Context, caller Caller, m *MethodDetails
 	if holder != "" {
 		c.HolderName = holder
 	}
-	out, err := svc.cards.AuthoriseCard(c, caller.Now)
+	out, err := proc.AuthoriseCard(ctx, ch, c)
 	if err != nil {
 		e := *apierr.As(err)
 		if n, ok := names[e.Param]; ok {
@@ -216,6 +226,9 @@ const (
 // for that stage carries the same action.
 func (svc *Service) action(p *payments.Payment, tok string) (*Action, error) {
 	stage := p.Flow.Stage
+	if p.Flow.ProcessorAction != "" {
+		return relayed(p.Flow.ProcessorAction, tok)
+	}
 	switch stage {
 	case stageRedirect:
 		returnURL := p.Flow.ReturnURL
@@ -244,6 +257,26 @@ func (svc *Service) action(p *payments.Payment, tok string) (*Action, error) {
 		return &Action{Type: "threeDS2", Subtype: stage, Token: base64.StdEncoding.EncodeToString(b),
 			PaymentData: tok, AuthorisationToken: tok, PaymentMethodType: "scheme"}, nil
 	}
+}
+
+// relayed is a remote processor's action (stored as JSON) as the shopper
+// gets it: as the processor made it, with our paymentData tok in place of
+// the processor's, so the step's result comes back to us (and goes on to
+// the processor with its own: Flow.ProcessorData).
+func relayed(stored, tok string) (*Action, error) {
+	var a cards.Action
+	if err := json.Unmarshal([]byte(stored), &a); err != nil {
+		return nil, apierr.Wrap("checkout.relayed", apierr.Internal, err)
+	}
+	out := &Action{Type: a.Type, Subtype: a.Subtype, Token: a.Token, URL: a.URL, Method: a.Method,
+		PaymentMethodType: a.PaymentMethodType, PaymentData: tok}
+	if out.PaymentMethodType == "" {
+		out.PaymentMethodType = "scheme"
+	}
+	if a.Type == "threeDS2" {
+		out.AuthorisationToken = tok
+	}
+	return out, nil
 }
 
 // threeDSTransID shapes a fingerprint (base64url) as a UUID string.
@@ -346,6 +379,16 @@ func (svc *Service) apply(p *payments.Payment, s *Session, out cards.Outcome, no
 		if out.Flow != "" {
 			p.Flow.Processor = string(out.Flow)
 		}
+		if err == nil && out.Action != nil {
+			b, merr := json.Marshal(out.Action)
+			if merr != nil {
+				return PaymentResponse{}, apierr.Wrap("checkout.apply", apierr.Internal, merr)
+			}
+			p.Flow.ProcessorAction, p.Flow.ProcessorData = string(b), out.Data
+		}
+	}
+	if out.PSPReference != "" {
+		p.Flow.ProcessorRef = out.PSPReference
 	}
 	if err != nil {
 		return PaymentResponse{}, err
@@ -369,7 +412,7 @@ func settle(p *payments.Payment, refusalCode string) {
 	if p.Status == payments.RequiresAction {
 		return
 	}
-	p.Flow.Stage, p.Flow.PaymentData = "", ""
+	p.Flow.Stage, p.Flow.PaymentData, p.Flow.ProcessorAction, p.Flow.ProcessorData = "", "", "", ""
 	if refusalCode != "" && (p.Status == payments.Rejected || p.Status == payments.Failed) {
 		p.Flow.RefusalReasonCode = refusalCode
 	}
@@ -542,23 +585,28 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	if shopperRef == "" && in.StorePaymentMethod && in.RecurringProcessingModel != "" {
 		return nil, apierr.Invalidf("shopperReference", "storing a payment method for recurringProcessingModel %s needs a shopperReference", in.RecurringProcessingModel)
 	}
+	// The payment's id is the processor's reference for it, so it is
+	// chosen before the processor is called.
+	id := ids.New()
+	ch := Charge(&payments.Payment{ID: id, AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
+		Currency: in.Amount.Currency, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, c.Idem.Key(), "authorise", shopperRef, c.Now)
 	var att *attempt
 	if pm := in.PaymentMethod; pm != nil && pm.PaymentTokenID != "" {
 		if s != nil {
 			return nil, apierr.Invalidf(paramPaymentTokenID, "a paymentTokenId is the merchant's: pay with it on POST /v2/payments with a secret key")
 		}
-		att, err = svc.runWalletToken(ctx, c, pm, *in.Amount)
+		att, err = svc.runWalletToken(ctx, c, ch, pm, *in.Amount)
 	} else {
-		att, err = svc.run(ctx, c, in.PaymentMethod, shopperRef, in.merchantInitiated())
+		att, err = svc.run(ctx, c, ch, in.PaymentMethod, shopperRef, in.merchantInitiated())
 	}
 	if err != nil {
 		return nil, err
 	}
 	p := payments.New(payments.Payment{
-		ID: ids.New(), AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
+		ID: id, AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
 		Currency: in.Amount.Currency, PaymentMethod: att.method, Last4: att.out.Last4,
 		MerchantReference: in.Reference, Metadata: in.Metadata, CaptureMode: mode,
-		Flow: payments.Flow{ReturnURL: in.ReturnURL}, RecurringType: in.recurringType(),
+		Flow: payments.Flow{ReturnURL: in.ReturnURL, Connector: att.connector}, RecurringType: in.recurringType(),
 	}, c.Now)
 	if s != nil {
 		p.PaymentSessionID, p.PaymentLinkID, p.CustomerID = s.ID, s.PaymentLinkID, s.CustomerID

@@ -244,7 +244,12 @@ func (svc *Service) CompleteChallenge(ctx context.Context, c Caller, id string, 
 	if !ok { // the issuer's own screen challenges the shopper
 		return nil, apierr.New(CodeNoChallengePending, "payment %s is challenged by its issuer's screen, not this one", p.ID)
 	}
-	return svc.complete(ctx, c, p, stageChallenge, screen.ChallengeWithPassword(in.Password))
+	if p.Flow.Connector != "" { // a connector's issuer challenges the shopper on its own screen
+		return nil, apierr.New(CodeNoChallengePending, "payment %s is challenged by its issuer's screen, not this one", p.ID)
+	}
+	return svc.complete(ctx, c, p, stageChallenge, func() (cards.Outcome, error) {
+		return screen.ChallengeWithPassword(in.Password), nil
+	})
 }
 
 // paymentMethods serves POST /v2/paymentMethods.

@@ -1,12 +1,14 @@
 package checkout
 
 import (
+	"context"
 	"unicode/utf8"
 
 	"log/slog"
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
@@ -23,9 +25,10 @@ type Service struct {
 	st     store.Store
 	pays   *payments.Repo
 	signer *sessiondata.Signer
-	vault  *vault.Vault // card tokens: checkout's stored payment methods
-	cards  cards.Processor
-	keys   *auth.Keys // the client keys' origins, for CORS preflights (cors.go)
+	vault  *vault.Vault     // card tokens: checkout's stored payment methods
+	cards  cards.Processor  // the sandbox's: its 3-D Secure screens
+	router connectors.Cards // who authorises each payment (processorFor)
+	keys   *auth.Keys       // the client keys' origins, for CORS preflights (cors.go)
 	// cardKeys opens card fields encrypted in the browser (encrypted.go);
 	// nil in the functions that take no card (they refuse encrypted fields).
 	cardKeys *cse.Keyring
@@ -35,7 +38,15 @@ type Service struct {
 // authorising cards with proc.
 func New(st store.Store, signer *sessiondata.Signer, proc cards.Processor) *Service {
 	return &Service{st: st, pays: payments.NewRepo(st), signer: signer, vault: vault.New(st).WithReferences(proc.Reference),
-		cards: proc, keys: auth.NewKeys(st, accounts.NewRepo(st, nil), nil)}
+		cards: proc, router: connectors.Cards{Default: proc}, keys: auth.NewKeys(st, accounts.NewRepo(st, nil), nil)}
+}
+
+// WithConnectors makes the payments of an account with a card connector
+// configured for their mode go through it (connectors.Cards). It returns
+// svc.
+func (svc *Service) WithConnectors(dir connectors.Directory) *Service {
+	svc.router.Directory = dir
+	return svc
 }
 
 // WithCardKeys makes the service open encrypted card fields with keys (the
@@ -46,9 +57,32 @@ func (svc *Service) WithCardKeys(keys *cse.Keyring) *Service {
 	return svc
 }
 
-// Cards is the card processor the service authorises with, for the areas
-// that charge cards beside checkout (direct payments, recurring charges).
-func (svc *Service) Cards() cards.Processor { return svc.cards }
+// CardsFor is the card processor of a new payment of account in mode
+// livemode, and the id of its connector ("" the sandbox), which the payment
+// keeps (payments.Flow.Connector): for the areas that charge cards beside
+// checkout (direct payments, recurring charges). A live key without a
+// connector is the one live_mode_unavailable.
+func (svc *Service) CardsFor(ctx context.Context, account string, livemode bool) (cards.Processor, string, error) {
+	return svc.router.For(ctx, account, livemode)
+}
+
+// CardsOf is the card processor that authorised p.
+func (svc *Service) CardsOf(ctx context.Context, p *payments.Payment) (cards.Processor, error) {
+	return svc.router.Of(ctx, p.AccountID, p.Flow.Connector)
+}
+
+// Charge is what the processor hears of payment p, for operation op (an
+// authorisation, a step), keyed by our own operation's key (the merchant's
+// Idempotency-Key in idemKey, else the payment's id).
+func Charge(p *payments.Payment, idemKey, op, shopperRef string, now time.Time) cards.Charge {
+	key := idemKey
+	if key == "" {
+		key = p.ID
+	}
+	return cards.Charge{Account: p.AccountID, Livemode: p.Livemode, Key: cards.OperationKey(p.AccountID, key, op),
+		Reference: p.ID, Amount: p.Amount, Currency: p.Currency, ReturnURL: p.Flow.ReturnURL,
+		ShopperReference: shopperRef, Now: now}
+}
 
 // Caller is who calls a checkout operation and how, typed and without HTTP:
 // the handlers build it from the request, and a queue consumer, a scheduled

@@ -29,7 +29,7 @@ type tokenUse struct {
 // the shopper present its card's 3-D Secure and redirects apply; a
 // merchant-initiated charge (offSession: Adyen's ContAuth) has neither. A
 // token of another shopper, or none, is a 400 stored_method_unknown.
-func (svc *Service) runToken(ctx context.Context, c Caller, id, shopperRef string, offSession bool) (*attempt, error) {
+func (svc *Service) runToken(ctx context.Context, c Caller, proc cards.Processor, ch cards.Charge, id, shopperRef string, offSession bool) (*attempt, error) {
 	const field = "paymentMethod.storedPaymentMethodId"
 	if shopperRef == "" {
 		return nil, apierr.Missing("shopperReference")
@@ -50,7 +50,7 @@ func (svc *Service) runToken(ctx context.Context, c Caller, id, shopperRef strin
 		return nil, unknown
 	}
 	use.token = t
-	out, err := svc.cards.AuthoriseStored(t.Card(), offSession, c.Now)
+	out, err := proc.AuthoriseStored(ctx, ch, t.Card(), offSession)
 	if err != nil {
 		e := *apierr.As(err)
 		e.Param = field

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/paygate/paygate/shared/domain/cards"
-	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -31,7 +30,7 @@ const paramPaymentTokenID = "paymentMethod.paymentTokenId"
 // amount_mismatch, encrypted_data_unsupported without card keys), NotFound
 // (no such token for the account), Conflict (payment_token_used), Forbidden
 // (live keys: no live processor), Unavailable.
-func (svc *Service) runWalletToken(ctx context.Context, c Caller, m *MethodDetails, amount Amount) (*attempt, error) {
+func (svc *Service) runWalletToken(ctx context.Context, c Caller, ch cards.Charge, m *MethodDetails, amount Amount) (*attempt, error) {
 	switch {
 	case !wallettokens.ValidID(m.PaymentTokenID):
 		return nil, apierr.Invalidf(paramPaymentTokenID, "paymentMethod.paymentTokenId must be %s and 32 hex digits, as the wallet decode routes answer it", wallettokens.TokenIDPrefix)
@@ -40,7 +39,8 @@ func (svc *Service) runWalletToken(ctx context.Context, c Caller, m *MethodDetai
 	case m.ApplePayToken != "" || m.GooglePayToken != "":
 		return nil, apierr.Invalidf(paramPaymentTokenID, "send the wallet's token or its paymentTokenId, not both")
 	}
-	if err := connectors.Choose(!c.TestMode, connectors.CardProcessor, nil); err != nil {
+	proc, conn, err := svc.router.For(ctx, c.AccountID, !c.TestMode)
+	if err != nil {
 		return nil, err
 	}
 	if svc.cardKeys == nil {
@@ -67,14 +67,14 @@ func (svc *Service) runWalletToken(ctx context.Context, c Caller, m *MethodDetai
 	case err != nil:
 		return nil, apierr.Wrap("checkout.runWalletToken", apierr.Unavailable, err)
 	}
-	out, err := svc.cards.AuthoriseNetworkToken(cards.Card{Number: card.Number, ExpiryMonth: card.ExpiryMonth,
-		ExpiryYear: card.ExpiryYear, HolderName: card.HolderName}, card.Cryptogram != "", c.Now)
+	out, err := proc.AuthoriseNetworkToken(ctx, ch, cards.Card{Number: card.Number, ExpiryMonth: card.ExpiryMonth,
+		ExpiryYear: card.ExpiryYear, HolderName: card.HolderName}, card.Cryptogram != "")
 	if err != nil {
 		e := *apierr.As(err)
 		e.Param = paramPaymentTokenID
 		return nil, &e
 	}
-	return &attempt{out: out, method: string(tok.Type), wallet: tok}, nil
+	return &attempt{out: out, connector: conn, method: string(tok.Type), wallet: tok}, nil
 }
 
 // walletTokenLost words a commit that failed because another payment used

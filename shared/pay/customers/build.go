@@ -13,8 +13,9 @@ import (
 // a recurring payment waiting for the shopper seals its action with them,
 // and checkout's /v2/payments/details opens it.
 func BuildCustomers(d *app.Deps) (httpapi.Group, error) {
-	proc := connect.For(d).Cards
-	co, err := checkout.FromDeps(d, proc)
+	set := connect.For(d)
+	proc := set.Cards
+	co, err := checkout.FromDeps(d, set)
 	if err != nil {
 		return httpapi.Group{}, err
 	}

@@ -7,12 +7,12 @@ import (
 	"slices"
 
 	"github.com/paygate/paygate/shared/domain/cards"
-	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
+	"github.com/paygate/paygate/shared/pay/checkout"
 	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/idempotency"
@@ -145,11 +145,16 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 	if err != nil {
 		return nil, err
 	}
-	if err := connectors.Choose(!in.TestMode, connectors.CardProcessor, nil); err != nil {
+	proc, conn, err := s.checkout.CardsFor(ctx, in.AccountID, !in.TestMode)
+	if err != nil {
 		return nil, err
 	}
 	now := s.clock().UTC()
-	out, err := s.checkout.Cards().AuthoriseStored(t.Card(), in.offSession(), now)
+	// The payment's id is the processor's reference for it: chosen first.
+	id := ids.New()
+	ch := checkout.Charge(&payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: in.Amount,
+		Currency: in.Currency, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, in.Idem.Key(), "authorise", t.ShopperReference, now)
+	out, err := proc.AuthoriseStored(ctx, ch, t.Card(), in.offSession())
 	if err != nil {
 		e := *apierr.As(err)
 		e.Param = "card_token_id"
@@ -167,10 +172,10 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 	if mode == "" {
 		mode = payments.CaptureAutomatic
 	}
-	p := payments.New(payments.Payment{ID: ids.New(), AccountID: in.AccountID, Livemode: !in.TestMode, Amount: in.Amount,
+	p := payments.New(payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: in.Amount,
 		Currency: in.Currency, PaymentMethod: out.Brand, Last4: out.Last4, MerchantReference: in.OrderReference,
 		Description: in.Description, CustomerID: t.CustomerID, CardTokenID: t.ID, RecurringType: string(in.RecurringType),
-		CaptureMode: mode, Metadata: in.Metadata, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, now)
+		CaptureMode: mode, Metadata: in.Metadata, Flow: payments.Flow{ReturnURL: in.ReturnURL, Connector: conn}}, now)
 	action, err := s.checkout.ApplyOutcome(p, out, in.RequestID, now)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func BuildDirectPayments(d *app.Deps) (httpapi.Group, error) {
 // BuildDirectPaymentsWith builds the group over a given keyring (the
 // benchmark's KMS adapter on moto).
 func BuildDirectPaymentsWith(d *app.Deps, keys *cse.Keyring) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d, connect.For(d).Cards)
+	co, err := checkout.FromDeps(d, connect.For(d))
 	if err != nil {
 		return httpapi.Group{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"net/url"
 	"sync/atomic"
 	"testing"
@@ -58,7 +59,7 @@ func newEnv(t testing.TB, b backend) *env {
 	t.Helper()
 	e := &env{}
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		co, err := checkout.FromDeps(d, cardprocessor.New())
+		co, err := checkout.FromDeps(d, connectors.Set{Cards: cardprocessor.New()})
 		if err != nil {
 			return httpapi.Group{}, err
 		}

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/shared/domain/cards"
-	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
@@ -234,15 +233,14 @@ func (s *Service) open(ctx context.Context, accountID string, in *PaymentRequest
 	return src, nil
 }
 
-// authorise runs the card through checkout's card processor.
-func (s *Service) authorise(src *source) (cards.Outcome, error) {
-	now := s.clock()
+// authorise runs the card through the account's card processor.
+func (s *Service) authorise(ctx context.Context, proc cards.Processor, ch cards.Charge, src *source) (cards.Outcome, error) {
 	var out cards.Outcome
 	var err error
 	if src.token != nil {
-		out, err = s.checkout.Cards().AuthoriseNetworkToken(src.card, src.crypto, now)
+		out, err = proc.AuthoriseNetworkToken(ctx, ch, src.card, src.crypto)
 	} else {
-		out, err = s.checkout.Cards().AuthoriseCard(src.card, now)
+		out, err = proc.AuthoriseCard(ctx, ch, src.card)
 	}
 	if err != nil {
 		// A card error names the field inside the card: encrypted_card.number.
@@ -286,15 +284,20 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 	if err != nil {
 		return nil, s.settled(ctx, in, err)
 	}
-	if err := connectors.Choose(!in.TestMode, connectors.CardProcessor, nil); err != nil {
+	proc, conn, err := s.checkout.CardsFor(ctx, in.AccountID, !in.TestMode)
+	if err != nil {
 		return nil, err
 	}
-	out, err := s.authorise(src)
+	// The payment's id is the processor's reference for it: chosen first.
+	id := ids.New()
+	ch := checkout.Charge(&payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: c.amount,
+		Currency: c.currency, Flow: payments.Flow{ReturnURL: in.Request.ReturnURL}}, in.Idem.Key(), "authorise", "", s.clock().UTC())
+	out, err := s.authorise(ctx, proc, ch, src)
 	if err != nil {
 		return nil, err
 	}
 	secure3D := false
-	if out.Result == cards.IdentifyShopper || out.Result == cards.ChallengeShopper {
+	if out.Action == nil && (out.Result == cards.IdentifyShopper || out.Result == cards.ChallengeShopper) {
 		// A host-to-host payment has no 3DS2 component on the page: the
 		// shopper is authenticated by the issuer's page, through a redirect
 		// (Adyen's redirect flavour of 3-D Secure 2).
@@ -305,10 +308,10 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 	if src.token != nil {
 		method = string(src.token.Type)
 	}
-	p := payments.New(payments.Payment{ID: ids.New(), AccountID: in.AccountID, Livemode: !in.TestMode, Amount: c.amount,
+	p := payments.New(payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: c.amount,
 		Currency: c.currency, PaymentMethod: method, Last4: out.Last4, MerchantReference: in.Request.OrderReference,
 		CaptureMode: c.mode, Metadata: in.Request.Metadata,
-		Flow: payments.Flow{ReturnURL: in.Request.ReturnURL, Source: "direct"}}, now)
+		Flow: payments.Flow{ReturnURL: in.Request.ReturnURL, Source: "direct", Connector: conn}}, now)
 	action, err := s.checkout.ApplyOutcome(p, out, in.RequestID, now)
 	if err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ func BuildPaymentLinks(d *app.Deps) (httpapi.Group, error) { return FromDeps(d).
 // checkout, so it reads the session-signing keys as checkout's functions do,
 // and opens the card fields its page encrypts with the card keyring.
 func BuildHostedPage(d *app.Deps) (httpapi.Group, error) {
-	co, err := checkout.FromDeps(d, connect.For(d).Cards)
+	co, err := checkout.FromDeps(d, connect.For(d))
 	if err != nil {
 		return httpapi.Group{}, err
 	}

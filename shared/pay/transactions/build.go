@@ -18,7 +18,8 @@ func FromDeps(d *app.Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol, Processor: connect.For(d).Cards}), nil
+	set := connect.For(d)
+	return New(Config{Store: d.Store, Clock: d.Clock, Log: d.Log, Ledger: pol, Processor: set.Cards, Connectors: set.CardConnectors}), nil
 }
 
 // BuildTransactions builds the TransactionsFunction.

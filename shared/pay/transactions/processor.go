@@ -38,16 +38,25 @@ func (s *Service) send(ctx context.Context, m payments.Modification, due time.Ti
 	}
 }
 
-// deliver is the one call of the processor per modification kind.
+// deliver is the one call of the processor per modification kind, to the
+// processor that authorised the payment (its connector, or the sandbox).
 func (s *Service) deliver(ctx context.Context, m payments.Modification) error {
-	pm := cards.Modification{ID: m.ID, Payment: m.Payment, Amount: m.Amount, Currency: m.Currency}
+	proc, err := s.cards.Of(ctx, m.Account, m.Connector)
+	if err != nil {
+		return err
+	}
+	ref := m.ProcessorRef
+	if ref == "" { // the sandbox knows the payment by our id
+		ref = m.Payment
+	}
+	pm := cards.Modification{ID: m.ID, Payment: ref, Amount: m.Amount, Currency: m.Currency}
 	switch m.Kind {
 	case payments.ModificationCapture:
-		return s.proc.Capture(ctx, pm)
+		return proc.Capture(ctx, pm)
 	case payments.ModificationCancel:
-		return s.proc.Cancel(ctx, pm)
+		return proc.Cancel(ctx, pm)
 	case payments.ModificationRefund:
-		return s.proc.Refund(ctx, pm)
+		return proc.Refund(ctx, pm)
 	}
 	return fmt.Errorf("transactions: modification %s of unknown kind %q", m.ID, m.Kind)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/ledger"
 	"github.com/paygate/paygate/shared/domain/payments"
@@ -27,8 +28,10 @@ type Config struct {
 	// delay, fee); the zero value is the sandbox's.
 	Ledger ledger.Policy
 	// Processor is the card processor that hears of every capture, cancel
-	// and refund (required: the wiring chooses it).
-	Processor cards.Processor
+	// and refund of a sandbox payment (required: the wiring chooses it);
+	// Connectors, those of a payment a connector authorised.
+	Processor  cards.Processor
+	Connectors connectors.Directory
 }
 
 // Service reads transactions and moves their money.
@@ -37,7 +40,7 @@ type Service struct {
 	repo  *payments.Repo
 	clock func() time.Time
 	log   *slog.Logger
-	proc  cards.Processor
+	cards connectors.Cards
 }
 
 // New builds the service.
@@ -51,7 +54,8 @@ func New(c Config) *Service {
 	if c.Processor == nil {
 		panic("transactions: Config.Processor is required")
 	}
-	return &Service{st: c.Store, repo: payments.NewRepo(c.Store).WithPolicy(c.Ledger), clock: c.Clock, log: c.Log, proc: c.Processor}
+	return &Service{st: c.Store, repo: payments.NewRepo(c.Store).WithPolicy(c.Ledger), clock: c.Clock, log: c.Log,
+		cards: connectors.Cards{Default: c.Processor, Directory: c.Connectors}}
 }
 
 // Get reads one of the account's transactions. Errors: NotFound (missing, or

@@ -3,6 +3,7 @@ package walletpay
 import (
 	"context"
 	"fmt"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,7 +62,7 @@ func newEnv(t testing.TB, b backend, o options) *env {
 	t.Helper()
 	keyDir := t.TempDir()
 	buildDirect := func(d *app.Deps) (httpapi.Group, error) {
-		co, err := checkout.FromDeps(d, cardprocessor.New())
+		co, err := checkout.FromDeps(d, connectors.Set{Cards: cardprocessor.New()})
 		if err != nil {
 			return httpapi.Group{}, err
 		}

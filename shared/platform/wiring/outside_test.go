@@ -175,9 +175,9 @@ type countingCards struct {
 	n *calls
 }
 
-func (c countingCards) AuthoriseCard(card cards.Card, now time.Time) (cards.Outcome, error) {
+func (c countingCards) AuthoriseCard(ctx context.Context, ch cards.Charge, card cards.Card) (cards.Outcome, error) {
 	c.n.add("cards.AuthoriseCard")
-	return c.Processor.AuthoriseCard(card, now)
+	return c.Processor.AuthoriseCard(ctx, ch, card)
 }
 
 func (c countingCards) Capture(ctx context.Context, m cards.Modification) error {

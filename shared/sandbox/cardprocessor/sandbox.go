@@ -2,7 +2,6 @@ package cardprocessor
 
 import (
 	"context"
-	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/platform/apierr"
@@ -28,19 +27,19 @@ const (
 	ChallengeURL = "https://sandbox.paygate.test/3ds2/challenge"
 )
 
-func (Sandbox) AuthoriseCard(c cards.Card, now time.Time) (cards.Outcome, error) {
-	return AuthoriseCard(c, now)
+func (Sandbox) AuthoriseCard(_ context.Context, ch cards.Charge, c cards.Card) (cards.Outcome, error) {
+	return AuthoriseCard(c, ch.Now)
 }
 
-func (Sandbox) AuthoriseStored(c cards.SavedCard, offSession bool, now time.Time) (cards.Outcome, error) {
-	return AuthoriseStored(c, offSession, now)
+func (Sandbox) AuthoriseStored(_ context.Context, ch cards.Charge, c cards.SavedCard, offSession bool) (cards.Outcome, error) {
+	return AuthoriseStored(c, offSession, ch.Now)
 }
 
-func (Sandbox) AuthoriseNetworkToken(c cards.Card, cryptogram bool, now time.Time) (cards.Outcome, error) {
-	return AuthoriseNetworkToken(c, cryptogram, now)
+func (Sandbox) AuthoriseNetworkToken(_ context.Context, ch cards.Charge, c cards.Card, cryptogram bool) (cards.Outcome, error) {
+	return AuthoriseNetworkToken(c, cryptogram, ch.Now)
 }
 
-func (Sandbox) AuthoriseWallet(kind, token string) (cards.Outcome, error) {
+func (Sandbox) AuthoriseWallet(_ context.Context, _ cards.Charge, kind, token string) (cards.Outcome, error) {
 	out, ok := AuthoriseWallet(kind, token)
 	if !ok {
 		return out, apierr.New(cards.CodeInvalidWalletToken, "unknown sandbox token: use test_%s_authorised or test_%s_refused", kind, kind)
@@ -48,9 +47,19 @@ func (Sandbox) AuthoriseWallet(kind, token string) (cards.Outcome, error) {
 	return out, nil
 }
 
-func (Sandbox) AfterFingerprint(f cards.Flow) cards.Outcome { return AfterFingerprint(f) }
-
-func (Sandbox) AfterChallenge(transStatus string) cards.Outcome { return AfterChallenge(transStatus) }
+// Continue ends the sandbox's 3-D Secure steps: a fingerprint by the
+// card's flow, a challenge by its transStatus; its issuer approves every
+// redirect at once.
+func (Sandbox) Continue(_ context.Context, _ cards.Charge, s cards.Step) (cards.Outcome, error) {
+	switch s.Asked {
+	case cards.IdentifyShopper:
+		return AfterFingerprint(s.Flow), nil
+	case cards.ChallengeShopper:
+		return AfterChallenge(s.TransStatus), nil
+	default:
+		return cards.Outcome{Result: cards.Authorised}, nil
+	}
+}
 
 func (Sandbox) Reference(number string) cards.Profile { return ProfileOf(number) }
 
