@@ -121,7 +121,10 @@ type Charge struct {
 	Currency         string
 	ReturnURL        string // where a redirect brings the shopper back
 	ShopperReference string // the shopper's reference, for stored cards
-	Now              time.Time
+	// StoreCard is a shopper's request to save the card: a remote processor
+	// saves it on its side too, and answers its reference (Outcome.Profile).
+	StoreCard bool
+	Now       time.Time
 }
 
 // Step is the shopper's side of a step an Outcome asked for, as the
