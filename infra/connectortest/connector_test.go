@@ -1,0 +1,205 @@
+package connectortest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The two-gateway test (issue 32): gateway B plays Adyen (its /v2 face and
+// its Adyen-format notifications); gateway A has an Adyen connector, set
+// with the admin CLI, that points at B through a wire that checks every
+// call against Adyen's v71 document and can fail. Payments made on A's API
+// must end in the same state on A and on B.
+
+// pair is A, B and the wire between them, ready.
+type pair struct {
+	a, b            *gateway
+	keyA, keyB      string
+	accountA        string
+	merchantA       string
+	merchantB       string
+	connector       string
+	wire            *wire
+	webhookEndpoint string // B's Adyen-format endpoint, to A
+}
+
+func randomKey(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// setUp starts B, configures A's account and connector with the admin CLI
+// (A stopped, as the embedded store is one process's), points B's
+// notifications at A's route, and starts A.
+func setUp(t *testing.T) *pair {
+	t.Helper()
+	p := &pair{a: newGateway(t, "a"), b: newGateway(t, "b"), keyB: randomKey("sk_test_")}
+	p.b.start(t, "SANDBOX_API_KEY="+p.keyB)
+	st, me := call(t, p.b.url, p.keyB, "GET", "/v1/merchants/me", nil)
+	require.Equal(t, http.StatusOK, st, "%v", me)
+	p.merchantB = me["merchant_account"].(string)
+
+	// B's notifications in Adyen's format, HMAC-signed with the key B shows
+	// once; the URL names A's connector once it has an id.
+	st, ep := call(t, p.b.url, p.keyB, "POST", "/v1/webhook-endpoints",
+		map[string]any{"url": p.a.url + "/webhooks/adyen/pending", "format": "adyen", "enabled_events": []string{"*"}})
+	require.Equal(t, http.StatusCreated, st, "%v", ep)
+	p.webhookEndpoint = ep["id"].(string)
+	hmacKey := ep["secret"].(string)
+
+	// B's card encryption key: A's connector encrypts card fields to it.
+	st, keys := call(t, p.b.url, p.keyB, "GET", "/v1/payments/direct/keys", nil)
+	require.Equal(t, http.StatusOK, st, "%v", keys)
+	data := keys["data"].([]any)
+	require.NotEmpty(t, data)
+	keyFile := filepath.Join(t.TempDir(), "b-card-key.json")
+	require.NoError(t, os.WriteFile(keyFile, []byte(jsonOf(t, data[0])), 0o600))
+
+	p.wire = newWire(t, p.b.url)
+	acct := p.a.admin(t, nil, "accounts", "create", "--name", "Shop A", "--mode", "test")
+	p.accountA = acct["account"].(map[string]any)["id"].(string)
+	p.merchantA = acct["account"].(map[string]any)["merchant_account"].(string)
+	p.keyA = acct["secret"].(string)
+	conn := p.a.admin(t, []string{"B_API_KEY=" + p.keyB, "B_HMAC_KEY=" + hmacKey},
+		"connectors", "set", "--account", p.accountA, "--kind", "adyen", "--mode", "test",
+		"--url", p.wire.srv.URL+"/v2", "--merchant-account", p.merchantB,
+		"--api-key-env", "B_API_KEY", "--hmac-key-env", "B_HMAC_KEY", "--encryption-key-file", keyFile)
+	p.connector = conn["id"].(string)
+	require.NotEmpty(t, p.connector)
+
+	st, ep = call(t, p.b.url, p.keyB, "POST", "/v1/webhook-endpoints/"+p.webhookEndpoint,
+		map[string]any{"url": p.a.url + "/webhooks/adyen/" + p.connector})
+	require.Equal(t, http.StatusOK, st, "%v", ep)
+	p.a.start(t)
+	return p
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := jsonMarshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// onB is B's payment for A's payment id (A sends its id as the reference).
+func (p *pair) onB(t *testing.T, aPayment string) map[string]any {
+	t.Helper()
+	st, list := call(t, p.b.url, p.keyB, "GET", "/v1/transactions?order_reference="+aPayment, nil)
+	require.Equal(t, http.StatusOK, st, "%v", list)
+	data := list["data"].([]any)
+	require.Len(t, data, 1, "B holds one payment for A's %s", aPayment)
+	return data[0].(map[string]any)
+}
+
+func (p *pair) onA(t *testing.T, id string) map[string]any {
+	t.Helper()
+	st, tx := call(t, p.a.url, p.keyA, "GET", "/v1/transactions/"+id, nil)
+	require.Equal(t, http.StatusOK, st, "%v", tx)
+	return tx
+}
+
+// pay makes a card payment on A's /v2 face.
+func (p *pair) pay(t *testing.T, number string, amount int64, extra map[string]any, idem string) (int, map[string]any) {
+	t.Helper()
+	body := map[string]any{
+		"merchantAccount": p.merchantA, "amount": map[string]any{"value": amount, "currency": "EUR"},
+		"reference": "order-" + randomKey(""), "returnUrl": "https://shop.example/return",
+		"paymentMethod": map[string]any{"type": "scheme", "number": number, "expiryMonth": "03", "expiryYear": "2030",
+			"cvc": "737", "holderName": "Aigerim Connector"},
+	}
+	for k, v := range extra {
+		body[k] = v
+	}
+	if idem == "" {
+		idem = randomKey("idem-")
+	}
+	return call(t, p.a.url, p.keyA, "POST", "/v2/payments", body, "Idempotency-Key", idem)
+}
+
+// sameState waits until B's payment for A's reaches A's state.
+func (p *pair) sameState(t *testing.T, aPayment string) {
+	t.Helper()
+	var a, b map[string]any
+	eventually(t, "B's payment reaches A's state", func() bool {
+		a, b = p.onA(t, aPayment), p.onB(t, aPayment)
+		return a["status"] == b["status"] && a["processed_amount"] == b["processed_amount"] &&
+			a["refunded_amount"] == b["refunded_amount"]
+	})
+	assert.Equal(t, a["amount"], b["amount"])
+}
+
+func TestAGatewayInFrontOfAnother(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two local gateways")
+	}
+	p := setUp(t)
+	defer p.wire.check(t)
+
+	t.Run("authorised", func(t *testing.T) {
+		st, r := p.pay(t, "4111111111111111", 1500, nil, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		assert.Equal(t, "Authorised", r["resultCode"])
+		p.sameState(t, r["pspReference"].(string))
+		assert.Equal(t, "charged", p.onA(t, r["pspReference"].(string))["status"])
+	})
+
+	t.Run("refused", func(t *testing.T) {
+		st, r := p.pay(t, "4000000000000010", 1500, nil, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		assert.Equal(t, "Refused", r["resultCode"])
+		assert.NotEmpty(t, r["refusalReason"])
+		p.sameState(t, r["pspReference"].(string))
+	})
+
+	t.Run("partial capture, two refunds", func(t *testing.T) {
+		st, r := p.pay(t, "5555555555554444", 10000, map[string]any{"additionalData": map[string]any{"manualCapture": "true"}}, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		id := r["pspReference"].(string)
+		p.sameState(t, id)
+		assert.Equal(t, "authorized", p.onB(t, id)["status"])
+		st, c := call(t, p.a.url, p.keyA, "POST", "/v2/payments/"+id+"/captures",
+			map[string]any{"merchantAccount": p.merchantA, "amount": map[string]any{"value": 6000, "currency": "EUR"}})
+		require.Equal(t, http.StatusCreated, st, "%v", c)
+		p.sameState(t, id)
+		for _, amount := range []int{2000, 1000} {
+			st, rf := call(t, p.a.url, p.keyA, "POST", "/v2/payments/"+id+"/refunds",
+				map[string]any{"merchantAccount": p.merchantA, "amount": map[string]any{"value": amount, "currency": "EUR"}})
+			require.Equal(t, http.StatusCreated, st, "%v", rf)
+		}
+		p.sameState(t, id)
+		b := p.onB(t, id)
+		assert.EqualValues(t, 6000, b["processed_amount"])
+		assert.EqualValues(t, 3000, b["refunded_amount"])
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		st, r := p.pay(t, "4111111111111111", 2500, map[string]any{"additionalData": map[string]any{"manualCapture": "true"}}, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		id := r["pspReference"].(string)
+		st, c := call(t, p.a.url, p.keyA, "POST", "/v2/payments/"+id+"/cancels", map[string]any{"merchantAccount": p.merchantA})
+		require.Equal(t, http.StatusCreated, st, "%v", c)
+		p.sameState(t, id)
+		assert.Equal(t, "cancelled", p.onB(t, id)["status"])
+	})
+
+	t.Run("no card number in either log", func(t *testing.T) {
+		for _, g := range []*gateway{p.a, p.b} {
+			b, err := os.ReadFile(g.log)
+			require.NoError(t, err)
+			for _, n := range []string{"4111111111111111", "5555555555554444", "4000000000000010"} {
+				assert.False(t, strings.Contains(string(b), n), "gateway %s logged a card number", g.name)
+			}
+		}
+	})
+	_ = fmt.Sprint
+}
