@@ -12,7 +12,8 @@
 //     (encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear,
 //     encryptedSecurityCode), each a compact JWE (RSA-OAEP-256,
 //     A256CBC-HS512, version 1; shared/domain/cse) over its field and the
-//     generationtime; without it the raw fields (number, expiryMonth,
+//     generationtime (a retry of the same key by the same process sends
+//     the same ciphertexts: sealedCards); without it the raw fields (number, expiryMonth,
 //     expiryYear, cvc), for a PCI-approved merchant account. Every
 //     authorisation asks for manual capture (additionalData.manualCapture):
 //     this service sends the capture itself once it records one.

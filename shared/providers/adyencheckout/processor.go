@@ -102,7 +102,7 @@ func (p *Processor) card(ch cards.Charge, c cards.Card) (methodDetails, error) {
 		m.Number, m.ExpiryMonth, m.ExpiryYear, m.CVC = c.Number, c.ExpiryMonth, c.ExpiryYear, c.CVC
 		return m, nil
 	}
-	if err := p.enc.card(&m, c, now(ch)); err != nil {
+	if err := p.enc.card(&m, ch.Key, c, now(ch)); err != nil {
 		return m, apierr.Wrap("adyencheckout.encrypt", apierr.Internal, errors.New("the card fields could not be encrypted"))
 	}
 	return m, nil

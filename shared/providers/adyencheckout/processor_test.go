@@ -489,3 +489,29 @@ func TestReferenceAndThreeDS(t *testing.T) {
 	assert.Equal(t, cards.Profile(""), p.Reference("4111111111111111"))
 	assert.Equal(t, cards.ThreeDS{}, p.ThreeDS())
 }
+
+// TestEncryptedRetrySendsTheSameBytes: an encrypted authorisation retried
+// under the same key sends the first request's bytes (a provider that
+// compares them takes the retry); another key, or another card, is
+// encrypted anew.
+func TestEncryptedRetrySendsTheSameBytes(t *testing.T) {
+	priv, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	jwk, err := jose.JSONWebKey{Key: &priv.PublicKey, KeyID: "cse_test"}.MarshalJSON()
+	require.NoError(t, err)
+	f := newFake(t, authorised)
+	p := connector(t, f, func(c *adyencheckout.Config) { c.EncryptionKey = string(jwk) })
+	send := func(ch cards.Charge, c cards.Card) string {
+		_, err := p.AuthoriseCard(ctx, ch, c)
+		require.NoError(t, err)
+		return f.last().Raw
+	}
+	first := send(charge, visa)
+	assert.Equal(t, first, send(charge, visa))
+	other := charge
+	other.Key = "pg-key-2"
+	assert.NotEqual(t, first, send(other, visa))
+	mc := visa
+	mc.Number = "5555555555554444"
+	assert.NotEqual(t, first, send(charge, mc))
+}
