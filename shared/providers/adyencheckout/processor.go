@@ -114,7 +114,26 @@ func (p *Processor) AuthoriseCard(ctx context.Context, ch cards.Charge, c cards.
 	if err != nil {
 		return cards.Outcome{}, err
 	}
-	return p.authorise(ctx, "AuthoriseCard", ch, p.payment(ch, m))
+	return withCard(p.authorise(ctx, "AuthoriseCard", ch, p.payment(ch, m)))(c)
+}
+
+// withCard fills what Adyen's answer left out of an outcome from the card
+// itself: its brand and last four digits (additionalData carries them only
+// where the merchant account is set up to).
+func withCard(out cards.Outcome, err error) func(cards.Card) (cards.Outcome, error) {
+	return func(c cards.Card) (cards.Outcome, error) {
+		if err != nil {
+			return out, err
+		}
+		num := strings.ReplaceAll(c.Number, " ", "")
+		if out.Brand == "" {
+			out.Brand = cards.Brand(num)
+		}
+		if out.Last4 == "" && len(num) >= 4 {
+			out.Last4 = num[len(num)-4:]
+		}
+		return out, nil
+	}
 }
 
 // AuthoriseStored charges a saved card (its Profile is Adyen's
@@ -132,10 +151,19 @@ func (p *Processor) AuthoriseStored(ctx context.Context, ch cards.Charge, c card
 		req.ShopperInteraction, req.RecurringProcessingModel = interactionContAuth, modelUnscheduled
 	}
 	out, err := p.authorise(ctx, "AuthoriseStored", ch, req)
-	if err == nil && out.Profile == "" {
+	if err != nil {
+		return out, err
+	}
+	if out.Profile == "" {
 		out.Profile = c.Profile
 	}
-	return out, err
+	if out.Brand == "" {
+		out.Brand = c.Brand
+	}
+	if out.Last4 == "" {
+		out.Last4 = c.Last4
+	}
+	return out, nil
 }
 
 // AuthoriseNetworkToken runs a wallet's device token. Without a cryptogram
@@ -151,7 +179,7 @@ func (p *Processor) AuthoriseNetworkToken(ctx context.Context, ch cards.Charge, 
 	if err != nil {
 		return cards.Outcome{}, err
 	}
-	return p.authorise(ctx, "AuthoriseNetworkToken", ch, p.payment(ch, m))
+	return withCard(p.authorise(ctx, "AuthoriseNetworkToken", ch, p.payment(ch, m)))(c)
 }
 
 // AuthoriseWallet sends an Apple Pay or Google Pay token as Adyen takes it.

@@ -251,6 +251,8 @@ func TestResultCodes(t *testing.T) {
 		require.NoError(t, err, code)
 		assert.Equal(t, want, out.Result)
 		assert.Equal(t, "PSP1", out.PSPReference)
+		assert.Equal(t, "visa", out.Brand, "Adyen named none: the card's")
+		assert.Equal(t, "1111", out.Last4, "Adyen named none: the card's")
 		if code == "Refused" {
 			assert.Equal(t, "Not enough balance", out.RefusalReason)
 			assert.Equal(t, "12", out.RefusalReasonCode)
@@ -280,6 +282,8 @@ func TestStoredCards(t *testing.T) {
 	out, err := p.AuthoriseStored(ctx, charge, saved, false)
 	require.NoError(t, err)
 	assert.Equal(t, cards.Profile("SPM0001"), out.Profile)
+	assert.Equal(t, "visa", out.Brand)
+	assert.Equal(t, "1111", out.Last4)
 	b := f.last().Body
 	assert.Equal(t, map[string]any{"type": "scheme", "storedPaymentMethodId": "SPM0001"}, b["paymentMethod"])
 	assert.Equal(t, "shopper-42", b["shopperReference"])

@@ -211,3 +211,52 @@ func TestAWrongKeyIsUnauthorized(t *testing.T) {
 	assert.True(t, apierr.HasCode(err, adyencheckout.CodeUnauthorized), "%v", err)
 	assert.NotContains(t, err.Error(), "sk_test_not_a_key_at_all")
 }
+
+// TestStoredCardsAndWalletsAgainstTheV2Face: a card the face saved (a
+// payment with storePaymentMethod) is charged through the connector with
+// the shopper present and off session (ContAuth); a wallet token goes as
+// the face takes it; a network token without its cryptogram goes as a card
+// without a CVC, which the face's sandbox refuses.
+func TestStoredCardsAndWalletsAgainstTheV2Face(t *testing.T) {
+	e := newFace(t)
+	r := e.Do("POST", "/v2/payments", map[string]any{"merchantAccount": e.Account.MerchantAccount,
+		"amount": map[string]any{"value": 100, "currency": "EUR"}, "reference": "save-1", "returnUrl": "https://gateway.example.com/return",
+		"shopperReference": "shopper-gw-1", "storePaymentMethod": true, "recurringProcessingModel": "UnscheduledCardOnFile",
+		"paymentMethod": map[string]any{"type": "scheme", "number": "4111111111111111", "expiryMonth": "03", "expiryYear": "2030", "cvc": "737", "holderName": "J Smith"}},
+		"Idempotency-Key", "save-1-"+t.Name())
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	var saved struct {
+		AdditionalData map[string]string `json:"additionalData"`
+	}
+	r.JSON(t, &saved)
+	spm := saved.AdditionalData["recurring.recurringDetailReference"]
+	require.NotEmpty(t, spm, "%s", r.Body)
+
+	p := e.connector(t, false)
+	card := cards.SavedCard{Profile: cards.Profile(spm), Brand: "visa", Last4: "1111", ExpiryMonth: "03", ExpiryYear: "2030"}
+	for _, offSession := range []bool{false, true} {
+		ch := e.charge()
+		ch.ShopperReference = "shopper-gw-1"
+		out, err := p.AuthoriseStored(ctx, ch, card, offSession)
+		require.NoError(t, err, "off session %v", offSession)
+		assert.Equal(t, cards.Authorised, out.Result)
+		assert.Equal(t, "authorized", e.status(t, out.PSPReference))
+	}
+	ch := e.charge()
+	ch.ShopperReference = "someone-else"
+	_, err := p.AuthoriseStored(ctx, ch, card, true)
+	assert.True(t, apierr.HasCode(err, adyencheckout.CodeRequestRefused), "another shopper's card: %v", err)
+
+	out, err := p.AuthoriseWallet(ctx, e.charge(), cards.ApplePay, "test_applepay_authorised")
+	require.NoError(t, err)
+	assert.Equal(t, cards.Authorised, out.Result)
+	out, err = p.AuthoriseWallet(ctx, e.charge(), cards.GooglePay, "test_googlepay_refused")
+	require.NoError(t, err)
+	assert.Equal(t, cards.Refused, out.Result)
+
+	// The face's sandbox asks every card for its CVC, which a network
+	// token has none of: its 400 comes back as the provider's refusal.
+	_, err = p.AuthoriseNetworkToken(ctx, e.charge(), testCard("4111111111111111"), false)
+	assert.True(t, apierr.HasCode(err, adyencheckout.CodeRequestRefused), "%v", err)
+	assert.Contains(t, apierr.As(err).Message, "security code")
+}
