@@ -13,6 +13,9 @@ import (
 
 	"github.com/paygate/paygate/shared/platform/apierr"
 	_ "github.com/paygate/paygate/shared/platform/wiring" // every area, so every code is registered
+	// The live connectors' codes (their errors reach the areas' answers),
+	// whether or not the wiring links them yet.
+	_ "github.com/paygate/paygate/shared/providers/adyencheckout"
 )
 
 // The documents generated from the error-code registry: the docs' table and
