@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/shared/domain/cards"
-	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/wallettokens"
 	"github.com/paygate/paygate/shared/pay/adyen"
@@ -587,7 +586,10 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 	}
 	// The payment's id is the processor's reference for it, so it is
 	// chosen before the processor is called.
-	id := ids.New()
+	id, err := svc.PaymentID(ctx, c.AccountID, !c.TestMode, c.Idem)
+	if err != nil {
+		return nil, err
+	}
 	ch := Charge(&payments.Payment{ID: id, AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
 		Currency: in.Amount.Currency, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, c.Idem.Key(), "authorise", shopperRef, c.Now)
 	ch.StoreCard = in.StorePaymentMethod && shopperRef != ""

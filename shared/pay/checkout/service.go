@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/cse"
+	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/domain/vault"
 	"github.com/paygate/paygate/shared/pay/checkout/sessiondata"
@@ -64,6 +65,21 @@ func (svc *Service) WithCardKeys(keys *cse.Keyring) *Service {
 // connector is the one live_mode_unavailable.
 func (svc *Service) CardsFor(ctx context.Context, account string, livemode bool) (cards.Processor, string, error) {
 	return svc.router.For(ctx, account, livemode)
+}
+
+// PaymentID is the id of a new card payment of account. Where a connector
+// serves it, a keyed call reserves it under its key (idempotency
+// Call.Reserve): the id is the processor's reference for the payment, so
+// every retry of the key (after an answer that was lost) sends the
+// processor the same request, which its own idempotency then answers once.
+func (svc *Service) PaymentID(ctx context.Context, account string, livemode bool, idem *idempotency.Call) (string, error) {
+	if !idem.Keyed() {
+		return ids.New(), nil
+	}
+	if _, conn, err := svc.router.For(ctx, account, livemode); err != nil || conn == "" {
+		return ids.New(), nil // the sandbox, or a refusal the payment meets later
+	}
+	return idem.Reserve(ctx, "payment", ids.New)
 }
 
 // CardsOf is the card processor that authorised p.

@@ -151,7 +151,10 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 	}
 	now := s.clock().UTC()
 	// The payment's id is the processor's reference for it: chosen first.
-	id := ids.New()
+	id, err := s.checkout.PaymentID(ctx, in.AccountID, !in.TestMode, in.Idem)
+	if err != nil {
+		return nil, err
+	}
 	ch := checkout.Charge(&payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: in.Amount,
 		Currency: in.Currency, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, in.Idem.Key(), "authorise", t.ShopperReference, now)
 	out, err := proc.AuthoriseStored(ctx, ch, t.Card(), in.offSession())

@@ -9,7 +9,6 @@ import (
 
 	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/cse"
-	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/metadata"
 	"github.com/paygate/paygate/shared/domain/money"
 	"github.com/paygate/paygate/shared/domain/payments"
@@ -289,7 +288,10 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 		return nil, err
 	}
 	// The payment's id is the processor's reference for it: chosen first.
-	id := ids.New()
+	id, err := s.checkout.PaymentID(ctx, in.AccountID, !in.TestMode, in.Idem)
+	if err != nil {
+		return nil, err
+	}
 	ch := checkout.Charge(&payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: c.amount,
 		Currency: c.currency, Flow: payments.Flow{ReturnURL: in.Request.ReturnURL}}, in.Idem.Key(), "authorise", "", s.clock().UTC())
 	out, err := s.authorise(ctx, proc, ch, src)

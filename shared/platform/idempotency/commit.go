@@ -177,3 +177,30 @@ func FromKey(err error) bool {
 	var e *apierr.Error
 	return errors.As(err, &e) && e.Param == Header
 }
+
+// Reserve is a value fixed for the call's key: fresh() the first time the
+// key asks for name, the same value on every retry after (kept as long as a
+// result, Retention). Work that names an outside effect by a value (the
+// reference a card processor hears for a payment) names it alike on every
+// retry, so the outside system, which keeps its own idempotency, sees one
+// request. Without a key it is fresh().
+func (c *Call) Reserve(ctx context.Context, name string, fresh func() string) (string, error) {
+	if !c.Keyed() {
+		return fresh(), nil
+	}
+	k := c.idem.key(c.req)
+	k.SK += "#reserve#" + name
+	v := fresh()
+	err := c.idem.st.Write(ctx, store.Put(store.Item{Key: k, Data: []byte(v), ExpiresAt: c.idem.clock().Add(Retention)}, store.IfAbsent))
+	if _, lost := store.IsConditionFailed(err); lost {
+		it, gerr := c.idem.st.Get(ctx, k)
+		if gerr != nil {
+			return "", apierr.Wrap("idempotency.Reserve", apierr.Unavailable, gerr)
+		}
+		return string(it.Data), nil
+	}
+	if err != nil {
+		return "", apierr.Wrap("idempotency.Reserve", apierr.Unavailable, err)
+	}
+	return v, nil
+}

@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -495,5 +497,43 @@ func TestCommit(t *testing.T) {
 		wg.Wait()
 		assert.Equal(t, 1, wins)
 		assert.Equal(t, 29, replays)
+	})
+}
+
+// TestReserveIsFixedPerKey: every retry of a key, 20 at once included,
+// reserves the first value; another key, another account or a call without
+// a key gets its own; the reservation does not answer for the key (a later
+// Begin still runs the call).
+func TestReserveIsFixedPerKey(t *testing.T) {
+	backends(t, func(t *testing.T, newStore newStoreFunc) {
+		s, _, _ := newStore(t)
+		ctx := context.Background()
+		var n atomic.Int64
+		fresh := func() string { return fmt.Sprintf("v%d", n.Add(1)) }
+		reserve := func(account, key string) string {
+			call, err := s.Begin(ctx, Request{Account: account, Key: key, Fingerprint: "f"}, jsonRender)
+			require.NoError(t, err)
+			v, err := call.Reserve(ctx, "payment", fresh)
+			require.NoError(t, err)
+			return v
+		}
+		got := make([]string, 20)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Add(1)
+			go func() { defer wg.Done(); got[i] = reserve("a", "k") }()
+		}
+		wg.Wait()
+		for _, v := range got {
+			assert.Equal(t, got[0], v, "every retry of the key reserves the same value")
+		}
+		assert.Equal(t, got[0], reserve("a", "k"))
+		assert.NotEqual(t, got[0], reserve("a", "k2"), "another key")
+		assert.NotEqual(t, got[0], reserve("b", "k"), "another account")
+		call, err := s.Begin(ctx, Request{Account: "a"}, jsonRender)
+		require.NoError(t, err)
+		v1, _ := call.Reserve(ctx, "payment", fresh)
+		v2, _ := call.Reserve(ctx, "payment", fresh)
+		assert.NotEqual(t, v1, v2, "without a key, every call is fresh")
 	})
 }

@@ -69,13 +69,19 @@ func (p *Processor) payment(ch cards.Charge, m methodDetails) paymentRequest {
 	if ret == "" {
 		ret = DefaultReturnURL
 	}
-	return paymentRequest{
+	req := paymentRequest{
 		MerchantAccount: p.cfg.MerchantAccount, Amount: amount{Value: ch.Amount, Currency: ch.Currency},
 		Reference: ch.Reference, ReturnURL: ret, PaymentMethod: m, Channel: channelWeb,
 		ShopperReference: ch.ShopperReference, ShopperInteraction: interactionEcom,
 		// This service sends the capture itself, once it records one.
 		AdditionalData: map[string]string{"manualCapture": "true"},
 	}
+	if ch.StoreCard && ch.ShopperReference != "" {
+		// Adyen saves the card too and answers its storedPaymentMethodId,
+		// which the saved card keeps (outcome: Profile) for later charges.
+		req.StorePaymentMethod, req.RecurringProcessingModel = true, modelCardOnFile
+	}
+	return req
 }
 
 // authorise sends a payment and reads its answer.

@@ -260,3 +260,30 @@ func TestStoredCardsAndWalletsAgainstTheV2Face(t *testing.T) {
 	assert.True(t, apierr.HasCode(err, adyencheckout.CodeRequestRefused), "%v", err)
 	assert.Contains(t, apierr.As(err).Message, "security code")
 }
+
+// TestSavingACardThroughTheConnector: a charge whose shopper asked to save
+// the card has the face save it too; the outcome's Profile is the face's
+// storedPaymentMethodId, which charges the card later, off session.
+func TestSavingACardThroughTheConnector(t *testing.T) {
+	e := newFace(t)
+	p := e.connector(t, false)
+	ch := e.charge()
+	ch.ShopperReference, ch.StoreCard = "shopper-saves", true
+	out, err := p.AuthoriseCard(ctx, ch, testCard("4111111111111111"))
+	require.NoError(t, err)
+	require.Equal(t, cards.Authorised, out.Result)
+	require.NotEmpty(t, out.Profile, "the face's stored payment method id")
+
+	later := e.charge()
+	later.ShopperReference = "shopper-saves"
+	again, err := p.AuthoriseStored(ctx, later, cards.SavedCard{Profile: out.Profile, Brand: out.Brand, Last4: out.Last4,
+		ExpiryMonth: "03", ExpiryYear: "2030"}, true)
+	require.NoError(t, err)
+	assert.Equal(t, cards.Authorised, again.Result)
+
+	plain := e.charge()
+	plain.ShopperReference = "shopper-saves"
+	out, err = p.AuthoriseCard(ctx, plain, testCard("5555555555554444"))
+	require.NoError(t, err)
+	assert.Empty(t, out.Profile, "a charge that saves nothing asks for no stored method")
+}

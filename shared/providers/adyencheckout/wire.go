@@ -36,6 +36,7 @@ type paymentRequest struct {
 	ShopperReference         string            `json:"shopperReference,omitempty"`
 	ShopperInteraction       string            `json:"shopperInteraction,omitempty"`
 	RecurringProcessingModel string            `json:"recurringProcessingModel,omitempty"`
+	StorePaymentMethod       bool              `json:"storePaymentMethod,omitempty"`
 	AdditionalData           map[string]string `json:"additionalData,omitempty"`
 }
 
