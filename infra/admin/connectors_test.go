@@ -178,3 +178,69 @@ func TestConnectorsSetRefusesBadInput(t *testing.T) {
 	require.Equal(t, 1, r.code, "an unknown account: %s", r.stderr)
 	require.Contains(t, embedded(t, dir, "connectors", "list", "--account", acct).stdout, "no connectors", "nothing was set")
 }
+
+// TestDocumentedConnectorCommandsRun runs docs/admin.md's card connector
+// examples, line by line as a shell would (the exports, a command's output
+// kept in a variable), on a fresh data directory with an account as $ID.
+func TestDocumentedConnectorCommandsRun(t *testing.T) {
+	page, err := os.ReadFile("../../docs/admin.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(page), "\n## Card connectors\n")
+	require.True(t, ok, "docs/admin.md has a Card connectors section")
+	_, block, ok := strings.Cut(section, "```console\n")
+	require.True(t, ok)
+	block, _, ok = strings.Cut(block, "```")
+	require.True(t, ok)
+
+	dir := t.TempDir()
+	jwk := filepath.Join(t.TempDir(), "adyen-cse.jwk")
+	require.NoError(t, os.WriteFile(jwk, []byte(`{"kty":"RSA","e":"AQAB","n":"sXch"}`), 0o600))
+	vars := map[string]string{"ID": newAccount(t, dir)}
+	getenv := func(k string) string { return vars[k] }
+	ran := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		if i := strings.Index(line, "  #"); i >= 0 {
+			line = line[:i]
+		}
+		words := strings.Fields(line)
+		if words[0] == "export" {
+			for _, w := range words[1:] {
+				k, v, _ := strings.Cut(w, "=")
+				vars[k] = v
+			}
+			continue
+		}
+		into := ""
+		if k, cmd, ok := strings.Cut(line, "=$("); ok && !strings.Contains(k, " ") {
+			into, words = k, strings.Fields(strings.TrimSuffix(cmd, ")"))
+		}
+		require.Equal(t, []string{"go", "run", "./infra/admin", "connectors"}, words[:4], line)
+		args := []string{"--data-dir", dir}
+		for _, w := range words[3:] {
+			switch {
+			case strings.HasPrefix(w, "$"):
+				v, ok := vars[w[1:]]
+				require.True(t, ok, "%s: %s is not set", line, w)
+				w = v
+			case w == "adyen-cse.jwk":
+				w = jwk
+			}
+			args = append(args, w)
+		}
+		r := cli(t, getenv, args...)
+		require.Equal(t, 0, r.code, "%s: %s", line, r.stderr)
+		require.NotContains(t, r.stdout, vars["ADYEN_API_KEY"])
+		require.NotContains(t, r.stdout, vars["ADYEN_HMAC_KEY"])
+		if into != "" {
+			vars[into] = strings.TrimSpace(r.stdout)
+		}
+		ran[words[4]]++
+	}
+	require.Equal(t, map[string]int{"set": 2, "list": 1, "remove": 1}, ran)
+	list := decode[struct{ Connectors []connectorView }](t, embedded(t, dir, "connectors", "list", "--account", vars["ID"], "--json")).Connectors
+	require.Len(t, list, 2)
+	require.Equal(t, "live", list[0].Mode, "the live connector serves; the test one was removed")
+	require.True(t, list[0].EncryptionKey)
+	require.Equal(t, vars["CONN"], list[1].ID)
+	require.NotNil(t, list[1].RemovedAt)
+}
