@@ -17,8 +17,8 @@ import (
 	"github.com/paygate/paygate/shared/domain/secretbox/filekeys"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/connect"
-	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/platform/wiring"
+	"github.com/paygate/paygate/shared/store/boltstore"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
