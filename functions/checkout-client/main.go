@@ -8,4 +8,6 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(checkout.BuildCheckoutClient, awsapp.Open, app.WithCardKeys(kmsapp.Open)) }
+func main() {
+	app.StartHTTP(checkout.BuildCheckoutClient, awsapp.Open, app.WithCardKeys(kmsapp.Open), app.WithSecretBox(kmsapp.OpenSecretBox))
+}

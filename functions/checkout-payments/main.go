@@ -9,5 +9,5 @@ import (
 )
 
 func main() {
-	app.StartHTTP(checkout.BuildCheckoutPayments, awsapp.Open, app.WithCardKeys(kmsapp.Open))
+	app.StartHTTP(checkout.BuildCheckoutPayments, awsapp.Open, app.WithCardKeys(kmsapp.Open), app.WithSecretBox(kmsapp.OpenSecretBox))
 }

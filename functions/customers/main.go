@@ -5,8 +5,11 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/aws/kmsapp"
 	"github.com/paygate/paygate/shared/pay/customers"
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(customers.BuildCustomers, awsapp.Open) }
+func main() {
+	app.StartHTTP(customers.BuildCustomers, awsapp.Open, app.WithSecretBox(kmsapp.OpenSecretBox))
+}

@@ -10,4 +10,6 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(direct.BuildDirectPayments, awsapp.Open, app.WithCardKeys(kmsapp.Open)) }
+func main() {
+	app.StartHTTP(direct.BuildDirectPayments, awsapp.Open, app.WithCardKeys(kmsapp.Open), app.WithSecretBox(kmsapp.OpenSecretBox))
+}

@@ -4,8 +4,11 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/aws/kmsapp"
 	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(transactions.BuildTransactions, awsapp.Open) }
+func main() {
+	app.StartHTTP(transactions.BuildTransactions, awsapp.Open, app.WithSecretBox(kmsapp.OpenSecretBox))
+}

@@ -1,6 +1,8 @@
 package samtemplate
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -125,12 +127,20 @@ func TestOnlyCardFunctionsMayDecryptCards(t *testing.T) {
 // app.WithSecretBox(kmsapp.OpenSecretBox).
 var secretHolders = []string{"WebhookEndpointsFunction", "WebhookSenderFunction", "DashboardFunction"}
 
+// secretReaders are the functions that only open stored secrets: the card
+// functions that reach a card connector (its API key, sealed by the admin
+// CLI's connectors set: shared/domain/connectors); their mains pass
+// app.WithSecretBox(kmsapp.OpenSecretBox) too, and they may Decrypt alone.
+var secretReaders = []string{"CheckoutPaymentsFunction", "CheckoutClientFunction", "HostedPageFunction", "DirectPaymentsFunction",
+	"CustomersFunction", "TransactionsFunction", "CheckoutModificationsFunction", "AuthorizationExpirerFunction"}
+
 // TestOnlySecretHoldersUseTheSecretBoxKey: the secret box's key is a
 // symmetric key, rotated, that the account may administer but not use;
 // each secret holder's role may make and open data keys with it (one
-// statement each, GenerateDataKey and Decrypt alone), only under the
+// statement each, GenerateDataKey and Decrypt alone), each secret reader's
+// may open them (one statement each, Decrypt alone), only under the
 // encryption context paygate:purpose=secretbox; each of them names it by
-// its alias in SECRETBOX_KMS_KEY. Every function gets the idempotency
+// its alias in SECRETBOX_KMS_KEY, and no other function does. Every function gets the idempotency
 // fingerprint key from Secrets Manager, never a literal.
 func TestOnlySecretHoldersUseTheSecretBoxKey(t *testing.T) {
 	tpl := load(t)
@@ -145,10 +155,15 @@ func TestOnlySecretHoldersUseTheSecretBoxKey(t *testing.T) {
 	for _, st := range asList(mapOf(key.Properties["KeyPolicy"])["Statement"]) {
 		s := mapOf(st)
 		principal := Raw(mapOf(s["Principal"])["AWS"])
-		holder := ""
+		holder, want := "", []string{"kms:GenerateDataKey", "kms:Decrypt"}
 		for _, f := range secretHolders {
 			if principal == "!GetAtt "+f+"Role.Arn" {
 				holder = f
+			}
+		}
+		for _, f := range secretReaders {
+			if principal == "!GetAtt "+f+"Role.Arn" {
+				holder, want = f, []string{"kms:Decrypt"}
 			}
 		}
 		actions := strs(s["Action"])
@@ -156,21 +171,27 @@ func TestOnlySecretHoldersUseTheSecretBoxKey(t *testing.T) {
 			for _, pat := range actions {
 				for _, use := range useActions {
 					if covers(pat, use) {
-						t.Errorf("key policy statement %s lets %s %s (via %s): only %v may use the key", Raw(s["Sid"]), principal, use, pat, secretHolders)
+						t.Errorf("key policy statement %s lets %s %s (via %s): only %v and %v may use the key", Raw(s["Sid"]), principal, use, pat, secretHolders, secretReaders)
 					}
 				}
 			}
 			continue
 		}
 		holders[holder]++
-		if !slices.Equal(actions, []string{"kms:GenerateDataKey", "kms:Decrypt"}) {
-			t.Errorf("the %s's statement grants %v, want kms:GenerateDataKey and kms:Decrypt alone", holder, actions)
+		if !slices.Equal(actions, want) {
+			t.Errorf("the %s's statement grants %v, want %v alone", holder, actions, want)
 		}
 		if ctx := Raw(mapOf(mapOf(s["Condition"])["StringEquals"])["kms:EncryptionContext:paygate:purpose"]); ctx != "secretbox" {
 			t.Errorf("the %s's statement's encryption context is %q, want secretbox", holder, ctx)
 		}
 	}
-	for _, f := range secretHolders {
+	users := append(slices.Clone(secretHolders), secretReaders...)
+	for _, fn := range tpl.Functions() {
+		if _, ok := fn.Env["SECRETBOX_KMS_KEY"]; ok && !slices.Contains(users, fn.LogicalID) {
+			t.Errorf("%s names the secret box's key, but its role may not use it", fn.LogicalID)
+		}
+	}
+	for _, f := range users {
 		if holders[f] != 1 {
 			t.Errorf("%d key policy statements name the %s's role, want 1", holders[f], f)
 		}
@@ -190,6 +211,25 @@ func TestOnlySecretHoldersUseTheSecretBoxKey(t *testing.T) {
 	for _, fn := range tpl.Functions() {
 		if got := fn.Env["IDEMPOTENCY_FINGERPRINT_KEY"]; !strings.Contains(got, "{{resolve:secretsmanager:") {
 			t.Errorf("%s's IDEMPOTENCY_FINGERPRINT_KEY is %q, want a Secrets Manager reference", fn.LogicalID, got)
+		}
+	}
+}
+
+// TestSecretBoxUsersOpenTheBox: a function whose role may use the secret
+// box's key is one whose main opens the box (app.WithSecretBox), and the
+// other way round: a main that opens it without the key would not start,
+// and a key no main opens is a grant nobody needs.
+func TestSecretBoxUsersOpenTheBox(t *testing.T) {
+	users := append(slices.Clone(secretHolders), secretReaders...)
+	for _, fn := range load(t).Functions() {
+		main, err := os.ReadFile(filepath.Join("../..", fn.CodeURI, "main.go"))
+		if err != nil {
+			t.Errorf("%s: %v", fn.LogicalID, err)
+			continue
+		}
+		opens := strings.Contains(string(main), "app.WithSecretBox(kmsapp.OpenSecretBox)")
+		if uses := slices.Contains(users, fn.LogicalID); opens != uses {
+			t.Errorf("%s: its main opens the secret box: %t; its role may use the key: %t", fn.LogicalID, opens, uses)
 		}
 	}
 }

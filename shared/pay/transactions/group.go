@@ -64,6 +64,9 @@ var ExpirerGroup = registry.Group{
 	Function: "AuthorizationExpirerFunction", Dir: "authorization-expirer", Every: ExpireInterval,
 	Timeout: 30 * time.Second,
 	Tables: []registry.Table{
+		// The card connectors of the payments whose modifications it sends
+		// again (shared/domain/connectors, beside the account).
+		{Name: store.TableAccounts, Actions: []string{"GetItem"}},
 		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem", "DeleteItem"}},
 		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
 	},

@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/app"
 
 	"github.com/paygate/paygate/shared/domain/connectors"
+	"github.com/paygate/paygate/shared/domain/secretbox"
 	"github.com/paygate/paygate/shared/sandbox/bank"
 	"github.com/paygate/paygate/shared/sandbox/cardprocessor"
 	"github.com/paygate/paygate/shared/sandbox/gatesupplier"
@@ -25,12 +26,20 @@ import (
 )
 
 // For is d's connection to every outside system: its own Connectors where
-// set, else each system's sandbox over d's store and clock.
-func For(d *app.Deps) connectors.Set { return Fill(d.Connectors, d.Store, d.Clock) }
+// set, else each system's sandbox over d's store and clock, and the card
+// connectors configured in d's store (their keys opened with d.Secrets).
+func For(d *app.Deps) connectors.Set { return Fill(d.Connectors, d.Store, d.Secrets, d.Clock) }
 
 // Fill is own with every unset system served by its sandbox over st and
-// clock (the payout processor and the bank keep their payments in st).
-func Fill(own connectors.Set, st store.Store, clock func() time.Time) connectors.Set {
+// clock (the payout processor and the bank keep their payments in st), and,
+// unless own has them, the card connectors configured in st (a Directory):
+// only where box opens their keys. A deployed function without the secret
+// box (its main does not pass app.WithSecretBox) has none, so its live keys
+// are answered live_mode_unavailable.
+func Fill(own connectors.Set, st store.Store, box secretbox.Box, clock func() time.Time) connectors.Set {
+	if own.CardConnectors == nil && st != nil && box != nil {
+		own.CardConnectors = NewDirectory(st, box, clock, nil)
+	}
 	if own.Cards == nil {
 		own.Cards = cardprocessor.New()
 	}
