@@ -142,7 +142,7 @@ func call(t *testing.T, base, key, method, path string, body any, headers ...str
 	}
 	req, err := http.NewRequest(method, base+path, rd)
 	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Authorization", key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

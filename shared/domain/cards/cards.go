@@ -124,7 +124,11 @@ type Charge struct {
 	// StoreCard is a shopper's request to save the card: a remote processor
 	// saves it on its side too, and answers its reference (Outcome.Profile).
 	StoreCard bool
-	Now       time.Time
+	// ManualCapture is our payment's capture mode: manual, the processor
+	// holds the authorisation until our capture reaches it; automatic, it
+	// captures by itself (we send no capture for it).
+	ManualCapture bool
+	Now           time.Time
 }
 
 // Step is the shopper's side of a step an Outcome asked for, as the

@@ -591,7 +591,7 @@ func (svc *Service) submit(ctx context.Context, c Caller, in *PaymentRequest, s 
 		return nil, err
 	}
 	ch := Charge(&payments.Payment{ID: id, AccountID: c.AccountID, Livemode: !c.TestMode, Amount: in.Amount.Value,
-		Currency: in.Amount.Currency, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, c.Idem.Key(), "authorise", shopperRef, c.Now)
+		Currency: in.Amount.Currency, CaptureMode: mode, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, c.Idem.Key(), "authorise", shopperRef, c.Now)
 	ch.StoreCard = in.StorePaymentMethod && shopperRef != ""
 	var att *attempt
 	if pm := in.PaymentMethod; pm != nil && pm.PaymentTokenID != "" {

@@ -97,7 +97,7 @@ func Charge(p *payments.Payment, idemKey, op, shopperRef string, now time.Time) 
 	}
 	return cards.Charge{Account: p.AccountID, Livemode: p.Livemode, Key: cards.OperationKey(p.AccountID, key, op),
 		Reference: p.ID, Amount: p.Amount, Currency: p.Currency, ReturnURL: p.Flow.ReturnURL,
-		ShopperReference: shopperRef, Now: now}
+		ShopperReference: shopperRef, ManualCapture: p.CaptureMode == payments.CaptureManual, Now: now}
 }
 
 // Caller is who calls a checkout operation and how, typed and without HTTP:

@@ -150,13 +150,17 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 		return nil, err
 	}
 	now := s.clock().UTC()
+	mode := in.Capture
+	if mode == "" {
+		mode = payments.CaptureAutomatic
+	}
 	// The payment's id is the processor's reference for it: chosen first.
 	id, err := s.checkout.PaymentID(ctx, in.AccountID, !in.TestMode, in.Idem)
 	if err != nil {
 		return nil, err
 	}
 	ch := checkout.Charge(&payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: in.Amount,
-		Currency: in.Currency, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, in.Idem.Key(), "authorise", t.ShopperReference, now)
+		Currency: in.Currency, CaptureMode: mode, Flow: payments.Flow{ReturnURL: in.ReturnURL}}, in.Idem.Key(), "authorise", t.ShopperReference, now)
 	out, err := proc.AuthoriseStored(ctx, ch, t.Card(), in.offSession())
 	if err != nil {
 		e := *apierr.As(err)
@@ -170,10 +174,6 @@ func (s *Service) Recurring(ctx context.Context, in RecurringInput) (*RecurringP
 	}
 	if out.Result == cards.RedirectShopper && in.ReturnURL == "" {
 		return nil, apierr.New(apierr.CodeParameterMissing, "this card needs the shopper to be redirected to its issuer: send return_url (where the shopper comes back), or charge it off_session").WithParam("return_url")
-	}
-	mode := in.Capture
-	if mode == "" {
-		mode = payments.CaptureAutomatic
 	}
 	p := payments.New(payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: in.Amount,
 		Currency: in.Currency, PaymentMethod: out.Brand, Last4: out.Last4, MerchantReference: in.OrderReference,

@@ -293,7 +293,7 @@ func (s *Service) Pay(ctx context.Context, in PayInput) (*Payment, error) {
 		return nil, err
 	}
 	ch := checkout.Charge(&payments.Payment{ID: id, AccountID: in.AccountID, Livemode: !in.TestMode, Amount: c.amount,
-		Currency: c.currency, Flow: payments.Flow{ReturnURL: in.Request.ReturnURL}}, in.Idem.Key(), "authorise", "", s.clock().UTC())
+		Currency: c.currency, CaptureMode: c.mode, Flow: payments.Flow{ReturnURL: in.Request.ReturnURL}}, in.Idem.Key(), "authorise", "", s.clock().UTC())
 	out, err := s.authorise(ctx, proc, ch, src)
 	if err != nil {
 		return nil, err

@@ -73,8 +73,12 @@ func (p *Processor) payment(ch cards.Charge, m methodDetails) paymentRequest {
 		MerchantAccount: p.cfg.MerchantAccount, Amount: amount{Value: ch.Amount, Currency: ch.Currency},
 		Reference: ch.Reference, ReturnURL: ret, PaymentMethod: m, Channel: channelWeb,
 		ShopperReference: ch.ShopperReference, ShopperInteraction: interactionEcom,
-		// This service sends the capture itself, once it records one.
-		AdditionalData: map[string]string{"manualCapture": "true"},
+	}
+	if ch.ManualCapture {
+		// The merchant captures through us: we send the capture once we
+		// record one. Automatic: Adyen captures by itself (the merchant
+		// account's capture delay should be immediate).
+		req.AdditionalData = map[string]string{"manualCapture": "true"}
 	}
 	if ch.StoreCard && ch.ShopperReference != "" {
 		// Adyen saves the card too and answers its storedPaymentMethodId,

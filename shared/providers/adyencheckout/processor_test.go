@@ -35,7 +35,7 @@ func connector(t testing.TB, f *fakeAdyen, mod func(*adyencheckout.Config)) *ady
 
 var (
 	now    = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	charge = cards.Charge{Account: "acct_1", Key: "pg-key-1", Reference: "pay_123", Amount: 1250, Currency: "EUR",
+	charge = cards.Charge{Account: "acct_1", ManualCapture: true, Key: "pg-key-1", Reference: "pay_123", Amount: 1250, Currency: "EUR",
 		ReturnURL: "https://shop.example.com/return", ShopperReference: "shopper-42", Now: now}
 	visa = cards.Card{Number: "4111111111111111", ExpiryMonth: "03", ExpiryYear: "2030", CVC: "737", HolderName: "J Smith"}
 )
@@ -518,4 +518,19 @@ func TestEncryptedRetrySendsTheSameBytes(t *testing.T) {
 	mc := visa
 	mc.Number = "5555555555554444"
 	assert.NotEqual(t, first, send(charge, mc))
+}
+
+// TestAutomaticCaptureIsAdyens: a payment of ours in automatic capture asks
+// Adyen for no manual capture (Adyen captures it; we send no capture), one
+// the shopper saves asks it to store the card on file.
+func TestAutomaticCaptureIsAdyens(t *testing.T) {
+	f := newFake(t, authorised)
+	ch := charge
+	ch.ManualCapture, ch.StoreCard = false, true
+	_, err := connector(t, f, nil).AuthoriseCard(ctx, ch, visa)
+	require.NoError(t, err)
+	body := f.last().Body
+	assert.NotContains(t, body, "additionalData", "no manualCapture")
+	assert.Equal(t, true, body["storePaymentMethod"])
+	assert.Equal(t, "CardOnFile", body["recurringProcessingModel"])
 }

@@ -108,7 +108,7 @@ func (e *faceEnv) connector(t *testing.T, encrypted bool) *adyencheckout.Process
 // charge is a new payment of ours (its key and reference fresh).
 func (e *faceEnv) charge() cards.Charge {
 	n := e.n.Add(1)
-	return cards.Charge{Account: "acct_gateway", Key: fmt.Sprintf("pg-%s-%d", e.T.Name(), n), Reference: fmt.Sprintf("pay_gw_%d", n),
+	return cards.Charge{Account: "acct_gateway", ManualCapture: true, Key: fmt.Sprintf("pg-%s-%d", e.T.Name(), n), Reference: fmt.Sprintf("pay_gw_%d", n),
 		Amount: 2500, Currency: "EUR", ReturnURL: "https://gateway.example.com/return", Now: e.Clock.Now()}
 }
 
