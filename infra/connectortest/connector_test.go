@@ -2,11 +2,13 @@ package connectortest
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,8 @@ import (
 type pair struct {
 	a, b            *gateway
 	keyA, keyB      string
+	keySandbox      string // A's account without a connector: its sandbox
+	merchantSandbox string
 	accountA        string
 	merchantA       string
 	merchantB       string
@@ -71,6 +75,9 @@ func setUp(t *testing.T) *pair {
 	p.accountA = acct["account"].(map[string]any)["id"].(string)
 	p.merchantA = acct["account"].(map[string]any)["merchant_account"].(string)
 	p.keyA = acct["secret"].(string)
+	plain := p.a.admin(t, nil, "accounts", "create", "--name", "Shop A sandbox", "--mode", "test")
+	p.keySandbox = plain["secret"].(string)
+	p.merchantSandbox = plain["account"].(map[string]any)["merchant_account"].(string)
 	conn := p.a.admin(t, []string{"B_API_KEY=" + p.keyB, "B_HMAC_KEY=" + hmacKey},
 		"connectors", "set", "--account", p.accountA, "--kind", "adyen", "--mode", "test",
 		"--url", p.wire.srv.URL+"/v2", "--merchant-account", p.merchantB,
@@ -158,6 +165,25 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 		assert.Equal(t, "charged", p.onA(t, r["pspReference"].(string))["status"])
 	})
 
+	t.Run("A's books and events as for a sandbox payment", func(t *testing.T) {
+		st, r := p.pay(t, "4111111111111111", 1500, nil, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		viaConnector := r["pspReference"].(string)
+		st, r = call(t, p.a.url, p.keySandbox, "POST", "/v2/payments", map[string]any{
+			"merchantAccount": p.merchantSandbox, "amount": map[string]any{"value": 1500, "currency": "EUR"},
+			"reference": "sandbox-twin", "returnUrl": "https://shop.example/return",
+			"paymentMethod": map[string]any{"type": "scheme", "number": "4111111111111111", "expiryMonth": "03",
+				"expiryYear": "2030", "cvc": "737", "holderName": "Aigerim Connector"}}, "Idempotency-Key", randomKey("idem-"))
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		viaSandbox := r["pspReference"].(string)
+		p.sameState(t, viaConnector)
+		assert.Equal(t, eventTypes(t, p.a.url, p.keySandbox, viaSandbox), eventTypes(t, p.a.url, p.keyA, viaConnector),
+			"the same events, once each")
+		assert.Equal(t, entryTypes(t, p.a.url, p.keySandbox, viaSandbox), entryTypes(t, p.a.url, p.keyA, viaConnector),
+			"the same ledger entries")
+		assert.NotEmpty(t, entryTypes(t, p.a.url, p.keyA, viaConnector))
+	})
+
 	t.Run("refused", func(t *testing.T) {
 		st, r := p.pay(t, "4000000000000010", 1500, nil, "")
 		require.Equal(t, http.StatusOK, st, "%v", r)
@@ -197,6 +223,82 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 		assert.Equal(t, "cancelled", p.onB(t, id)["status"])
 	})
 
+	t.Run("3-D Secure challenge", func(t *testing.T) {
+		st, r := p.pay(t, "5454545454545454", 4200, nil, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		id := r["pspReference"].(string)
+		for _, want := range []string{"IdentifyShopper", "ChallengeShopper"} {
+			require.Equal(t, want, r["resultCode"], "%v", r)
+			action := r["action"].(map[string]any)
+			assert.Equal(t, "threeDS2", action["type"])
+			tok := action["authorisationToken"].(string)
+			result := map[string]any{"authorisationToken": tok, "threeDSCompInd": "Y"}
+			if want == "ChallengeShopper" {
+				// B's issuer's challenge screen (the relayed token names it).
+				raw, err := base64.StdEncoding.DecodeString(action["token"].(string))
+				require.NoError(t, err)
+				assert.Contains(t, string(raw), "acsURL")
+				result = map[string]any{"authorisationToken": tok, "transStatus": "Y"}
+			}
+			st, r = call(t, p.a.url, p.keyA, "POST", "/v2/payments/details",
+				map[string]any{"details": map[string]any{"threeDSResult": base64.StdEncoding.EncodeToString([]byte(jsonOf(t, result)))}})
+			require.Equal(t, http.StatusOK, st, "%v", r)
+		}
+		assert.Equal(t, "Authorised", r["resultCode"])
+		p.sameState(t, id)
+		assert.Equal(t, true, p.onA(t, id)["secure3d"])
+	})
+
+	t.Run("a saved card charged by the merchant (ContAuth)", func(t *testing.T) {
+		shopper := "shopper-" + randomKey("")
+		st, r := p.pay(t, "4111111111111111", 900, map[string]any{"shopperReference": shopper, "storePaymentMethod": true,
+			"recurringProcessingModel": "UnscheduledCardOnFile"}, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		token := r["additionalData"].(map[string]any)["recurring.recurringDetailReference"].(string)
+		p.sameState(t, r["pspReference"].(string))
+		st, r = call(t, p.a.url, p.keyA, "POST", "/v2/payments", map[string]any{
+			"merchantAccount": p.merchantA, "amount": map[string]any{"value": 1900, "currency": "EUR"},
+			"reference": "renewal-" + randomKey(""), "shopperReference": shopper, "shopperInteraction": "ContAuth", "returnUrl": "https://shop.example/return",
+			"recurringProcessingModel": "UnscheduledCardOnFile",
+			"paymentMethod":            map[string]any{"type": "scheme", "storedPaymentMethodId": token},
+		}, "Idempotency-Key", randomKey("idem-"))
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		assert.Equal(t, "Authorised", r["resultCode"])
+		p.sameState(t, r["pspReference"].(string))
+	})
+
+	// Faults on the wire: A answers 503 and records nothing; the merchant's
+	// retry with the same Idempotency-Key makes one payment on each side,
+	// whether B never heard of the first try, or made it and its answer was
+	// lost or came too late.
+	for _, f := range []fault{down, lose, slow} {
+		t.Run("fault "+string(f), func(t *testing.T) {
+			idem := randomKey("idem-")
+			ref := "faulty-" + randomKey("")
+			p.wire.set(f)
+			st, r := p.pay(t, "4111111111111111", 700, map[string]any{"reference": ref}, idem)
+			p.wire.set(pass)
+			require.Equal(t, http.StatusServiceUnavailable, st, "%v", r)
+			st, list := call(t, p.a.url, p.keyA, "GET", "/v1/transactions?order_reference="+ref, nil)
+			require.Equal(t, http.StatusOK, st)
+			assert.Empty(t, list["data"], "A records nothing it was not answered")
+
+			st, r = p.pay(t, "4111111111111111", 700, map[string]any{"reference": ref}, idem)
+			require.Equal(t, http.StatusOK, st, "%v", r)
+			assert.Equal(t, "Authorised", r["resultCode"])
+			id := r["pspReference"].(string)
+			p.sameState(t, id) // onB: exactly one payment on B
+			st, list = call(t, p.a.url, p.keyA, "GET", "/v1/transactions?type=payment&order_reference="+ref, nil)
+			require.Equal(t, http.StatusOK, st)
+			assert.Len(t, list["data"], 1, "one payment on A")
+		})
+	}
+
+	t.Run("A's ledger check", func(t *testing.T) {
+		p.a.stop() // the admin CLI opens A's store: A stops first
+		p.a.admin(t, nil, "ledger", "check")
+	})
+
 	t.Run("no card number in either log", func(t *testing.T) {
 		for _, g := range []*gateway{p.a, p.b} {
 			b, err := os.ReadFile(g.log)
@@ -207,4 +309,41 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 		}
 	})
 	_ = fmt.Sprint
+}
+
+// eventTypes are the types of the events of account key about object id,
+// sorted, each as often as it was sent.
+func eventTypes(t *testing.T, base, key, id string) []string {
+	t.Helper()
+	var out []string
+	eventually(t, "the payment's events", func() bool {
+		st, list := call(t, base, key, "GET", "/v1/events?limit=100", nil)
+		require.Equal(t, http.StatusOK, st, "%v", list)
+		out = nil
+		for _, ev := range list["data"].([]any) {
+			if strings.Contains(jsonOf(t, ev.(map[string]any)["data"]), id) {
+				out = append(out, ev.(map[string]any)["type"].(string))
+			}
+		}
+		return len(out) > 0
+	})
+	slices.Sort(out)
+	return out
+}
+
+// entryTypes are the ledger entries of account key that name id: type and
+// amount, sorted.
+func entryTypes(t *testing.T, base, key, id string) []string {
+	t.Helper()
+	st, list := call(t, base, key, "GET", "/v1/balance/entries?limit=100", nil)
+	require.Equal(t, http.StatusOK, st, "%v", list)
+	var out []string
+	for _, e := range list["data"].([]any) {
+		m := e.(map[string]any)
+		if strings.Contains(jsonOf(t, m), id) {
+			out = append(out, fmt.Sprintf("%v %v", m["type"], m["amount"]))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
