@@ -158,7 +158,9 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 	defer p.wire.check(t)
 
 	t.Run("authorised", func(t *testing.T) {
+		before := p.wire.count("POST /payments")
 		st, r := p.pay(t, "4111111111111111", 1500, nil, "")
+		assert.Equal(t, before+1, p.wire.count("POST /payments"), "one call to the provider")
 		require.Equal(t, http.StatusOK, st, "%v", r)
 		assert.Equal(t, "Authorised", r["resultCode"])
 		p.sameState(t, r["pspReference"].(string))
