@@ -56,24 +56,25 @@ const HMACSignature = "hmacSignature"
 // Python library joins str() of each, so a missing one must read as "" on
 // both sides.
 type NotificationRequestItem struct {
-	AdditionalData      map[string]string `json:"additionalData"`
+	AdditionalData      map[string]string `json:"additionalData" maxkey:"128" maxlen:"4096"`
 	Amount              Amount            `json:"amount"`
-	EventCode           string            `json:"eventCode"`
-	EventDate           string            `json:"eventDate"`
-	MerchantAccountCode string            `json:"merchantAccountCode"`
-	MerchantReference   string            `json:"merchantReference"`
-	OriginalReference   string            `json:"originalReference"`
-	PaymentMethod       string            `json:"paymentMethod,omitempty"`
-	PSPReference        string            `json:"pspReference"`
-	Reason              string            `json:"reason,omitempty"`
-	Success             string            `json:"success"`
-	Operations          []string          `json:"operations,omitempty"`
+	EventCode           string            `json:"eventCode" maxlen:"64"`
+	EventDate           string            `json:"eventDate" maxlen:"64"`
+	MerchantAccountCode string            `json:"merchantAccountCode" maxlen:"128"`
+	MerchantReference   string            `json:"merchantReference" maxlen:"128"`
+	OriginalReference   string            `json:"originalReference" maxlen:"128"`
+	PaymentMethod       string            `json:"paymentMethod,omitempty" maxlen:"64"`
+	PSPReference        string            `json:"pspReference" maxlen:"128"`
+	Reason              string            `json:"reason,omitempty" maxlen:"1024"`
+	Success             string            `json:"success" maxlen:"5"`
+	Operations          []string          `json:"operations,omitempty" maxlen:"64"`
 }
 
 // NotificationRequest is Adyen's NotificationRequest. Live is "true" or
-// "false", a string as Adyen sends it.
+// "false", a string as Adyen sends it. The maxlen and maxkey tags are the
+// receiving route's limits (shared/platform/httpapi's strict decoding).
 type NotificationRequest struct {
-	Live              string             `json:"live"`
+	Live              string             `json:"live" maxlen:"5"`
 	NotificationItems []NotificationItem `json:"notificationItems"`
 }
 
