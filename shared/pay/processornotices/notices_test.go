@@ -14,6 +14,8 @@ import (
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
+	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/adyen"
@@ -412,4 +414,36 @@ func TestWhatAdyennotifySignsIsVerifiedHere(t *testing.T) {
 	body, err := adyennotify.Render(adyennotify.Event{Type: "payment.refunded", Created: now, Data: data}, "ShopNL", adyennotify.NewKey())
 	require.NoError(t, err)
 	assert.Equal(t, 401, e.post(e.conn, body).Status)
+}
+
+// directory is a connector directory that also finds notification keys,
+// as the connector configuration's does.
+type directory struct{ connectorKeys }
+
+func (*directory) CardConnector(context.Context, string, bool) (string, cards.Processor, error) {
+	return "", nil, nil
+}
+
+func (*directory) CardConnectorByID(_ context.Context, _, id string) (cards.Processor, error) {
+	return nil, apierr.NotFoundf("no such connector: %s", id)
+}
+
+// The function's builder takes the connector directory as Keys when it
+// finds notification keys; without one, every connector is unknown.
+func TestTheBuilderTakesTheDirectorysKeys(t *testing.T) {
+	dir := &directory{connectorKeys{m: map[string][2]string{}}}
+	e := apitest.NewWith(t, apitest.Options{Connectors: connectors.Set{CardConnectors: dir}}, BuildProcessorNotices)
+	dir.mu.Lock()
+	dir.m["conn_built"] = [2]string{e.Account.ID, hmacKey}
+	dir.mu.Unlock()
+	it := item(adyen.EventCapture, "PSP-CAP-20", "PSP-AUTH-20", ids.New(), "true")
+	r := e.DoKey("", "POST", "/webhooks/adyen/conn_built", request(it))
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	assert.Equal(t, adyen.Accepted, string(r.Body))
+	assert.Equal(t, 404, e.DoKey("", "POST", "/webhooks/adyen/conn_other", request(it)).Status)
+
+	bare := apitest.New(t, BuildProcessorNotices)
+	r = bare.DoKey("", "POST", "/webhooks/adyen/conn_built", request(it))
+	require.Equal(t, 404, r.Status, "%s", r.Body)
+	assert.Equal(t, "unknown_connector", r.Err(t)["code"])
 }
