@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/console/webhooks"
-	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
 	"github.com/paygate/paygate/shared/domain/eventlog"
 	"github.com/paygate/paygate/shared/domain/payments"
+	"github.com/paygate/paygate/shared/pay/adyen"
 	"github.com/paygate/paygate/shared/testkit/apitest"
 )
 
@@ -98,7 +98,7 @@ func TestAdyenFormatDeliversSignedNotificationsUntilAccepted(t *testing.T) {
 		bodies := rc.got()
 		require.Len(t, bodies, 2)
 		for _, b := range bodies {
-			var req adyennotify.Request
+			var req adyen.NotificationRequest
 			require.NoError(t, json.Unmarshal(b, &req))
 			assert.Equal(t, "false", req.Live)
 			require.Len(t, req.NotificationItems, 1)
@@ -108,7 +108,7 @@ func TestAdyenFormatDeliversSignedNotificationsUntilAccepted(t *testing.T) {
 			assert.Equal(t, "req_capture1", it.PSPReference)
 			assert.Equal(t, payID, it.OriginalReference)
 			assert.Equal(t, p.Account.MerchantAccount, it.MerchantAccountCode)
-			assert.Equal(t, adyennotify.Amount{Value: 400, Currency: "EUR"}, it.Amount)
+			assert.Equal(t, adyen.Amount{Value: 400, Currency: "EUR"}, it.Amount)
 			assert.Equal(t, "true", it.Success)
 		}
 		as := p.attempts(t, ep) // newest first

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
 	"github.com/paygate/paygate/shared/console/webhooks/outbound"
 	"github.com/paygate/paygate/shared/console/webhooks/signature"
+	"github.com/paygate/paygate/shared/pay/adyen"
 )
 
 // The sender's HTTP client: the one part of this package that speaks HTTP,
@@ -35,7 +35,7 @@ func (c Clients) withDefaults() Clients {
 
 // errNotAccepted fails an Adyen-format delivery answered 2xx without
 // "[accepted]".
-var errNotAccepted = errors.New("the endpoint answered without " + adyennotify.Accepted)
+var errNotAccepted = errors.New("the endpoint answered without " + adyen.Accepted)
 
 // post signs body for e at the moment of sending and POSTs it; it returns
 // the status, the answer's body (bounded: read so the connection can be

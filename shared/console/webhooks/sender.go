@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
 	"github.com/paygate/paygate/shared/console/webhooks/outbound"
 	"github.com/paygate/paygate/shared/domain/ids"
+	"github.com/paygate/paygate/shared/pay/adyen"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/metrics"
@@ -170,7 +171,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	code, answer, latency, perr := s.post(ctx, signer, ev, body)
 	done := s.svc.now()
 	ok := perr == nil && code >= 200 && code < 300
-	if ok && e.Format == FormatAdyen && !adyennotify.IsAccepted(answer) {
+	if ok && e.Format == FormatAdyen && !adyen.IsAccepted(answer) {
 		// Adyen's rule: a notification is taken only when answered
 		// "[accepted]"; any other 2xx is retried like a failure.
 		ok, perr = false, errNotAccepted

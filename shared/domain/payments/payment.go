@@ -214,6 +214,10 @@ type Flow struct {
 	ProcessorRef    string `json:"processorRef,omitempty"`
 	ProcessorAction string `json:"processorAction,omitempty"`
 	ProcessorData   string `json:"processorData,omitempty"`
+	// ProcessorNotices mark the processor's notifications about the
+	// payment that were recorded (shared/pay/processornotices), oldest
+	// first, each "eventCode:pspReference:success".
+	ProcessorNotices []string `json:"processorNotices,omitempty"`
 }
 
 // Waiting reports whether the flow holds a step the shopper is at.

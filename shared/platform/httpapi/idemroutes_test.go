@@ -22,10 +22,13 @@ var readOnlyPOSTs = map[string]string{
 	"POST /v2/client/sessions/{id}/setup":          "reads a session",
 	"POST /v2/client/sessions/{id}/paymentMethods": "lists methods",
 	"POST /test-helpers/payments/{id}/challenge":   "test helper; a repeat is refused (409 no_challenge_pending)",
-	"POST /v1/applepay/sessions":                   "stores nothing: Apple's session is minutes long, a replayed one would be stale",
-	"POST /v1/googlepay/sessions":                  "computes the PaymentDataRequest parts",
-	"POST /test-helpers/wallet-tokens/applepay":    "test helper; makes a fresh sandbox token, stores nothing",
-	"POST /test-helpers/wallet-tokens/googlepay":   "test helper; makes a fresh sandbox token, stores nothing",
+	// Adyen sends no Idempotency-Key: each notice is recorded once by its
+	// own identity (connector, eventCode, pspReference, success).
+	"POST /webhooks/adyen/{connector_id}":        "a resent notice finds its record and changes nothing",
+	"POST /v1/applepay/sessions":                 "stores nothing: Apple's session is minutes long, a replayed one would be stale",
+	"POST /v1/googlepay/sessions":                "computes the PaymentDataRequest parts",
+	"POST /test-helpers/wallet-tokens/applepay":  "test helper; makes a fresh sandbox token, stores nothing",
+	"POST /test-helpers/wallet-tokens/googlepay": "test helper; makes a fresh sandbox token, stores nothing",
 	// The hosted page's calls take no key: no account scopes one (the link's
 	// url is the capability), and none is needed.
 	"POST /pay/{id}/session":                                "opens the link's one session, or answers it again",

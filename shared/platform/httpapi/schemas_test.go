@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
@@ -20,8 +21,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate/shared/domain/cards"
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/gate/catalog"
+	"github.com/paygate/paygate/shared/pay/adyen"
+	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/openapi"
 	"github.com/paygate/paygate/shared/platform/wiring"
 	"github.com/paygate/paygate/shared/testkit/apitest"
@@ -48,7 +53,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	e := apitest.New(t, wiring.HTTP()...)
+	e := apitest.NewWith(t, apitest.Options{Connectors: connectors.Set{CardConnectors: noticeConnector{}}}, wiring.HTTP()...)
 	f := &fixture{e: e, ck: e.NewClientKey(schemaOrigin)}
 	demo, err := os.ReadFile("../../../infra/democatalog/demo.json")
 	require.NoError(t, err)
@@ -592,7 +597,53 @@ func operations() []operation {
 		{path: "/test-helpers/wallet-tokens/googlepay", variants: v(func(t *testing.T, f *fixture) (string, map[string]any) {
 			return "/test-helpers/wallet-tokens/googlepay", map[string]any{"number": "4111111111111111", "cryptogram": true}
 		})},
-	}, append(modifications(), beneficiaryOperations()...)...)
+	}, append(append(modifications(), beneficiaryOperations()...), noticeOperations()...)...)
+}
+
+// noticeConnector is the one card connector the schema tests configure
+// (apitest.Options.Connectors): it serves no account's payments (the
+// sandbox stays every account's processor) and signs its processor's
+// notifications (POST /webhooks/adyen/{connector_id}) with noticeHMACKey.
+type noticeConnector struct{}
+
+const (
+	noticeConnectorID = "conn_schema"
+	noticeHMACKey     = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
+)
+
+func (noticeConnector) CardConnector(context.Context, string, bool) (string, cards.Processor, error) {
+	return "", nil, nil
+}
+
+func (noticeConnector) CardConnectorByID(_ context.Context, _, id string) (cards.Processor, error) {
+	return nil, apierr.NotFoundf("no such connector: %s", id)
+}
+
+func (noticeConnector) NotificationKey(_ context.Context, id string) (string, string, error) {
+	if id != noticeConnectorID {
+		return "", "", apierr.NotFoundf("no such connector: %s", id)
+	}
+	return "acct_schema", noticeHMACKey, nil
+}
+
+// noticeOperations is Adyen's notification, every field set and signed
+// (it matches no payment: recorded as unmatched, and accepted).
+func noticeOperations() []operation {
+	return []operation{{path: "/webhooks/adyen/{connector_id}", variants: []func(t *testing.T, f *fixture) (string, map[string]any){
+		func(t *testing.T, f *fixture) (string, map[string]any) {
+			it := adyen.NotificationRequestItem{AdditionalData: map[string]string{"disputeStatus": "Undefended"},
+				Amount: adyen.Amount{Value: 1000, Currency: "EUR"}, EventCode: "CAPTURE", EventDate: "2026-11-29T10:00:00+01:00",
+				MerchantAccountCode: "ShopNL", MerchantReference: "0190a6c2-3b7e-7d4c-9a51-2f6e8b1c0d42",
+				OriginalReference: "7914073381342284", PaymentMethod: "visa", PSPReference: "8814073381342290",
+				Reason: "schema", Success: "true", Operations: []string{"REFUND"}}
+			require.NoError(t, it.Sign(noticeHMACKey))
+			raw, err := json.Marshal(adyen.NotificationRequest{Live: "false", NotificationItems: []adyen.NotificationItem{{NotificationRequestItem: it}}})
+			require.NoError(t, err)
+			var body map[string]any
+			require.NoError(t, json.Unmarshal(raw, &body))
+			return "/webhooks/adyen/" + noticeConnectorID, body
+		},
+	}}}
 }
 
 // adyenApplicationInfo is Adyen's ApplicationInfo as its libraries send it,

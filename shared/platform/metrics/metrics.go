@@ -45,6 +45,11 @@ const (
 	WebhookAttempts         = "WebhookAttempts"         // a delivery attempt recorded
 	WebhookAttemptsFailed   = "WebhookAttemptsFailed"   // ... that failed (non-2xx, timeout, refused address)
 	WebhookDeliveriesFailed = "WebhookDeliveriesFailed" // a delivery that exhausted its retries (to the DLQ)
+	// A processor's notice (shared/pay/processornotices) recorded without a
+	// payment to match, and one that needs an operator (a failed capture or
+	// refund, success=false, a chargeback): each alarmed.
+	ProcessorNoticesUnmatched = "ProcessorNoticesUnmatched"
+	ProcessorNoticesAlarmed   = "ProcessorNoticesAlarmed"
 )
 
 // Unit is a CloudWatch metric unit (the subset used here).

@@ -50,9 +50,13 @@ func ruleFor(path string, adyen map[string]bool) nameRule {
 
 // foreignNames are components that copy another API's object whole, in that
 // API's names, because the merchant's page hands them to it as they are: a
-// Google Pay PaymentDataRequest (POST /v1/googlepay/sessions).
+// Google Pay PaymentDataRequest (POST /v1/googlepay/sessions); or because
+// that API sends them to the service: Adyen's notifications.
 var foreignNames = map[string]nameRule{
 	"#/components/schemas/GooglePayPaymentDataRequest": {"camelCase (Google Pay API)", camelCase, nil},
+	// Adyen's NotificationRequest (POST /webhooks/adyen/{connector_id}), as
+	// Adyen sends it: its item wrapper is capitalised.
+	"#/components/schemas/AdyenNotificationRequest": {"camelCase (Adyen notifications)", camelCase, map[string]bool{"NotificationRequestItem": true}},
 }
 
 // adyenNames is every property name of Adyen's Checkout API v71 (the copy

@@ -28,6 +28,7 @@ import (
 	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/pay/invoices"
 	"github.com/paygate/paygate/shared/pay/links"
+	"github.com/paygate/paygate/shared/pay/processornotices"
 	"github.com/paygate/paygate/shared/pay/splits"
 	"github.com/paygate/paygate/shared/pay/transactions"
 	"github.com/paygate/paygate/shared/pay/wallet"
@@ -40,7 +41,7 @@ import (
 
 // Areas lists every area; adding an area is one line here.
 func Areas() []registry.Area {
-	return []registry.Area{health.Area, merchants.Area, catalog.Area, prepaid.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, transactions.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area, dashboard.Area}
+	return []registry.Area{health.Area, merchants.Area, catalog.Area, prepaid.Area, orders.Area, checkout.Area, webhooks.Area, wallet.Area, transactions.Area, splits.Area, balance.Area, customers.Area, beneficiaries.Area, invoices.Area, links.Area, disputes.Area, direct.Area, walletpay.Area, dashboard.Area, processornotices.Area}
 }
 
 // The builders by function logical id, one table per kind of function, so
@@ -75,6 +76,7 @@ var (
 		beneficiaries.BeneficiariesGroup.Function: beneficiaries.BuildBeneficiaries,
 		invoices.InvoicesGroup.Function:           invoices.BuildInvoices,
 		dashboard.DashboardGroup.Function:         dashboard.BuildDashboard,
+		processornotices.NoticesGroup.Function:    processornotices.BuildProcessorNotices,
 	}
 	sqsBuilders = map[string]app.SQSBuilder{
 		orders.FulfilmentGroup.Function:           orders.BuildGateFulfilment,
