@@ -5,8 +5,11 @@ package main
 
 import (
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/aws/kmsapp"
 	"github.com/paygate/paygate/shared/pay/processornotices"
 	"github.com/paygate/paygate/shared/platform/app"
 )
 
-func main() { app.StartHTTP(processornotices.BuildProcessorNotices, awsapp.Open) }
+func main() {
+	app.StartHTTP(processornotices.BuildProcessorNotices, awsapp.Open, app.WithSecretBox(kmsapp.OpenSecretBox))
+}

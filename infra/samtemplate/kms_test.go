@@ -132,7 +132,8 @@ var secretHolders = []string{"WebhookEndpointsFunction", "WebhookSenderFunction"
 // CLI's connectors set: shared/domain/connectors); their mains pass
 // app.WithSecretBox(kmsapp.OpenSecretBox) too, and they may Decrypt alone.
 var secretReaders = []string{"CheckoutPaymentsFunction", "CheckoutClientFunction", "HostedPageFunction", "DirectPaymentsFunction",
-	"CustomersFunction", "TransactionsFunction", "CheckoutModificationsFunction", "AuthorizationExpirerFunction"}
+	"CustomersFunction", "TransactionsFunction", "CheckoutModificationsFunction", "AuthorizationExpirerFunction",
+	"ProcessorNoticesFunction"}
 
 // TestOnlySecretHoldersUseTheSecretBoxKey: the secret box's key is a
 // symmetric key, rotated, that the account may administer but not use;

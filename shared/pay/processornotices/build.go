@@ -3,23 +3,33 @@ package processornotices
 import (
 	"context"
 
+	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/app"
-	"github.com/paygate/paygate/shared/platform/connect"
 	"github.com/paygate/paygate/shared/platform/httpapi"
 )
 
-// BuildProcessorNotices builds the ProcessorNoticesFunction. The connectors
-// come from the function's connector directory (connectors.Set's
-// CardConnectors) when it can find a connector's notification key (Keys);
-// a function without one knows no connector, and every notification to it
-// is a 404 unknown_connector.
+// BuildProcessorNotices builds the ProcessorNoticesFunction. A connector's
+// HMAC key is read from its record (shared/domain/connectors), sealed by
+// the secret box (Deps.Secrets); a function without the secret box knows
+// no connector, and every notification to it is a 404 unknown_connector.
 func BuildProcessorNotices(d *app.Deps) (httpapi.Group, error) {
-	keys, ok := connect.For(d).CardConnectors.(Keys)
-	if !ok {
-		keys = noConnectors{}
+	var keys Keys = noConnectors{}
+	if d.Secrets != nil {
+		keys = recordKeys{connectors.NewRepo(d.Store, d.Secrets, d.Clock)}
 	}
 	return New(Config{Store: d.Store, Keys: keys, Clock: d.Clock, Log: d.Log}).Group(), nil
+}
+
+// recordKeys are the connectors' notification keys, from their records.
+type recordKeys struct{ r *connectors.Repo }
+
+func (k recordKeys) NotificationKey(ctx context.Context, id string) (string, string, error) {
+	c, key, err := k.r.NotificationKey(ctx, id)
+	if err != nil {
+		return "", "", err
+	}
+	return c.Account, key, nil
 }
 
 // noConnectors is the directory of a function configured with none.

@@ -1,9 +1,11 @@
 package processornotices
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -428,22 +430,35 @@ func (*directory) CardConnectorByID(_ context.Context, _, id string) (cards.Proc
 	return nil, apierr.NotFoundf("no such connector: %s", id)
 }
 
-// The function's builder takes the connector directory as Keys when it
-// finds notification keys; without one, every connector is unknown.
-func TestTheBuilderTakesTheDirectorysKeys(t *testing.T) {
-	dir := &directory{connectorKeys{m: map[string][2]string{}}}
-	e := apitest.NewWith(t, apitest.Options{Connectors: connectors.Set{CardConnectors: dir}}, BuildProcessorNotices)
-	dir.mu.Lock()
-	dir.m["conn_built"] = [2]string{e.Account.ID, hmacKey}
-	dir.mu.Unlock()
+// The function's builder reads a connector's HMAC key from its record,
+// sealed by the secret box; without the secret box, every connector is
+// unknown.
+func TestTheBuilderReadsTheConnectorsRecord(t *testing.T) {
+	e := apitest.New(t, BuildProcessorNotices)
+	c, err := connectors.NewRepo(e.Deps.Store, e.Deps.Secrets, nil).Set(context.Background(), connectors.Connector{
+		Account: e.Account.ID, Kind: "adyen", Mode: "test", URL: "https://checkout-test.adyen.com/v71", MerchantAccount: "ShopECOM",
+	}, connectors.Keys{APIKey: "AQE-test-api-key", HMACKey: hmacKey})
+	require.NoError(t, err)
 	it := item(adyen.EventCapture, "PSP-CAP-20", "PSP-AUTH-20", ids.New(), "true")
-	r := e.DoKey("", "POST", "/webhooks/adyen/conn_built", request(it))
+	r := e.DoKey("", "POST", "/webhooks/adyen/"+c.ID, request(it))
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	assert.Equal(t, adyen.Accepted, string(r.Body))
 	assert.Equal(t, 404, e.DoKey("", "POST", "/webhooks/adyen/conn_other", request(it)).Status)
 
-	bare := apitest.New(t, BuildProcessorNotices)
-	r = bare.DoKey("", "POST", "/webhooks/adyen/conn_built", request(it))
-	require.Equal(t, 404, r.Status, "%s", r.Body)
-	assert.Equal(t, "unknown_connector", r.Err(t)["code"])
+	d := *e.Deps
+	d.Secrets = nil
+	g, err := BuildProcessorNotices(&d)
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/webhooks/adyen/"+c.ID, bytes.NewReader(mustJSON(t, request(it))))
+	req.Header.Set("Content-Type", "application/json")
+	d.Server(g).ServeHTTP(rec, req)
+	assert.Equal(t, 404, rec.Code, "no secret box: no connector")
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
 }

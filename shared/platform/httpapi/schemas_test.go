@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
@@ -21,12 +20,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/cse"
 	"github.com/paygate/paygate/shared/gate/catalog"
 	"github.com/paygate/paygate/shared/pay/adyen"
-	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/openapi"
 	"github.com/paygate/paygate/shared/platform/wiring"
 	"github.com/paygate/paygate/shared/testkit/apitest"
@@ -50,11 +47,22 @@ type fixture struct {
 	ck       string
 	merchant string
 	hooks    map[string]string // an endpoint per use, reused: an account holds at most 16
+	// connector is the card connector whose notifications the schema
+	// tests send.
+	connector string
 }
 
 func newFixture(t *testing.T) *fixture {
-	e := apitest.NewWith(t, apitest.Options{Connectors: connectors.Set{CardConnectors: noticeConnector{}}}, wiring.HTTP()...)
+	e := apitest.New(t, wiring.HTTP()...)
 	f := &fixture{e: e, ck: e.NewClientKey(schemaOrigin)}
+	// The one card connector: live, so it serves none of the test
+	// account's payments (the sandbox does); it signs the notifications
+	// of POST /webhooks/adyen/{connector_id} with noticeHMACKey.
+	conn, err := connectors.NewRepo(e.Deps.Store, e.Deps.Secrets, nil).Set(t.Context(), connectors.Connector{
+		Account: e.Account.ID, Kind: "adyen", Mode: "live", URL: "https://checkout-live.adyen.com/v71", MerchantAccount: "ShopNL",
+	}, connectors.Keys{APIKey: "AQE-schema-api-key", HMACKey: noticeHMACKey})
+	require.NoError(t, err)
+	f.connector = conn.ID
 	demo, err := os.ReadFile("../../../infra/democatalog/demo.json")
 	require.NoError(t, err)
 	cat, err := catalog.ParseFile(demo)
@@ -600,31 +608,8 @@ func operations() []operation {
 	}, append(append(modifications(), beneficiaryOperations()...), noticeOperations()...)...)
 }
 
-// noticeConnector is the one card connector the schema tests configure
-// (apitest.Options.Connectors): it serves no account's payments (the
-// sandbox stays every account's processor) and signs its processor's
-// notifications (POST /webhooks/adyen/{connector_id}) with noticeHMACKey.
-type noticeConnector struct{}
-
-const (
-	noticeConnectorID = "conn_schema"
-	noticeHMACKey     = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
-)
-
-func (noticeConnector) CardConnector(context.Context, string, bool) (string, cards.Processor, error) {
-	return "", nil, nil
-}
-
-func (noticeConnector) CardConnectorByID(_ context.Context, _, id string) (cards.Processor, error) {
-	return nil, apierr.NotFoundf("no such connector: %s", id)
-}
-
-func (noticeConnector) NotificationKey(_ context.Context, id string) (string, string, error) {
-	if id != noticeConnectorID {
-		return "", "", apierr.NotFoundf("no such connector: %s", id)
-	}
-	return "acct_schema", noticeHMACKey, nil
-}
+// noticeHMACKey signs the schema tests' Adyen notifications.
+const noticeHMACKey = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 
 // noticeOperations is Adyen's notification, every field set and signed
 // (it matches no payment: recorded as unmatched, and accepted).
@@ -641,7 +626,7 @@ func noticeOperations() []operation {
 			require.NoError(t, err)
 			var body map[string]any
 			require.NoError(t, json.Unmarshal(raw, &body))
-			return "/webhooks/adyen/" + noticeConnectorID, body
+			return "/webhooks/adyen/" + f.connector, body
 		},
 	}}}
 }
