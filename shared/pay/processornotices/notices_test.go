@@ -16,7 +16,6 @@ import (
 
 	"github.com/paygate/paygate/shared/aws/dynamostore/dynamotest"
 	"github.com/paygate/paygate/shared/console/webhooks/adyennotify"
-	"github.com/paygate/paygate/shared/domain/cards"
 	"github.com/paygate/paygate/shared/domain/connectors"
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
@@ -416,18 +415,6 @@ func TestWhatAdyennotifySignsIsVerifiedHere(t *testing.T) {
 	body, err := adyennotify.Render(adyennotify.Event{Type: "payment.refunded", Created: now, Data: data}, "ShopNL", adyennotify.NewKey())
 	require.NoError(t, err)
 	assert.Equal(t, 401, e.post(e.conn, body).Status)
-}
-
-// directory is a connector directory that also finds notification keys,
-// as the connector configuration's does.
-type directory struct{ connectorKeys }
-
-func (*directory) CardConnector(context.Context, string, bool) (string, cards.Processor, error) {
-	return "", nil, nil
-}
-
-func (*directory) CardConnectorByID(_ context.Context, _, id string) (cards.Processor, error) {
-	return nil, apierr.NotFoundf("no such connector: %s", id)
 }
 
 // The function's builder reads a connector's HMAC key from its record,
