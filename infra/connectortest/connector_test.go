@@ -225,6 +225,26 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 		assert.Equal(t, "cancelled", p.onB(t, id)["status"])
 	})
 
+	t.Run("a chargeback at B opens A's dispute", func(t *testing.T) {
+		st, r := p.pay(t, "4111111111111111", 3000, nil, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		id := r["pspReference"].(string)
+		p.sameState(t, id)
+		onB := p.onB(t, id)["id"].(string)
+		st, d := call(t, p.b.url, p.keyB, "POST", "/test-helpers/transactions/"+onB+"/dispute",
+			map[string]any{"amount": 1200}, "Idempotency-Key", randomKey("idem-"))
+		require.Equal(t, http.StatusCreated, st, "%v", d)
+		eventually(t, "B's CHARGEBACK notification opens the dispute on A", func() bool {
+			return p.onA(t, id)["disputed"] == true
+		})
+		a := p.onA(t, id)
+		st, dispute := call(t, p.a.url, p.keyA, "GET", "/v1/disputes/"+a["dispute_id"].(string), nil)
+		require.Equal(t, http.StatusOK, st, "%v", dispute)
+		assert.EqualValues(t, 1200, dispute["amount"].(map[string]any)["value"])
+		assert.Equal(t, []string{"dispute.created"}, eventTypesOf(t, p.a.url, p.keyA, a["dispute_id"].(string), "dispute."),
+			"one dispute, one event, however often B notifies")
+	})
+
 	t.Run("3-D Secure challenge", func(t *testing.T) {
 		st, r := p.pay(t, "5454545454545454", 4200, nil, "")
 		require.Equal(t, http.StatusOK, st, "%v", r)
@@ -330,6 +350,18 @@ func eventTypes(t *testing.T, base, key, id string) []string {
 		return len(out) > 0
 	})
 	slices.Sort(out)
+	return out
+}
+
+// eventTypesOf are eventTypes of the types starting with prefix.
+func eventTypesOf(t *testing.T, base, key, id, prefix string) []string {
+	t.Helper()
+	var out []string
+	for _, ty := range eventTypes(t, base, key, id) {
+		if strings.HasPrefix(ty, prefix) {
+			out = append(out, ty)
+		}
+	}
 	return out
 }
 

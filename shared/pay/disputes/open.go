@@ -45,6 +45,48 @@ func (s *Service) Open(ctx context.Context, in OpenInput) (*Dispute, error) {
 	if !in.Idem.Keyed() {
 		return nil, idempotency.ValidateKey("")
 	}
+	return s.openDispute(ctx, in)
+}
+
+// ProcessorChargeback is a chargeback a card connector's processor
+// notified (shared/pay/processornotices): the issuer disputes a payment the
+// connector authorised.
+type ProcessorChargeback struct {
+	AccountID     string
+	TransactionID string
+	Amount        int64 // minor units; 0 or more than is left: all that is left
+}
+
+// OpenFromProcessor opens the dispute of a processor's chargeback, as Open
+// does (in live mode too: it is the card network's, not the sandbox's).
+// A payment has one dispute: when it has one already (this chargeback
+// notified again, or applied before), that dispute is the answer and
+// nothing changes, so a notice applied twice opens one dispute. Errors: as
+// Open's, but for Forbidden and IdempotencyMismatch.
+func (s *Service) OpenFromProcessor(ctx context.Context, cb ProcessorChargeback) (*Dispute, error) {
+	p, err := s.repo.Get(ctx, cb.AccountID, cb.TransactionID)
+	if err != nil {
+		return nil, err
+	}
+	if p.Dispute != nil {
+		return s.Get(ctx, cb.AccountID, p.Dispute.ID)
+	}
+	in := OpenInput{AccountID: cb.AccountID, TransactionID: cb.TransactionID}
+	if left := p.Balance(); cb.Amount > 0 && cb.Amount <= left {
+		in.Amount = &cb.Amount
+	}
+	d, err := s.openDispute(ctx, in)
+	if apierr.HasCode(err, CodeExists) { // opened by a concurrent copy of the notice
+		if p, gerr := s.repo.Get(ctx, cb.AccountID, cb.TransactionID); gerr == nil && p.Dispute != nil {
+			return s.Get(ctx, cb.AccountID, p.Dispute.ID)
+		}
+	}
+	return d, err
+}
+
+// openDispute opens in's dispute (a merchant's key in in.Idem, or none for a
+// processor's chargeback).
+func (s *Service) openDispute(ctx context.Context, in OpenInput) (*Dispute, error) {
 	if in.Reason == "" {
 		in.Reason = General
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/paygate/paygate/shared/domain/connectors"
+	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -18,7 +19,11 @@ func BuildProcessorNotices(d *app.Deps) (httpapi.Group, error) {
 	if d.Secrets != nil {
 		keys = recordKeys{connectors.NewRepo(d.Store, d.Secrets, d.Clock)}
 	}
-	return New(Config{Store: d.Store, Keys: keys, Clock: d.Clock, Log: d.Log}).Group(), nil
+	cbs, err := disputes.FromDeps(d)
+	if err != nil {
+		return httpapi.Group{}, err
+	}
+	return New(Config{Store: d.Store, Keys: keys, Clock: d.Clock, Log: d.Log, Chargebacks: cbs}).Group(), nil
 }
 
 // recordKeys are the connectors' notification keys, from their records.

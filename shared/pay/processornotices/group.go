@@ -20,7 +20,12 @@ var NoticesGroup = registry.Group{
 		// The notice (GetItem, then put-if-absent) and the payment it
 		// matches (GetItem, and its conditional put with the notice, one
 		// TransactWriteItems of UpdateItems).
-		{Name: store.TablePayments, Actions: []string{"GetItem", "UpdateItem"}},
+		// A chargeback's dispute (disputes.OpenFromProcessor) too: the
+		// dispute, its due entry and the payment's mark (Query: the
+		// dispute desk's lookups), its event, the hold in the ledger.
+		{Name: store.TablePayments, Actions: []string{"GetItem", "Query", "UpdateItem"}},
+		{Name: store.TableEvents, Actions: []string{"UpdateItem"}},
+		{Name: store.TableLedger, Actions: []string{"Query", "UpdateItem"}},
 	},
 }
 

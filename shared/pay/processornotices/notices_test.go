@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/shared/domain/ids"
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/adyen"
+	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/app"
@@ -78,12 +79,26 @@ type env struct {
 }
 
 func newEnv(t *testing.T, st func(testing.TB, func() time.Time) store.Store) *env {
+	return newEnvWith(t, st, false)
+}
+
+// newEnvWith is newEnv; withDisputes opens chargebacks' disputes through
+// the disputes area, as the function does.
+func newEnvWith(t *testing.T, st func(testing.TB, func() time.Time) store.Store, withDisputes bool) *env {
 	t.Helper()
 	e := &env{conn: "conn_" + ids.New()[:8], keys: &connectorKeys{m: map[string][2]string{}}, counted: &counter{n: map[string]int{}}}
 	clock := &apitest.Clock{}
 	clock.Set(time.Now().UTC().Truncate(time.Millisecond))
 	build := func(d *app.Deps) (httpapi.Group, error) {
-		e.svc = New(Config{Store: d.Store, Keys: e.keys, Clock: d.Clock, Log: d.Log, Count: e.counted.count})
+		cfg := Config{Store: d.Store, Keys: e.keys, Clock: d.Clock, Log: d.Log, Count: e.counted.count}
+		if withDisputes {
+			cbs, err := disputes.FromDeps(d)
+			if err != nil {
+				return httpapi.Group{}, err
+			}
+			cfg.Chargebacks = cbs
+		}
+		e.svc = New(cfg)
 		return e.svc.Group(), nil
 	}
 	e.Env = apitest.NewWith(t, apitest.Options{Store: st(t, clock.Now), Clock: clock}, build)
@@ -382,6 +397,36 @@ func TestChargebackIsRecordedAndAlarmed(t *testing.T) {
 		assert.Equal(t, Chargeback, e.notice(e.conn, cb).Outcome)
 		assert.True(t, logged(`"level":"ERROR"`, "chargeback", "PSP-AUTH-9", p.ID))
 		assert.Equal(t, 1, e.counted.get(metrics.ProcessorNoticesAlarmed))
+	})
+}
+
+// A chargeback opens the payment's dispute, once: the notice sent again,
+// or twice at once, finds the dispute and opens no other.
+func TestChargebackOpensThePaymentsDisputeOnce(t *testing.T) {
+	stores(t, func(t *testing.T, st func(testing.TB, func() time.Time) store.Store) {
+		e := newEnvWith(t, st, true)
+		p := e.payment(e.Account.ID, e.conn, "PSP-AUTH-10")
+		cb := item(adyen.EventChargeback, "PSP-AUTH-10", "", p.ID, "true")
+		cb.Amount = adyen.Amount{Value: 400, Currency: "EUR"}
+		require.NoError(t, cb.Sign(hmacKey))
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() { defer wg.Done(); e.accepted(e.conn, request(cb)) }()
+		}
+		wg.Wait()
+		after := e.read(p.ID)
+		require.NotNil(t, after.Dispute, "the chargeback opened the payment's dispute")
+		rec := e.notice(e.conn, cb)
+		assert.Equal(t, Chargeback, rec.Outcome)
+		assert.Equal(t, after.Dispute.ID, rec.DisputeID)
+		svc, err := disputes.FromDeps(e.Deps)
+		require.NoError(t, err)
+		d, err := svc.Get(context.Background(), e.Account.ID, after.Dispute.ID)
+		require.NoError(t, err)
+		assert.EqualValues(t, 400, d.Amount.Value, "the chargeback's amount")
+		assert.Equal(t, []string{"CHARGEBACK:PSP-AUTH-10:true"}, after.Flow.ProcessorNotices, "recorded once")
+		assert.Equal(t, 0, e.counted.get(metrics.ProcessorNoticesAlarmed), "a dispute opened needs no operator")
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paygate/paygate/shared/domain/payments"
 	"github.com/paygate/paygate/shared/pay/adyen"
+	"github.com/paygate/paygate/shared/pay/disputes"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/metrics"
 	"github.com/paygate/paygate/shared/store"
@@ -32,6 +33,15 @@ type Config struct {
 	// Count counts an alarmed notice by metric name (nil: metrics.Count,
 	// the EMF line CloudWatch alarms on).
 	Count func(metric string)
+	// Chargebacks opens the dispute of a chargeback (the disputes area);
+	// nil: a chargeback is recorded and alarmed only.
+	Chargebacks Chargebacks
+}
+
+// Chargebacks opens a payment's dispute from its processor's chargeback,
+// once however often it is asked (disputes.Service.OpenFromProcessor).
+type Chargebacks interface {
+	OpenFromProcessor(ctx context.Context, cb disputes.ProcessorChargeback) (*disputes.Dispute, error)
 }
 
 // Service records processor notices and applies them to the payments.
@@ -42,6 +52,7 @@ type Service struct {
 	clock func() time.Time
 	log   *slog.Logger
 	count func(metric string)
+	cbs   Chargebacks
 }
 
 // New builds the service.
@@ -55,7 +66,8 @@ func New(c Config) *Service {
 	if c.Count == nil {
 		c.Count = metrics.Count
 	}
-	return &Service{st: c.Store, repo: payments.NewRepo(c.Store), keys: c.Keys, clock: c.Clock, log: c.Log, count: c.Count}
+	return &Service{st: c.Store, repo: payments.NewRepo(c.Store), keys: c.Keys, clock: c.Clock, log: c.Log, count: c.Count,
+		cbs: c.Chargebacks}
 }
 
 // Outcome is what a notice did.
@@ -65,7 +77,7 @@ const (
 	Confirmed  Outcome = "confirmed"  // the processor confirmed a modification the payment already has
 	Recorded   Outcome = "recorded"   // recorded and marked on the payment (AUTHORISATION, other codes)
 	Failed     Outcome = "failed"     // a failed modification or success=false: alarmed, an operator settles
-	Chargeback Outcome = "chargeback" // the issuer disputes the payment: alarmed
+	Chargeback Outcome = "chargeback" // the issuer disputes the payment: its dispute opened (alarmed where it could not be)
 	Unmatched  Outcome = "unmatched"  // no payment of the connector matches: alarmed
 	Duplicate  Outcome = "duplicate"  // recorded before: nothing changed
 )
@@ -233,6 +245,8 @@ type record struct {
 	Reason            string    `json:"reason,omitempty"`
 	EventDate         string    `json:"event_date,omitempty"`
 	PaymentID         string    `json:"payment_id,omitempty"` // "" when unmatched
+	DisputeID         string    `json:"dispute_id,omitempty"` // a chargeback's dispute, when opened
+	NoDispute         string    `json:"no_dispute,omitempty"` // why a chargeback opened none
 	Outcome           Outcome   `json:"outcome"`
 	ReceivedAt        time.Time `json:"received_at"`
 }
@@ -295,6 +309,23 @@ func (s *Service) apply(ctx context.Context, connectorID, account string, live b
 		p, err := s.match(ctx, connectorID, account, it)
 		if err != nil {
 			return err
+		}
+		if p != nil && outcome(it) == Chargeback && s.cbs != nil {
+			// The dispute first: a notice recorded is never applied again,
+			// and the dispute is one per payment however often it is
+			// opened, so a crash in between opens it on Adyen's resend.
+			d, err := s.cbs.OpenFromProcessor(ctx, disputes.ProcessorChargeback{AccountID: account, TransactionID: p.ID, Amount: it.Amount.Value})
+			switch {
+			case apierr.Is(err, apierr.Unavailable):
+				return err
+			case err != nil:
+				rec.NoDispute = apierr.As(err).Message
+			default:
+				rec.DisputeID = d.ID
+				if p, err = s.match(ctx, connectorID, account, it); err != nil || p == nil {
+					return err // re-read: the dispute marked the payment
+				}
+			}
 		}
 		var payOps []store.Op
 		if p != nil {
@@ -363,9 +394,13 @@ func (s *Service) report(connectorID, account string, it adyen.NotificationReque
 		s.log.Error("processor notice needs an operator: the processor failed or refused an operation that the payment "+
 			"already shows as done; no balance was changed, settle the difference by hand", append(attrs, "payment", rec.PaymentID, "reason", it.Reason)...)
 	case Chargeback:
+		if rec.DisputeID != "" {
+			s.log.Info("processor notice: the issuer's chargeback opened the payment's dispute", append(attrs, "payment", rec.PaymentID, "dispute", rec.DisputeID)...)
+			return
+		}
 		s.count(metrics.ProcessorNoticesAlarmed)
-		s.log.Error("processor notice needs an operator: the issuer opened a chargeback at the processor; recorded, "+
-			"no dispute is opened here: handle it at the processor", append(attrs, "payment", rec.PaymentID, "reason", it.Reason)...)
+		s.log.Error("processor notice needs an operator: the issuer opened a chargeback at the processor and no dispute "+
+			"could be opened here; handle it at the processor", append(attrs, "payment", rec.PaymentID, "reason", it.Reason, "why", rec.NoDispute)...)
 	default:
 		s.log.Info("processor notice recorded", append(attrs, "payment", rec.PaymentID)...)
 	}
