@@ -271,6 +271,8 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 		assert.Equal(t, true, p.onA(t, id)["secure3d"])
 	})
 
+	t.Run("3-D Secure challenge in the browser", p.challengeInTheBrowser)
+
 	t.Run("a saved card charged by the merchant (ContAuth)", func(t *testing.T) {
 		shopper := "shopper-" + randomKey("")
 		st, r := p.pay(t, "4111111111111111", 900, map[string]any{"shopperReference": shopper, "storePaymentMethod": true,
@@ -325,7 +327,7 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 		for _, g := range []*gateway{p.a, p.b} {
 			b, err := os.ReadFile(g.log)
 			require.NoError(t, err)
-			for _, n := range []string{"4111111111111111", "5555555555554444", "4000000000000010"} {
+			for _, n := range []string{"4111111111111111", "5555555555554444", "4000000000000010", "5454545454545454"} {
 				assert.False(t, strings.Contains(string(b), n), "gateway %s logged a card number", g.name)
 			}
 		}
