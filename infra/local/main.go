@@ -177,6 +177,12 @@ func run(ctx context.Context, o options) error {
 		WriteTimeout:      to.Write,
 		IdleTimeout:       to.Idle,
 	}
+	stopPprof, err := servePprof(o.Getenv("PPROF_ADDR"))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopPprof()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 
