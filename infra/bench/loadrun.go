@@ -196,12 +196,16 @@ func measureLoad(ctx context.Context, o options, t target) ([]row, error) {
 	}
 	if prof != nil {
 		// An authenticated GET under load, for its profile only.
-		if _, err := profiled("GET /v1/merchants/me", func() (load.Result, error) {
+		res, err := profiled("GET /v1/merchants/me", func() (load.Result, error) {
 			return load.Run(ctx, load.Config{URL: t.url + "/v1/merchants/me",
-				Headers:     func(int) http.Header { return http.Header{"Authorization": {"Bearer " + t.key}} },
+				Headers:     func(int) http.Header { return http.Header{"Authorization": {t.key}} },
 				Concurrency: o.concurrency, Duration: o.loadFor, Requests: o.loadRequests})
-		}); err != nil {
+		})
+		if err != nil {
 			return rows, err
+		}
+		if res.StatusCounts[http.StatusOK] != res.Requests {
+			return rows, fmt.Errorf("GET /v1/merchants/me under load (profiled): %s, %d transport errors", formatStatuses(res.StatusCounts), res.Errors)
 		}
 		rows = append(rows, prof.rows...)
 	}
