@@ -34,6 +34,7 @@ import (
 )
 
 func main() {
+	app.TuneGC(os.Getenv) // as every function's main does (app.StartHTTP and the others)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, options{Getenv: os.Getenv, Stdout: os.Stdout}); err != nil {
