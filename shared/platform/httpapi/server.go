@@ -113,7 +113,7 @@ type state struct {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	start := time.Now()
-	st := &state{id: "req_" + strings.ReplaceAll(ids.New(), "-", ""), version: version.Current}
+	st := &state{id: ids.Prefixed("req"), version: version.Current} // req_ and the UUIDv7's 32 hex digits
 	w.Header().Set(RequestIDHeader, st.id)
 	setHSTS(w.Header(), hr)
 	hr = hr.WithContext(context.WithValue(hr.Context(), ctxKey{}, st))
