@@ -61,7 +61,7 @@ func payCases(ctx context.Context, t target, runID int64, o options) ([]loadCase
 		{
 			name: fmt.Sprintf("POST /v1/transactions/{id}/refund (1 minor unit, over %d captured payments)", n), path: "/v1/transactions/{id}/refund",
 			pathFor: func(i int) string { return "/v1/transactions/" + ids[mod(i)] + "/refund" },
-			want:    http.StatusOK, unit: "refunds/s",
+			want:    http.StatusOK, unit: "refunds/s", minRatio: slowRatio,
 			headers: secretHeaders(t.key, runID, "bench-refund"),
 			body:    func(int) []byte { return []byte(`{"amount":1}`) },
 			check: func(b []byte) error {
@@ -74,7 +74,7 @@ func payCases(ctx context.Context, t target, runID int64, o options) ([]loadCase
 		},
 		{
 			name: "POST /v1/payments/recurring (subscription, off-session)", path: "/v1/payments/recurring",
-			want: http.StatusCreated, unit: "payments/s",
+			want: http.StatusCreated, unit: "payments/s", minRatio: slowRatio,
 			headers: secretHeaders(t.key, runID, "bench-recurring"),
 			body: func(i int) []byte {
 				return fmt.Appendf(nil, `{"card_token_id":%q,"amount":{"value":1000,"currency":"EUR"},"order_reference":"bench-rec-%d-%d",`+

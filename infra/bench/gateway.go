@@ -20,6 +20,7 @@ import (
 // secret key that authenticates there, and how the table names it.
 type target struct {
 	name, url, key string
+	pprof          string // the server's pprof listener (-profile), "" when it has none
 }
 
 // gateway is the local gateway (infra/local, what `make run` runs) started
@@ -41,7 +42,8 @@ const (
 // free PORT and a fresh SANDBOX_API_KEY (so it seeds the sandbox account with
 // the demo catalog and its deposit, as `make run` does), and waits for
 // GET /health. Its logs go to a file in the data directory, named in errors.
-func startGateway(ctx context.Context, root string) (*gateway, error) {
+// extraEnv is added to its environment (PPROF_ADDR for -profile).
+func startGateway(ctx context.Context, root string, extraEnv ...string) (*gateway, error) {
 	dir, err := os.MkdirTemp("", "paygate-bench-gateway-")
 	if err != nil {
 		return nil, err
@@ -79,6 +81,7 @@ func startGateway(ctx context.Context, root string) (*gateway, error) {
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(),
 		"DATA_DIR=" + filepath.Join(dir, "data"), "PORT=" + strconv.Itoa(port), "SANDBOX_API_KEY=" + key,
 	}
+	g.cmd.Env = append(g.cmd.Env, extraEnv...)
 	g.cmd.Stdout, g.cmd.Stderr = logs, logs
 	if err := g.cmd.Start(); err != nil {
 		return fail(err)

@@ -33,25 +33,42 @@ const (
 // ratios to /health compare like with like.
 func loadSteps(ctx context.Context, o options, root string, step func(string, func() ([]row, error))) {
 	step("load through the "+o.loadTarget, func() ([]row, error) {
-		t, stop, err := openTarget(ctx, o.loadTarget, root)
+		t, stop, err := openProfiledTarget(ctx, o.loadTarget, root, o.profileDir != "")
 		if err != nil {
 			return nil, err
 		}
+		var results []caseResult
+		o.results = &results
 		rows, err := measureLoad(ctx, o, t)
 		if serr := stop(); serr != nil && err == nil {
 			err = fmt.Errorf("stopping the %s: %w", t.name, serr)
 		}
-		return rows, err
+		return append(rows, targetRows(results)...), err
 	})
 	step("group commit on the embedded store", func() ([]row, error) { return groupCommitRows(ctx, o) })
 }
 
-func openTarget(ctx context.Context, kind, root string) (target, func() error, error) {
+// openProfiledTarget starts the load rows' server; with profile, the gateway also serves
+// its pprof profiles on a loopback port of its own (-profile).
+func openProfiledTarget(ctx context.Context, kind, root string, profile bool) (target, func() error, error) {
 	switch kind {
 	case targetGateway:
-		g, err := startGateway(ctx, root)
+		var env []string
+		pprofAddr := ""
+		if profile {
+			port, err := freePort()
+			if err != nil {
+				return target{}, nil, err
+			}
+			pprofAddr = fmt.Sprintf("127.0.0.1:%d", port)
+			env = append(env, "PPROF_ADDR="+pprofAddr)
+		}
+		g, err := startGateway(ctx, root, env...)
 		if err != nil {
 			return target{}, nil, err
+		}
+		if pprofAddr != "" {
+			g.target.pprof = "http://" + pprofAddr
 		}
 		return g.target, g.stop, nil
 	case targetInProcess:
@@ -123,8 +140,21 @@ func seedDemo(ctx context.Context, d *app.Deps) error {
 // case, on t.
 func measureLoad(ctx context.Context, o options, t target) ([]row, error) {
 	bound := fmt.Sprintf("%d clients, %s or %d requests", o.concurrency, o.loadFor, o.loadRequests)
-	health, err := load.Run(ctx, load.Config{URL: t.url + "/health", Concurrency: o.concurrency,
-		Duration: o.loadFor, Requests: o.loadRequests})
+	var prof *profiler
+	if o.profileDir != "" && t.pprof != "" {
+		prof = &profiler{dir: o.profileDir, base: t.pprof}
+	}
+	// profiled runs a load row, profiling the server when -profile asks.
+	profiled := func(name string, run func() (load.Result, error)) (load.Result, error) {
+		if prof == nil {
+			return run()
+		}
+		return prof.around(ctx, name, o.loadFor, run)
+	}
+	health, err := profiled("GET /health", func() (load.Result, error) {
+		return load.Run(ctx, load.Config{URL: t.url + "/health", Concurrency: o.concurrency,
+			Duration: o.loadFor, Requests: o.loadRequests})
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -151,13 +181,33 @@ func measureLoad(ctx context.Context, o options, t target) ([]row, error) {
 		if err := probe(ctx, t.url, c); err != nil {
 			return rows, err
 		}
-		res, err := load.Run(ctx, load.Config{URL: t.url + c.path, URLFor: func(i int) string { return c.url(t.url, i) },
-			Method: http.MethodPost, Body: c.body, Headers: c.headers,
-			Concurrency: o.concurrency, Duration: o.loadFor, Requests: o.loadRequests, Check: c.checkAnswer(), CheckEvery: checkEvery})
+		res, err := profiled(c.name, func() (load.Result, error) {
+			return load.Run(ctx, load.Config{URL: t.url + c.path, URLFor: func(i int) string { return c.url(t.url, i) },
+				Method: http.MethodPost, Body: c.body, Headers: c.headers,
+				Concurrency: o.concurrency, Duration: o.loadFor, Requests: o.loadRequests, Check: c.checkAnswer(), CheckEvery: checkEvery})
+		})
 		if err != nil {
 			return rows, err
 		}
 		rows = append(rows, loadRow(c, t, bound, res, health))
+		if o.results != nil {
+			*o.results = append(*o.results, caseResult{c: c, res: res, health: health, clients: o.concurrency})
+		}
+	}
+	if prof != nil {
+		// An authenticated GET under load, for its profile only.
+		res, err := profiled("GET /v1/merchants/me", func() (load.Result, error) {
+			return load.Run(ctx, load.Config{URL: t.url + "/v1/merchants/me",
+				Headers:     func(int) http.Header { return http.Header{"Authorization": {t.key}} },
+				Concurrency: o.concurrency, Duration: o.loadFor, Requests: o.loadRequests})
+		})
+		if err != nil {
+			return rows, err
+		}
+		if res.StatusCounts[http.StatusOK] != res.Requests {
+			return rows, fmt.Errorf("GET /v1/merchants/me under load (profiled): %s, %d transport errors", formatStatuses(res.StatusCounts), res.Errors)
+		}
+		rows = append(rows, prof.rows...)
 	}
 	return rows, nil
 }
@@ -189,6 +239,39 @@ func loadRow(c loadCase, t target, bound string, res, health load.Result) row {
 		target: fmt.Sprintf("report beside /health, all %d", c.want),
 		ok:     verdict(res.Errors == 0 && ok > 0 && ok == res.Requests && res.Checked > 0 && res.CheckFailed == 0),
 	}
+}
+
+// caseResult is one load row's outcome, for its target row.
+type caseResult struct {
+	c           loadCase
+	res, health load.Result
+	clients     int
+}
+
+// targetRows holds each case with a target (issue 33) to it: its rate as a
+// ratio to /health's in the same run and, where set, its p99.
+func targetRows(results []caseResult) []row {
+	var rows []row
+	for _, r := range results {
+		if r.c.minRatio == 0 {
+			continue
+		}
+		rps := float64(r.res.StatusCounts[r.c.want]) / r.res.Elapsed.Seconds()
+		ratio := rps / r.health.RPS
+		target := fmt.Sprintf(">= %.2fx of /health", r.c.minRatio)
+		met := ratio >= r.c.minRatio
+		if r.c.maxP99 > 0 {
+			target += ", p99 < " + ms(r.c.maxP99)
+			met = met && r.res.P99 < r.c.maxP99
+		}
+		rows = append(rows, row{
+			name:   fmt.Sprintf("target %s at %d clients", r.c.name, r.clients),
+			value:  fmt.Sprintf("%.2fx (%.0f %s beside %.0f req/s), p99 %s", ratio, rps, r.c.unit, r.health.RPS, ms(r.res.P99)),
+			target: target,
+			ok:     verdict(met),
+		})
+	}
+	return rows
 }
 
 // probe sends request -1 of c once and checks it really succeeds, so the

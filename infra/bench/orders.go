@@ -38,7 +38,7 @@ const (
 func orderCase(runID int64, key string) loadCase {
 	return loadCase{
 		name: fmt.Sprintf("POST /orders (product %d, quantity 1)", benchProduct), path: "/orders",
-		want: http.StatusCreated, unit: "orders/s",
+		want: http.StatusCreated, unit: "orders/s", minRatio: fastRatio, maxP99: fastP99,
 		headers: secretHeaders(key, runID, "bench-order"),
 		body:    func(int) []byte { return fmt.Appendf(nil, `{"product_id":%d,"quantity":1}`, benchProduct) },
 		check: func(b []byte) error {

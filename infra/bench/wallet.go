@@ -28,6 +28,7 @@ import (
 func walletCase(runID int64, key string) loadCase {
 	return loadCase{
 		name: "POST /v1/wallet/authorize", path: "/v1/wallet/authorize", want: http.StatusOK, unit: "authorisations/s",
+		minRatio: fastRatio, maxP99: fastP99,
 		headers: secretHeaders(key, runID, "bench-wallet"),
 		body: func(i int) []byte {
 			return fmt.Appendf(nil, `{"amount":150000,"phoneNumber":%q,"iin":"900101300017","orderReference":"bench-%d-%d","currency":"KZT"}`,

@@ -34,6 +34,7 @@ import (
 )
 
 func main() {
+	app.TuneGC(os.Getenv) // as every function's main does (app.StartHTTP and the others)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, options{Getenv: os.Getenv, Stdout: os.Stdout}); err != nil {
@@ -177,6 +178,12 @@ func run(ctx context.Context, o options) error {
 		WriteTimeout:      to.Write,
 		IdleTimeout:       to.Idle,
 	}
+	stopPprof, err := servePprof(o.Getenv("PPROF_ADDR"))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopPprof()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 

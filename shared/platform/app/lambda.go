@@ -68,6 +68,7 @@ func StartSQS(build SQSBuilder, cloud CloudOpener, opts ...Option) {
 // mustOpen opens a Lambda function's dependencies; cloud is required so
 // that no main can forget how it reaches its stack.
 func mustOpen(cloud CloudOpener, opts ...Option) *Deps {
+	TuneGC(os.Getenv)
 	cfg, err := ConfigFromEnv(os.Getenv)
 	if err != nil {
 		fail(err)

@@ -195,45 +195,111 @@ func tagLimit(f reflect.StructField, name string) int {
 // rule, naming the first one that breaks it by its JSON path:
 // lineItems[2].description, metadata.key (a key is named by its map).
 func walkStrings(v reflect.Value, path string, rule fieldRule) error {
+	var steps [8]pathStep
+	w := walker{base: path, steps: steps[:0]}
+	return w.walk(v, rule)
+}
+
+// walker is one walkStrings: the JSON path of the value being walked is
+// kept as steps and made a string only when a string breaks the rule (every
+// string of every request passes through walk, and almost all pass).
+type walker struct {
+	base  string // the root's path
+	steps []pathStep
+}
+
+// pathStep is a name (path.name, a field or a map key) or an index
+// (path[index]).
+type pathStep struct {
+	name  string
+	index int
+	isIdx bool
+}
+
+// path is the JSON path joined as join and "%s[%d]" join it.
+func (w *walker) path() string {
+	p := w.base
+	for _, s := range w.steps {
+		if s.isIdx {
+			p = fmt.Sprintf("%s[%d]", p, s.index)
+		} else {
+			p = join(p, s.name)
+		}
+	}
+	return p
+}
+
+// structField is what walk needs of one field of a struct type: computed
+// once per type (reflect.StructTag lookups on every request were a
+// measurable share of decoding).
+type structField struct {
+	index int
+	name  string // "" for an embedded struct without a JSON name: its fields are promoted
+	rule  fieldRule
+}
+
+var structFields sync.Map // reflect.Type -> []structField
+
+func fieldsOf(t reflect.Type) []structField {
+	if fs, ok := structFields.Load(t); ok {
+		return fs.([]structField)
+	}
+	var fs []structField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() && !f.Anonymous {
+			continue // an embedded struct's fields are promoted even when its type is unexported
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if !f.Anonymous || name != "" {
+			if name == "" {
+				name = f.Name
+			}
+		} else {
+			name = ""
+		}
+		fs = append(fs, structField{index: i, name: name, rule: ruleOf(f)})
+	}
+	structFields.Store(t, fs)
+	return fs
+}
+
+func (w *walker) walk(v reflect.Value, rule fieldRule) error {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil
 		}
-		return walkStrings(v.Elem(), path, rule)
+		return w.walk(v.Elem(), rule)
 	case reflect.String:
-		return checkString(v.String(), path, rule.max, rule.text, false)
+		if checkString(v.String(), "", rule.max, rule.text, false) == nil {
+			return nil
+		}
+		return checkString(v.String(), w.path(), rule.max, rule.text, false)
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() && !f.Anonymous {
-				continue // an embedded struct's fields are promoted even when its type is unexported
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
+		for _, f := range fieldsOf(v.Type()) {
+			if f.name == "" {
+				if err := w.walk(v.Field(f.index), f.rule); err != nil {
+					return err
+				}
 				continue
 			}
-			fpath := path
-			if !f.Anonymous || name != "" {
-				if name == "" {
-					name = f.Name
-				}
-				fpath = join(path, name)
-			}
-			if err := walkStrings(v.Field(i), fpath, ruleOf(f)); err != nil {
+			if err := w.step(pathStep{name: f.name}, v.Field(f.index), f.rule); err != nil {
 				return err
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Type() == rawMessageType {
-			return checkRaw(v.Bytes(), path, rule)
+			return w.checkRaw(v.Bytes(), rule)
 		}
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return nil // bytes (base64 in JSON) are no string field
 		}
 		for i := range v.Len() {
-			if err := walkStrings(v.Index(i), fmt.Sprintf("%s[%d]", path, i), rule); err != nil {
+			if err := w.step(pathStep{index: i, isIdx: true}, v.Index(i), rule); err != nil {
 				return err
 			}
 		}
@@ -243,13 +309,13 @@ func walkStrings(v reflect.Value, path string, rule fieldRule) error {
 		inner := fieldRule{max: rule.max, keyMax: DefaultMaxString, text: rule.text}
 		for _, k := range keys {
 			if k.Kind() == reflect.String {
-				if err := checkString(k.String(), path, rule.keyMax, false, true); err != nil {
-					return err
+				if checkString(k.String(), "", rule.keyMax, false, true) != nil {
+					return checkString(k.String(), w.path(), rule.keyMax, false, true)
 				}
 			}
 			// A nested map's values keep the field's maximum; its keys
 			// take the default, as the OpenAPI document states.
-			if err := walkStrings(v.MapIndex(k), join(path, k.String()), inner); err != nil {
+			if err := w.step(pathStep{name: k.String()}, v.MapIndex(k), inner); err != nil {
 				return err
 			}
 		}
@@ -257,10 +323,18 @@ func walkStrings(v reflect.Value, path string, rule fieldRule) error {
 	return nil
 }
 
+// step walks v one step below the current path.
+func (w *walker) step(s pathStep, v reflect.Value, rule fieldRule) error {
+	w.steps = append(w.steps, s)
+	err := w.walk(v, rule)
+	w.steps = w.steps[:len(w.steps)-1]
+	return err
+}
+
 // checkRaw applies the decoder's null rule and the field's string rule
 // inside a raw JSON value, whose bytes the decoder handed over after checking
 // their syntax, UTF-8 and names.
-func checkRaw(raw []byte, path string, rule fieldRule) error {
+func (w *walker) checkRaw(raw []byte, rule fieldRule) error {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -270,10 +344,10 @@ func checkRaw(raw []byte, path string, rule fieldRule) error {
 		if e.Param != "" && !strings.HasPrefix(e.Param, "[") {
 			e.Param = "." + e.Param
 		}
-		param := path + e.Param
+		param := w.path() + e.Param
 		return &apierr.Error{Kind: e.Kind, Code: e.Code, Param: param, Message: strings.Replace(e.Message, strings.TrimPrefix(e.Param, "."), param, 1)}
 	}
-	return walkStrings(reflect.ValueOf(&v), path, rule)
+	return w.walk(reflect.ValueOf(&v), rule)
 }
 
 // checkString is the string rule: at most limit characters; valid UTF-8; no

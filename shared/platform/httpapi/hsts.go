@@ -28,15 +28,23 @@ const (
 // do not; an empty Host (no domain in the event) is not loopback and sends it.
 func setHSTS(h http.Header, hr *http.Request) {
 	if !loopbackHost(hr.Host) {
-		h.Set(HSTSHeader, HSTS)
+		h[HSTSHeader] = hstsValue // HSTSHeader is in canonical form: h.Set, without a new slice per answer
 	}
 }
+
+// hstsValue is the header's one value, shared by every answer (an Add to
+// it appends past its capacity, so into a new slice).
+var hstsValue = []string{HSTS}
 
 // loopbackHost reports whether host (host or host:port) names this machine's
 // loopback interface.
 func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
+	// Without a colon there is no port, and SplitHostPort would only
+	// allocate its error.
+	if strings.IndexByte(host, ':') >= 0 {
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
 	}
 	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
 	if host == "" {

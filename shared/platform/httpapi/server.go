@@ -113,7 +113,7 @@ type state struct {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	start := time.Now()
-	st := &state{id: "req_" + strings.ReplaceAll(ids.New(), "-", ""), version: version.Current}
+	st := &state{id: ids.Prefixed("req"), version: version.Current} // req_ and the UUIDv7's 32 hex digits
 	w.Header().Set(RequestIDHeader, st.id)
 	setHSTS(w.Header(), hr)
 	hr = hr.WithContext(context.WithValue(hr.Context(), ctxKey{}, st))
@@ -241,7 +241,7 @@ func (s *Server) handle(hr *http.Request, rt *Route, st *state) (*Response, erro
 		return nil, apierr.New(CodeVersionUnsupported, "%s exists from %s %s; this request is at %s (send %s: %s or later, or change the account's default)",
 			rt.Path, version.Header, rt.Since, st.version, version.Header, rt.Since).WithParam(version.Header)
 	}
-	req.Log = s.log.With("request_id", st.id, "account", st.account)
+	req.Log = requestLogger(s.log, st.id, st.account)
 	switch rt.Idempotency {
 	case IdemOptional, IdemRequired:
 		return s.idempotent(req, rt)

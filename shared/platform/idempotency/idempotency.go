@@ -157,8 +157,11 @@ func (s *Store) WithFingerprintKey(key []byte) *Store {
 // fingerprint of method, actual path and body keyed with the store's key,
 // and the legacy one older records are compared with.
 func (s *Store) Request(account, keyKind, key, method, path string, body []byte) Request {
+	// The body is put in canonical form once for both fingerprints: that,
+	// not the hashing, is what a fingerprint costs.
+	c := canonical(body)
 	return Request{Account: account, KeyKind: keyKind, Key: key,
-		Fingerprint: s.Fingerprint(method, path, body), LegacyFingerprint: legacyFingerprint(method, path, body)}
+		Fingerprint: s.fingerprint(method, path, c), LegacyFingerprint: legacyFingerprintOf(method, path, c)}
 }
 
 // ValidateKey checks the header value.
@@ -184,19 +187,25 @@ const keyedPrefix = "hmac-sha256:"
 // request path (with its ids) and the body in canonical JSON form (key order
 // and whitespace do not matter), as an HMAC-SHA256 under the store's key.
 func (s *Store) Fingerprint(method, path string, body []byte) string {
+	return s.fingerprint(method, path, canonical(body))
+}
+
+// fingerprint is Fingerprint of a body already in canonical form.
+func (s *Store) fingerprint(method, path string, canon []byte) string {
 	h := hmac.New(sha256.New, s.fpKey)
 	h.Write([]byte(method + " " + path + "\n"))
-	h.Write(canonical(body))
+	h.Write(canon)
 	return keyedPrefix + hex.EncodeToString(h.Sum(nil))
 }
 
-// legacyFingerprint is the unkeyed fingerprint records stored before keyed
-// ones hold. It is only compared with them; remove it (and
-// Request.LegacyFingerprint) once every such record has expired.
-func legacyFingerprint(method, path string, body []byte) string {
+// legacyFingerprintOf is the unkeyed fingerprint records stored before keyed
+// ones hold, of a body already in canonical form. It is only compared with
+// them; remove it (and Request.LegacyFingerprint) once every such record has
+// expired.
+func legacyFingerprintOf(method, path string, canon []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method + " " + path + "\n"))
-	h.Write(canonical(body))
+	h.Write(canon)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -138,7 +138,8 @@ func load(b *bolt.Bucket, k store.Key, now time.Time) (*store.Item, error) {
 // loadRaw returns the stored item at k even when expired (its version still
 // counts), nil when absent.
 func loadRaw(b *bolt.Bucket, k store.Key) (*store.Item, error) {
-	key, err := encodeKey(k.PK, k.SK)
+	var buf [128]byte // most keys fit: no allocation for the lookup
+	key, err := appendKey(buf[:0], k.PK, k.SK)
 	if err != nil {
 		return nil, err
 	}

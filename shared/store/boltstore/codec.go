@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate/shared/store"
@@ -14,13 +15,18 @@ import (
 const sep = 0x00
 
 func encodeKey(pk, sk string) ([]byte, error) {
+	return appendKey(make([]byte, 0, len(pk)+1+len(sk)), pk, sk)
+}
+
+// appendKey is encodeKey into b (a buffer on the caller's stack, for a key
+// only looked up: bbolt keeps a written key's bytes until the commit).
+func appendKey(b []byte, pk, sk string) ([]byte, error) {
 	if pk == "" || sk == "" {
 		return nil, fmt.Errorf("%w: pk and sk are required", store.ErrInvalid)
 	}
-	if bytes.IndexByte([]byte(pk), sep) >= 0 {
+	if strings.IndexByte(pk, sep) >= 0 {
 		return nil, fmt.Errorf("%w: pk holds a NUL byte", store.ErrInvalid)
 	}
-	b := make([]byte, 0, len(pk)+1+len(sk))
 	b = append(b, pk...)
 	b = append(b, sep)
 	return append(b, sk...), nil
