@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,6 +270,30 @@ func TestAGatewayInFrontOfAnother(t *testing.T) {
 		assert.Equal(t, "Authorised", r["resultCode"])
 		p.sameState(t, id)
 		assert.Equal(t, true, p.onA(t, id)["secure3d"])
+	})
+
+	t.Run("a redirect to the issuer and back", func(t *testing.T) {
+		st, r := p.pay(t, "4212345678901237", 2200, nil, "")
+		require.Equal(t, http.StatusOK, st, "%v", r)
+		require.Equal(t, "RedirectShopper", r["resultCode"], "%v", r)
+		id := r["pspReference"].(string)
+		action := r["action"].(map[string]any)
+		require.Equal(t, "redirect", action["type"])
+		// The issuer (B's) sends the shopper back to the merchant's
+		// returnUrl with B's redirectResult, which the merchant sends A.
+		back, err := url.Parse(action["url"].(string))
+		require.NoError(t, err)
+		result := back.Query().Get("redirectResult")
+		require.NotEmpty(t, result, "%v", action["url"])
+		for range 2 { // sent twice: the same answer
+			st, r = call(t, p.a.url, p.keyA, "POST", "/v2/payments/details", map[string]any{"details": map[string]any{"redirectResult": result}})
+			require.Equal(t, http.StatusOK, st, "%v", r)
+			assert.Equal(t, "Authorised", r["resultCode"])
+			assert.Equal(t, id, r["pspReference"])
+		}
+		p.sameState(t, id)
+		st, r = call(t, p.a.url, p.keySandbox, "POST", "/v2/payments/details", map[string]any{"details": map[string]any{"redirectResult": result}})
+		assert.Equal(t, http.StatusBadRequest, st, "another account (no connector) cannot use it: %v", r)
 	})
 
 	t.Run("3-D Secure challenge in the browser", p.challengeInTheBrowser)

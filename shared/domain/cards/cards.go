@@ -77,6 +77,10 @@ type Outcome struct {
 	// PSPReference is a remote processor's own reference of the payment:
 	// kept on the payment, so its captures, cancels and refunds name it.
 	PSPReference string
+	// Reference is our reference of the payment as the processor echoes
+	// it (Charge.Reference): what finds the payment of a step's result
+	// that came back without our own token (a redirect's).
+	Reference string
 	// Action is a remote processor's step for the shopper (3-D Secure,
 	// a redirect), relayed as it is; nil where the processor leaves the
 	// step to checkout (the sandbox, its own issuer).

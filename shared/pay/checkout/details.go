@@ -112,6 +112,11 @@ func (svc *Service) DetailsInSession(ctx context.Context, c Caller, sessionID st
 // after its sessionData check.
 func (svc *Service) paymentDetails(ctx context.Context, caller Caller, in *DetailsRequest, sessionID string) (*PaymentResponse, error) {
 	p, c, tds, err := svc.findPayment(ctx, caller, in)
+	if apierr.HasCode(err, CodePaymentDataInvalid) && in.Details.RedirectResult != "" {
+		if resp, ok, rerr := svc.redirectedBack(ctx, caller, in.Details.RedirectResult, sessionID); ok {
+			return resp, rerr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -304,4 +309,31 @@ func (svc *Service) abandonTry(ctx context.Context, c Caller, p *payments.Paymen
 		return nil, err
 	}
 	return &body, nil
+}
+
+// redirectedBack completes a payment whose shopper a connector's processor
+// redirected: the issuer sends the shopper back with the processor's
+// redirectResult, not our token, so the processor is asked (keyed by the
+// result: the same result sent again is its retry) and its answer names
+// the payment (our reference, and its own, which the payment must keep).
+// ok is false where no connector serves the caller: the redirectResult is
+// then only invalid.
+func (svc *Service) redirectedBack(ctx context.Context, caller Caller, result, sessionID string) (*PaymentResponse, bool, error) {
+	proc, conn, err := svc.router.For(ctx, caller.AccountID, !caller.TestMode)
+	if err != nil || conn == "" {
+		return nil, false, nil
+	}
+	ch := cards.Charge{Account: caller.AccountID, Livemode: !caller.TestMode,
+		Key: cards.OperationKey(caller.AccountID, result, "redirect"), Now: caller.Now}
+	out, err := proc.Continue(ctx, ch, cards.Step{Asked: cards.RedirectShopper, RedirectResult: result})
+	if err != nil {
+		return nil, true, err
+	}
+	p, err := svc.pays.Get(ctx, caller.AccountID, out.Reference)
+	if err != nil || p.Flow.Connector != conn || p.Flow.ProcessorRef == "" || p.Flow.ProcessorRef != out.PSPReference ||
+		(sessionID != "" && p.PaymentSessionID != sessionID) {
+		return nil, true, invalid("details.redirectResult", CodePaymentDataInvalid, "details.redirectResult is not valid for this account")
+	}
+	resp, err := svc.complete(ctx, caller, p, stageRedirect, func() (cards.Outcome, error) { return out, nil })
+	return resp, true, err
 }

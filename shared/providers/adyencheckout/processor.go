@@ -244,7 +244,8 @@ func (p *Processor) Continue(ctx context.Context, ch cards.Charge, s cards.Step)
 
 // outcome maps Adyen's answer.
 func outcome(op string, r paymentResponse) (cards.Outcome, error) {
-	out := cards.Outcome{RefusalReason: r.RefusalReason, RefusalReasonCode: r.RefusalReasonCode, PSPReference: r.PSPReference}
+	out := cards.Outcome{RefusalReason: r.RefusalReason, RefusalReasonCode: r.RefusalReasonCode, PSPReference: r.PSPReference,
+		Reference: r.MerchantReference}
 	if r.PaymentMethod != nil {
 		out.Brand = r.PaymentMethod.Brand
 	}

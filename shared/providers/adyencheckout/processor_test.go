@@ -55,7 +55,7 @@ func TestAuthoriseCardSendsAdyensPaymentRequest(t *testing.T) {
 	f := newFake(t, authorised)
 	out, err := connector(t, f, nil).AuthoriseCard(ctx, charge, visa)
 	require.NoError(t, err)
-	assert.Equal(t, cards.Outcome{Result: cards.Authorised, PSPReference: "PSP0001", Brand: "visa", Last4: "1111", Profile: "SPM0001"}, out)
+	assert.Equal(t, cards.Outcome{Result: cards.Authorised, PSPReference: "PSP0001", Reference: "pay_123", Brand: "visa", Last4: "1111", Profile: "SPM0001"}, out)
 
 	g := f.last()
 	assert.Equal(t, "/payments", g.Path)

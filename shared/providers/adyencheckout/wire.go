@@ -65,6 +65,7 @@ type threeDSResult struct {
 type paymentResponse struct {
 	ResultCode        string `json:"resultCode"`
 	PSPReference      string `json:"pspReference"`
+	MerchantReference string `json:"merchantReference"`
 	RefusalReason     string `json:"refusalReason"`
 	RefusalReasonCode string `json:"refusalReasonCode"`
 	PaymentMethod     *struct {
