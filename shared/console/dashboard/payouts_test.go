@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"net/url"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -104,8 +105,9 @@ func TestPayoutCardSavedAndDeletedFromThePage(t *testing.T) {
 			r := c.post("/dashboard/payout-cards", f)
 			require.Equal(t, 400, r.Status, "%s: %s", c2.name, r.Body)
 			assert.Contains(t, r.Body, `id="err-`+c2.field+`"`, c2.name)
-			assert.NotContains(t, r.Body, "0566", "%s: the number is not echoed", c2.name)
-			assert.NotContains(t, r.Body, "5665", "%s: nor any part of it", c2.name)
+			shown := withoutRandomTokens(r.Body)
+			assert.NotContains(t, shown, "0566", "%s: the number is not echoed", c2.name)
+			assert.NotContains(t, shown, "5665", "%s: nor any part of it", c2.name)
 			if c2.field != "holder_name" {
 				assert.Contains(t, r.Body, `value="Kept Name"`, c2.name)
 			}
@@ -279,3 +281,11 @@ func TestAnotherAccountsPayoutCannotBeCancelled(t *testing.T) {
 	assert.Contains(t, r.Body, "belongs to another account")
 	assert.Equal(t, "pending", e.call(otherKey, "GET", "/v1/payouts/"+id, nil, 200)["status"])
 }
+
+// randomTokens are what a page carries at random (ids, idempotency keys,
+// the CSRF token), where four digits of a card number can stand by chance:
+// a CI run once found "0566" inside an idempotency key.
+var randomTokens = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[a-z]+_[0-9a-f]{32}|name="csrf" value="[^"]*"`)
+
+// withoutRandomTokens is body with its random tokens blanked.
+func withoutRandomTokens(body string) string { return randomTokens.ReplaceAllString(body, "<token>") }

@@ -63,7 +63,13 @@ func TestDynamoCallsPerSession(t *testing.T) {
 func TestDynamoCallsPerAuthorisedPayment(t *testing.T) {
 	e, c := countingEnv(t)
 
-	got := counted(t, e, c, 200, "POST", "/v2/payments", paymentBody("calls-pay-plain", card("4111111111111111")))
+	// The first card payment of an account in a function instance also
+	// reads the account's connector for its mode (none here: the
+	// sandbox); the answer is kept 30 s (connect.Directory).
+	got := counted(t, e, c, 200, "POST", "/v2/payments", paymentBody("calls-pay-cold", card("4111111111111111")))
+	assert.Equal(t, map[string]int{"GetItem": 2, "TransactWriteItems": 1}, got, "the first: the connector's lookup too")
+
+	got = counted(t, e, c, 200, "POST", "/v2/payments", paymentBody("calls-pay-plain", card("4111111111111111")))
 	assert.Equal(t, map[string]int{"GetItem": 1, "TransactWriteItems": 1}, got, "no Idempotency-Key")
 
 	body := paymentBody("calls-pay-keyed", card("4111111111111111"))
@@ -81,10 +87,15 @@ func TestDynamoCallsPerAuthorisedPayment(t *testing.T) {
 func TestDynamoCallsPerSessionPayment(t *testing.T) {
 	e, c := countingEnv(t)
 	ck := e.NewClientKey(origin)
+	// A first payment, on another session, reads the account's connector
+	// lookup (kept 30 s per instance, connect.Directory).
+	warm := createSession(t, e, map[string]any{"reference": "calls-session-warm"})
+	r := clientDo(e, ck, "/v2/client/sessions/"+warm.ID+"/payments", map[string]any{"sessionData": warm.SessionData, "paymentMethod": card("4111111111111111")})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
 	s := createSession(t, e, map[string]any{"reference": "calls-session-pay"})
 
 	c.Reset()
-	r := clientDo(e, ck, "/v2/client/sessions/"+s.ID+"/payments", map[string]any{"sessionData": s.SessionData, "paymentMethod": card("4111111111111111")})
+	r = clientDo(e, ck, "/v2/client/sessions/"+s.ID+"/payments", map[string]any{"sessionData": s.SessionData, "paymentMethod": card("4111111111111111")})
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	assert.Equal(t, map[string]int{"GetItem": 2, "TransactWriteItems": 1}, c.Counts())
 }

@@ -29,7 +29,10 @@ func TestCallsPerRecurringPayment(t *testing.T) {
 	r := e.Do("POST", "/v1/payments/recurring", recurring(s.token, "calls-1"), "Idempotency-Key", "calls-recurring")
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	assert.Equal(t, "charged", r.Map(t)["status"])
-	assert.Equal(t, map[string]int{"GetItem": 3, "TransactWriteItems": 1}, counter.Counts(), "by card_token_id")
+	// The function's first card payment of the account also reads the
+	// account's connector for its mode (kept 30 s: connect.Directory), so
+	// the payment by customer_id below reads it no more.
+	assert.Equal(t, map[string]int{"GetItem": 4, "TransactWriteItems": 1}, counter.Counts(), "by card_token_id, the first")
 
 	counter.Reset()
 	r = e.Do("POST", "/v1/payments/recurring", recurring(s.token, "calls-1"), "Idempotency-Key", "calls-recurring")

@@ -24,7 +24,9 @@ import (
 //     session with the link naming it) the first time; GetItem (link) and
 //     GetItem (session) after;
 //   - setup: the same two reads; a payment: the two reads and one
-//     TransactWriteItems (payment, indexes, events, session, link paid).
+//     TransactWriteItems (payment, indexes, events, session, link paid),
+//     and the first payment of the account in the instance a read of its
+//     card connector (kept 30 s).
 func TestCallsPerLinkAndPage(t *testing.T) {
 	counter := dynamostore.NewCallCounter()
 	client := dynamotest.Client(t, counter.Option())
@@ -64,7 +66,9 @@ func TestCallsPerLinkAndPage(t *testing.T) {
 	counted("setup", map[string]int{"GetItem": 2}, func() *apitest.Resp {
 		return e.page("POST", "/pay/"+id+"/sessions/"+s.ID+"/setup", map[string]any{"sessionData": s.SessionData})
 	}, 200)
-	counted("payment", map[string]int{"GetItem": 2, "TransactWriteItems": 1}, func() *apitest.Resp {
+	// The page's first card payment of the account also reads the
+	// account's connector for its mode (kept 30 s: connect.Directory).
+	counted("payment", map[string]int{"GetItem": 3, "TransactWriteItems": 1}, func() *apitest.Resp {
 		return e.pay(id, s, "4111111111111111")
 	}, 200)
 	counted("get", map[string]int{"GetItem": 2}, func() *apitest.Resp { return e.Do("GET", "/v1/payment-links/"+id, nil) }, 200)
