@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"runtime"
 	"sync"
@@ -274,5 +275,63 @@ func TestStaleAttemptAfterALaterClaimSendsNothing(t *testing.T) {
 		assert.Empty(t, resp.BatchItemFailures)
 		assert.Less(t, time.Since(start), 5*time.Second, "not waited for")
 		assert.Equal(t, 0, len(rc.requests()))
+	})
+}
+
+var errThrottled = errors.New("throttled (a test's storm)")
+
+// failingWrites fails the next n writes with an unavailable store, as a
+// throttling storm does.
+type failingWrites struct {
+	store.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (f *failingWrites) fail(n int) { f.mu.Lock(); f.n = n; f.mu.Unlock() }
+
+func (f *failingWrites) Write(ctx context.Context, ops ...store.Op) error {
+	f.mu.Lock()
+	fail := f.n > 0
+	if fail {
+		f.n--
+	}
+	f.mu.Unlock()
+	if fail {
+		return errThrottled
+	}
+	return f.Store.Write(ctx, ops...)
+}
+
+// An attempt the receiver acknowledged whose record meets store failures
+// is recorded once they pass, within its claim: the message is done and the
+// event never sent again. Fails without the sender's tries of the record
+// (make chaos, seed 2: an event acknowledged twice after a throttled
+// write): the message came back and, once the claim lapsed, POSTed again.
+func TestAnAcknowledgedAttemptIsRecordedThroughStoreFailures(t *testing.T) {
+	bothPipes(t, fast, func(t *testing.T, p *pipe) {
+		st := &failingWrites{Store: p.Deps.Store}
+		rc := newReceiver(t, func(int, *http.Request) int {
+			st.fail(3) // the attempt's record, after the POST
+			return 200
+		})
+		ep, _ := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
+		p.publish(t)
+		msgs := p.drain(t, 1)
+		batch := lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: "m", Body: string(msgs[0].Body)}}}
+		sender := webhooks.NewSender(webhooks.New(st, p.Deps.Clock), p.Deps.Queue, webhooks.SenderConfig{Schedule: fast})
+
+		resp, err := app.SQSLambda(sender.Consume)(context.Background(), batch)
+		require.NoError(t, err)
+		assert.Empty(t, resp.BatchItemFailures, "recorded: nothing to come back")
+		require.Len(t, p.attempts(t, ep), 1)
+
+		// A copy after the claim would have lapsed finds the attempt made.
+		p.Clock.Advance(webhooks.SendLease + time.Second)
+		resp, err = app.SQSLambda(sender.Consume)(context.Background(), batch)
+		require.NoError(t, err)
+		assert.Empty(t, resp.BatchItemFailures)
+		assert.Equal(t, 1, len(rc.requests()), "the receiver saw the event once")
+		assert.Len(t, p.attempts(t, ep), 1)
 	})
 }

@@ -167,6 +167,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	if st, err = s.claim(ctx, m, st); err != nil || st == nil {
 		return err
 	}
+	leaseEnd := *st.SendingUntil
 
 	code, answer, latency, perr := s.post(ctx, signer, ev, body)
 	done := s.svc.now()
@@ -226,7 +227,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
-	err = s.svc.st.Write(ctx, put, rec)
+	err = s.record(ctx, leaseEnd, put, rec)
 	if _, dup := store.IsConditionFailed(err); dup {
 		// The claim lapsed and another sender took the attempt over: it
 		// records it.
@@ -246,6 +247,31 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	metrics.WebhookAttempt(!ok, st.Status == DeliveryFailed)
 	s.noteHealth(ctx, e, ok, done)
 	return nil
+}
+
+// recordBackoff paces the tries of an attempt's record.
+var recordBackoff = retry.Backoff{Base: 200 * time.Millisecond, Max: 2 * time.Second, Jitter: retry.Equal}
+
+// recordMargin: the last try of an attempt's record starts this long before
+// the claim lapses, so no other sender takes the attempt over meanwhile.
+const recordMargin = 5 * time.Second
+
+// record writes an attempt's outcome, trying again through store failures
+// while the claim holds: the POST is made, and an attempt left unrecorded is
+// made again once the claim lapses, so a receiver that acknowledged it would
+// see the event twice (make chaos: one write lost in a throttling storm did
+// that). A condition failure is final (another sender took over).
+func (s *Sender) record(ctx context.Context, leaseEnd time.Time, ops ...store.Op) error {
+	for n := 0; ; n++ {
+		err := s.svc.st.Write(ctx, ops...)
+		if _, lost := store.IsConditionFailed(err); err == nil || lost {
+			return err
+		}
+		wait := recordBackoff.Delay(n)
+		if s.svc.now().Add(wait).After(leaseEnd.Add(-recordMargin)) || retry.SleepCtx(ctx, wait) != nil {
+			return err
+		}
+	}
 }
 
 func (s *Sender) state(ctx context.Context, m Message) (*deliveryState, error) {
