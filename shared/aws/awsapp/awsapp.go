@@ -44,12 +44,13 @@ func Open(_ context.Context, cfg app.Config) (app.Cloud, error) {
 }
 
 // Config builds the SDK config from the environment Lambda provides
-// (region and the execution role's credentials as env vars), every call of
-// every client built from it bounded by DefaultTimeouts and, when Tracing
-// is Active, an X-Ray subsegment of the invocation. Not using the SDK's config package keeps SSO, STS and IMDS,
-// and their start-up cost, out of every function binary: they are a third
-// of a cold start. Tools that run on a workstation (the admin CLI) use the
-// full default chain instead.
+// (region and the execution role's credentials as env vars): every call of
+// every client built from it is bounded by DefaultTimeouts, retried with
+// short pauses (retryer) and, when Tracing is Active, an X-Ray subsegment
+// of the invocation. Not using the SDK's config package keeps SSO, STS and
+// IMDS, and their start-up cost, out of every function binary: they are a
+// third of a cold start. Tools that run on a workstation (the admin CLI)
+// use the full default chain instead.
 func Config(cfg app.Config) (aws.Config, error) {
 	id, secret := cfg.Getenv("AWS_ACCESS_KEY_ID"), cfg.Getenv("AWS_SECRET_ACCESS_KEY")
 	if id == "" || secret == "" {
@@ -66,6 +67,7 @@ func Config(cfg app.Config) (aws.Config, error) {
 	if cfg.Transport != nil {
 		ac.HTTPClient = clientOver(cfg.Transport)
 	}
+	ac.Retryer = retryer
 	DefaultTimeouts.Register(&ac)
 	xray.FromEnv(cfg.Getenv).Register(&ac)
 	return ac, nil
