@@ -31,6 +31,7 @@ import (
 	"github.com/paygate/paygate/shared/aws/localcloud"
 	"github.com/paygate/paygate/shared/platform/app"
 	"github.com/paygate/paygate/shared/platform/wiring"
+	"github.com/paygate/paygate/shared/queue"
 )
 
 func main() {
@@ -298,6 +299,25 @@ func releaseHeld(ctx context.Context, d *app.Deps, consumers []wiring.Consumer) 
 	return nil
 }
 
+// sqsPollWait is the long poll of the local pollers on a real queue
+// server. A long poll outlives its poller: killed (kill -9, a test's
+// crash) or cut off (a reset connection), its ReceiveMessage still waits at
+// the server and takes the next messages sent, which then stay invisible
+// for the whole visibility timeout (make chaos: payouts sent just after a
+// restart waited two minutes for the settlement task's re-queue). A short
+// poll ends with its poller. The embedded queue lives in this process and
+// keeps app.DefaultWait; the event source mapping on AWS polls for us.
+const sqsPollWait = time.Second
+
+func pollWait(q queue.Queue) time.Duration {
+	if _, embedded := q.(interface {
+		ReleaseReceived(context.Context, string) (int, error)
+	}); embedded {
+		return app.DefaultWait
+	}
+	return sqsPollWait
+}
+
 func buildPollers(d *app.Deps, consumers []wiring.Consumer) ([]*app.Poller, error) {
 	var out []*app.Poller
 	for _, c := range consumers {
@@ -310,6 +330,7 @@ func buildPollers(d *app.Deps, consumers []wiring.Consumer) ([]*app.Poller, erro
 		out = append(out, &app.Poller{
 			Queue: d.Queue, Name: c.Queue, Handler: app.SQSLambda(h), Region: d.Config.Region,
 			Log: d.Log.With("function", c.Function, "queue", c.Queue), Timeout: c.Timeout, Visibility: 6 * c.Timeout,
+			Wait: pollWait(d.Queue),
 		})
 	}
 	return out, nil
