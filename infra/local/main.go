@@ -328,7 +328,7 @@ func buildPollers(d *app.Deps, consumers []wiring.Consumer) ([]*app.Poller, erro
 		// The function's timeout per batch, and a visibility six times as
 		// long, as template.yaml's queues give their consumers.
 		out = append(out, &app.Poller{
-			Queue: d.Queue, Name: c.Queue, Handler: app.SQSLambda(h), Region: d.Config.Region,
+			Queue: d.Queue, Name: c.Queue, Handler: cutSQS(d, c.Function, app.SQSLambda(h)), Region: d.Config.Region,
 			Log: d.Log.With("function", c.Function, "queue", c.Queue), Timeout: c.Timeout, Visibility: 6 * c.Timeout,
 			Wait: pollWait(d.Queue),
 		})

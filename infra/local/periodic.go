@@ -32,7 +32,7 @@ func buildPeriodic(d *app.Deps, tasks []wiring.Task) ([]*periodic, error) {
 		if err != nil {
 			return nil, fmt.Errorf("build %s: %w", t.Function, err)
 		}
-		out = append(out, &periodic{name: t.Function, every: t.Every, run: run, log: d.Log.With("function", t.Function)})
+		out = append(out, &periodic{name: t.Function, every: t.Every, run: cutTask(d, t.Function, run), log: d.Log.With("function", t.Function)})
 	}
 	return out, nil
 }

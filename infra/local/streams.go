@@ -38,7 +38,7 @@ func buildFeedRunners(d *app.Deps, consumers []wiring.StreamConsumer) ([]runner,
 			return nil, fmt.Errorf("build %s: %w", c.Function, err)
 		}
 		if !embedded {
-			r, err := localcloud.NewStreamRunner(d, c.Table, c.Function, app.StreamLambda(h, d.Tables, d.Log), c.Timeout,
+			r, err := localcloud.NewStreamRunner(d, c.Table, c.Function, cutStream(d, c.Function, app.StreamLambda(h, d.Tables, d.Log)), c.Timeout,
 				filepath.Join(d.Config.DataDir, "streams"))
 			if err != nil {
 				return nil, err

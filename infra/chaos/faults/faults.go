@@ -14,7 +14,9 @@ package faults
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -58,10 +60,14 @@ const (
 	// Storm throttles every DynamoDB data call for a few seconds, longer
 	// than the SDK's retries last.
 	Storm Kind = "storm"
+	// Deadline cuts an invocation of a queue consumer, stream consumer or
+	// scheduled task at a random moment, as Lambda's timeout ends one
+	// midway: its context ends, and the invocation fails whole (Cut).
+	Deadline Kind = "deadline"
 )
 
 // All is every kind, in the order reports list them.
-var All = []Kind{Throttle, ServerError, Reset, LostAnswer, LateAnswer, LostDelete, Duplicate, Delayed, Storm}
+var All = []Kind{Throttle, ServerError, Reset, LostAnswer, LateAnswer, LostDelete, Duplicate, Delayed, Storm, Deadline}
 
 // Plan is what to inject: Parse reads it from FAULTS.
 type Plan struct {
@@ -78,6 +84,8 @@ type Plan struct {
 	// Report, when set, is a file the counts are written to as JSON after
 	// every injection, so a runner reads them even after kill -9.
 	Report string
+	// Spare names the functions whose invocations Deadline never cuts.
+	Spare []string
 }
 
 // Parse reads a plan: comma-separated key=value pairs, for example
@@ -126,6 +134,8 @@ func Parse(spec string) (Plan, error) {
 			p.Limit = n
 		case "report":
 			p.Report = v
+		case "spare":
+			p.Spare = strings.Split(v, "+")
 		default:
 			return p, fmt.Errorf("faults: unknown key %q", k)
 		}
@@ -269,6 +279,12 @@ func (t *Transport) pick(c call) Kind {
 	default:
 		k = kinds[t.rng.IntN(len(kinds))]
 	}
+	t.countLocked(k)
+	return k
+}
+
+// countLocked counts one fault of kind k (t.mu held) and writes the report.
+func (t *Transport) countLocked(k Kind) {
 	t.counts[k]++
 	t.total++
 	if t.plan.Report != "" {
@@ -278,7 +294,46 @@ func (t *Transport) pick(c call) Kind {
 			_ = os.Rename(tmp, t.plan.Report)
 		}
 	}
-	return k
+}
+
+// CutWithin bounds when a cut invocation's context ends: a random moment
+// in its first CutWithin.
+const CutWithin = 2 * time.Second
+
+// ErrCut is the error of an invocation Deadline cut.
+var ErrCut = errors.New("faults: invocation cut at its deadline (injected)")
+
+// Cut runs one invocation of function (a consumer's batch, a scheduled
+// task's run) under the plan's Deadline faults: with the plan's rate, its
+// context ends at a random moment within CutWithin. An invocation still at
+// work when its context ended fails whole with ErrCut, as one that Lambda
+// timed out does (a queue batch then comes back after its visibility
+// timeout, a stream batch is retried, a task waits for its next run),
+// whatever it reported; only those count as injected.
+func (t *Transport) Cut(ctx context.Context, function string, invoke func(context.Context) error) error {
+	if !slices.Contains(t.plan.Kinds, Deadline) || slices.Contains(t.plan.Spare, function) {
+		return invoke(ctx)
+	}
+	t.mu.Lock()
+	hit := (t.plan.Limit == 0 || t.total < t.plan.Limit) && t.rng.Float64() < t.plan.Rate
+	var after time.Duration
+	if hit {
+		after = time.Duration(t.rng.Int64N(int64(CutWithin)))
+	}
+	t.mu.Unlock()
+	if !hit {
+		return invoke(ctx)
+	}
+	cctx, cancel := context.WithTimeout(ctx, after)
+	defer cancel()
+	err := invoke(cctx)
+	if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		t.mu.Lock()
+		t.countLocked(Deadline)
+		t.mu.Unlock()
+		return ErrCut
+	}
+	return err
 }
 
 // resetErr is what a reset connection looks like to the SDK (which retries

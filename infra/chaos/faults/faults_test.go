@@ -258,3 +258,43 @@ func TestNoFunctionLinksTheFaults(t *testing.T) {
 		assert.False(t, strings.HasPrefix(d, "github.com/paygate/paygate/infra/"), "a function links %s", d)
 	}
 }
+
+// An invocation still at work when its cut comes fails whole with ErrCut,
+// whatever it reported, and is counted; one that ended first keeps its own
+// result and is not; a spared function, or a plan without the kind, is
+// never cut.
+func TestCutEndsAnInvocationMidway(t *testing.T) {
+	p, err := Parse("seed=3,rate=1,kinds=deadline,spare=PayoutsSenderFunction+X")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"PayoutsSenderFunction", "X"}, p.Spare)
+	tr := New(p, nil)
+	ctx := context.Background()
+
+	var sawDeadline bool
+	err = tr.Cut(ctx, "WebhookSenderFunction", func(ctx context.Context) error {
+		<-ctx.Done() // a batch longer than any cut
+		_, sawDeadline = ctx.Deadline()
+		return nil // it reports success: a timed-out invocation does not get to
+	})
+	assert.ErrorIs(t, err, ErrCut)
+	assert.True(t, sawDeadline)
+	assert.Equal(t, 1, tr.Counts()[Deadline])
+
+	mine := errors.New("mine")
+	assert.ErrorIs(t, tr.Cut(ctx, "WebhookSenderFunction", func(context.Context) error { return mine }), mine,
+		"done before the cut: its own result")
+	assert.Equal(t, 1, tr.Counts()[Deadline], "and no cut counted")
+
+	assert.NoError(t, tr.Cut(ctx, "PayoutsSenderFunction", func(ctx context.Context) error {
+		_, has := ctx.Deadline()
+		assert.False(t, has, "spared")
+		return nil
+	}))
+
+	none := New(Plan{Seed: 3, Rate: 1, Kinds: []Kind{Throttle}}, nil)
+	assert.NoError(t, none.Cut(ctx, "WebhookSenderFunction", func(ctx context.Context) error {
+		_, has := ctx.Deadline()
+		assert.False(t, has, "no deadline kind in the plan")
+		return nil
+	}))
+}

@@ -335,3 +335,34 @@ func TestAnAcknowledgedAttemptIsRecordedThroughStoreFailures(t *testing.T) {
 		assert.Len(t, p.attempts(t, ep), 1)
 	})
 }
+
+// An invocation too close to its deadline for an attempt's POST and record
+// (Lambda ends it there, and an attempt POSTed and never recorded is made
+// again, so the receiver would see the event twice) makes none: the
+// message comes back in a second, and the next invocation, with time,
+// delivers it once.
+func TestNoAttemptStartsTooCloseToTheDeadline(t *testing.T) {
+	bothPipes(t, fast, func(t *testing.T, p *pipe) {
+		rc := newReceiver(t, always(200))
+		ep, _ := p.endpoint(t, rc.srv.URL, []string{"*"}, nil)
+		p.publish(t)
+		msgs := p.drain(t, 1)
+		batch := lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{MessageId: "m", Body: string(msgs[0].Body)}}}
+
+		late, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		resp, err := app.SQSLambda(p.sender.Consume)(late, batch)
+		require.NoError(t, err)
+		assert.Len(t, resp.BatchItemFailures, 1, "left for the next receive")
+		assert.Empty(t, rc.requests(), "no POST")
+		assert.Empty(t, p.attempts(t, ep))
+
+		timely, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		resp, err = app.SQSLambda(p.sender.Consume)(timely, batch)
+		require.NoError(t, err)
+		assert.Empty(t, resp.BatchItemFailures)
+		assert.Len(t, rc.requests(), 1)
+		assert.Len(t, p.attempts(t, ep), 1)
+	})
+}

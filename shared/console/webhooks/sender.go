@@ -85,14 +85,20 @@ func (s *Sender) Consume(ctx context.Context, batch []queue.Message) []string {
 		seen[string(m.Body)] = true
 		wg.Go(func() {
 			if err := s.handle(ctx, m.Body); err != nil {
-				if errors.Is(err, errInFlight) {
+				switch {
+				case errors.Is(err, errNoTime):
+					if verr := s.q.ChangeVisibility(ctx, queue.Webhooks, m.Receipt, time.Second); verr != nil {
+						s.log.Warn("webhook message's visibility not shortened", "message_id", m.ID, "error", verr.Error())
+					}
+					s.log.Info("webhook attempt left for the message's next receive", "message_id", m.ID, "reason", err.Error())
+				case errors.Is(err, errInFlight):
 					// Back once the other sender's claim has lapsed, not
 					// after the queue's whole visibility timeout.
 					if verr := s.q.ChangeVisibility(ctx, queue.Webhooks, m.Receipt, SendLease); verr != nil {
 						s.log.Warn("webhook message's visibility not shortened", "message_id", m.ID, "error", verr.Error())
 					}
 					s.log.Info("webhook attempt in flight in another sender; message retried", "message_id", m.ID)
-				} else {
+				default:
 					// A store or queue failure: back in seconds, growing with
 					// the receives, not after the queue's visibility timeout
 					// (make chaos: deliveries waited minutes after a blip).
@@ -163,6 +169,9 @@ func (s *Sender) Deliver(ctx context.Context, m Message) error {
 	body, err := s.render(ctx, signer, ev)
 	if err != nil {
 		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < attemptReserve {
+		return errNoTime
 	}
 	if st, err = s.claim(ctx, m, st); err != nil || st == nil {
 		return err
@@ -310,6 +319,17 @@ const SendLease = 30 * time.Second
 // attempt to be recorded (one POST's timeout and some) before leaving its
 // copy of the message to come back later.
 const claimWait = outbound.DeliveryTimeout + 5*time.Second
+
+// attemptReserve is the time an attempt needs before its invocation's
+// deadline: its POST and its record. Lambda ends an invocation at its
+// deadline, and an attempt POSTed there and never recorded is made again
+// once its claim lapses, so its receiver sees the event twice (make chaos's
+// handler deadlines).
+const attemptReserve = outbound.DeliveryTimeout + recordMargin
+
+// errNoTime: the invocation's deadline is too close for an attempt; its
+// message comes back in a second.
+var errNoTime = errors.New("webhooks: too close to the invocation's deadline to make an attempt")
 
 // errInFlight: another sender holds the claim on this attempt and has not
 // recorded it yet; the message comes back after its visibility timeout.

@@ -144,7 +144,10 @@ func drainAll(t *testing.T, d *app.Deps) {
 	for _, c := range wiring.SQS() {
 		h, err := c.Build(d)
 		require.NoError(t, err, c.Function)
-		pollers = append(pollers, &app.Poller{Queue: d.Queue, Name: c.Queue, Handler: app.SQSLambda(h), Wait: time.Millisecond})
+		// The function's timeout, as Lambda gives it (the webhook sender
+		// starts no attempt too close to its deadline).
+		pollers = append(pollers, &app.Poller{Queue: d.Queue, Name: c.Queue, Handler: app.SQSLambda(h), Wait: time.Millisecond,
+			Timeout: c.Timeout, Visibility: 6 * c.Timeout})
 	}
 	for range 20 {
 		got := 0
