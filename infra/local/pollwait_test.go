@@ -46,9 +46,9 @@ func TestMessagesSentAfterAKilledPollerReachTheNextOne(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	kill()
 
-	// The restarted gateway (a restart takes a second or two) polls, and
-	// payouts are sent.
-	time.Sleep(sqsPollWait + 500*time.Millisecond)
+	// The restarted gateway (a restart takes two or three seconds) polls,
+	// and payouts are sent.
+	time.Sleep(sqsPollWait + 2*time.Second)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go poller().Run(ctx)
