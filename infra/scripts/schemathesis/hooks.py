@@ -312,6 +312,10 @@ KNOWN = [
           "no api_version (Adyen's notifications have none) and only the event types Adyen has a code for "
           "(docs/webhooks.md, Adyen-format notifications)", param=r"api_version|enabled_events",
           message=r".*(adyen-format endpoint|no Adyen notification).*"),
+    known("POST", r"^/v1/events/\{id\}/resend$", REJECTED, "a resend to an adyen-format endpoint the stateful phase "
+          "made depends on the event's type: one with no Adyen notification is the documented 400 "
+          "event_type_not_in_format naming endpoint_id (docs/webhooks.md, Adyen-format notifications)",
+          code="event_type_not_in_format", param="endpoint_id"),
     known("POST", r"^/v1/webhook-endpoints$", REJECTED, "an account holds at most 16 webhook endpoints; the fuzzer "
           "creates more than that in one run", message=r"an account holds at most 16 webhook endpoints.*"),
     known("POST", r"^/webhooks/adyen/\{connector_id\}$", REJECTED, "a processor notification is taken only for a "
