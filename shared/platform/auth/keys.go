@@ -69,7 +69,24 @@ func NewKeys(st store.Store, repo *accounts.Repo, clock func() time.Time) *Keys 
 
 // hashKey is the lookup record: the only item read per authenticated request.
 func hashKey(hash string) store.Key {
-	return store.Key{Table: store.TableAccounts, PK: "key#" + hash, SK: "key"}
+	return store.Key{Table: store.TableAccounts, PK: keyPrefix + hash, SK: "key"}
+}
+
+const keyPrefix = "key#"
+
+// secretKey is hashKey(Hash(secret)) and the hash, as the PK's suffix: one
+// allocation for both where the two took three, on every authenticated
+// request.
+func secretKey(secret string) (store.Key, string) {
+	sum := sha256.Sum256([]byte(secret))
+	var hexed [2 * sha256.Size]byte
+	hex.Encode(hexed[:], sum[:])
+	var b strings.Builder
+	b.Grow(len(keyPrefix) + len(hexed))
+	b.WriteString(keyPrefix)
+	b.Write(hexed[:])
+	pk := b.String()
+	return store.Key{Table: store.TableAccounts, PK: pk, SK: "key"}, pk[len(keyPrefix):]
 }
 
 // listKey is the account's own index of its keys.
@@ -320,8 +337,8 @@ func (s *Keys) SetDefaultVersion(ctx context.Context, accountID, v string) error
 // Authenticate resolves a presented secret to its key with one read. Every
 // failure is the same 401 so callers learn nothing about other keys.
 func (s *Keys) Authenticate(ctx context.Context, secret string) (*Key, error) {
-	h := Hash(secret)
-	it, err := s.st.Get(ctx, hashKey(h))
+	key, h := secretKey(secret)
+	it, err := s.st.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrInvalidKey
 	}

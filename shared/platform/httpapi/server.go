@@ -78,12 +78,14 @@ func NewServer(cfg Config, groups ...Group) *Server {
 				exact.Handle(rt.Pattern(), http.NotFoundHandler())
 				s.narrow[rt.muxPattern()] = exact
 			}
-			s.mux.Handle(rt.muxPattern(), http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
-				if !s.admits(rt.muxPattern(), hr) {
+			// Built once here, not per request (each is a concatenation).
+			pattern, muxPattern := rt.Pattern(), rt.muxPattern()
+			s.mux.Handle(muxPattern, http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+				if !s.admits(muxPattern, hr) {
 					s.serveUnmatched(w, hr)
 					return
 				}
-				s.serveRoute(w, hr, &rt)
+				s.serveRoute(w, hr, &rt, pattern)
 			}))
 		}
 	}
@@ -200,9 +202,9 @@ func (s *Server) pageWithoutSlash(hr *http.Request) (string, bool) {
 	return to, true
 }
 
-func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route) {
+func (s *Server) serveRoute(w http.ResponseWriter, hr *http.Request, rt *Route, pattern string) {
 	st := stateOf(hr)
-	st.route = rt.Pattern()
+	st.route = pattern
 	resp, err := s.handle(hr, rt, st)
 	if rep, ok := idempotency.AsReplayed(err); ok {
 		resp, err = Replay(rep.Result), nil

@@ -112,6 +112,9 @@ func (e *Replayed) Error() string { return "idempotency: the key's stored result
 
 // AsReplayed reports whether err is a replay, and returns it.
 func AsReplayed(err error) (*Replayed, bool) {
+	if err == nil {
+		return nil, false // the common case, without errors.As's allocation
+	}
 	var r *Replayed
 	if errors.As(err, &r) {
 		return r, true
