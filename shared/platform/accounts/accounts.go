@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +51,9 @@ type Account struct {
 type Repo struct {
 	st    store.Store
 	clock func() time.Time
+	// decoded spares the decoding of an account read unchanged since the
+	// last read (store.Decoded): every request reads its account.
+	decoded store.Decoded[Account]
 }
 
 // NewRepo builds a repo; nil clock means time.Now.
@@ -180,10 +184,11 @@ func (r *Repo) get(ctx context.Context, id string) (*Account, int64, error) {
 	if err != nil {
 		return nil, 0, apierr.Wrap("accounts.Get", apierr.Internal, err)
 	}
-	var a Account
-	if err := json.Unmarshal(it.Data, &a); err != nil {
+	a, err := r.decoded.Decode(it.Key, it.Data)
+	if err != nil {
 		return nil, 0, apierr.Wrap("accounts.Get", apierr.Internal, err)
 	}
+	a.Metadata = maps.Clone(a.Metadata) // the caller's to change
 	return &a, it.Version, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,9 @@ type Keys struct {
 	st       store.Store
 	accounts *accounts.Repo
 	clock    func() time.Time
+	// decoded spares the decoding of a key record read unchanged since the
+	// last read (store.Decoded): every request reads its key.
+	decoded store.Decoded[Key]
 }
 
 // NewKeys builds the key service; nil clock means time.Now.
@@ -345,10 +349,11 @@ func (s *Keys) Authenticate(ctx context.Context, secret string) (*Key, error) {
 	if err != nil {
 		return nil, apierr.Wrap("auth.Authenticate", apierr.Unavailable, err)
 	}
-	var k Key
-	if err := json.Unmarshal(it.Data, &k); err != nil {
+	k, err := s.decoded.Decode(it.Key, it.Data)
+	if err != nil {
 		return nil, apierr.Wrap("auth.Authenticate", apierr.Internal, err)
 	}
+	k.AllowedOrigins = slices.Clone(k.AllowedOrigins) // the caller's to change
 	// The lookup is by hash; compare again in constant time as defence in depth.
 	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 || !k.Active(s.clock()) {
 		return nil, ErrInvalidKey

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,6 +12,7 @@ import (
 	"github.com/paygate/paygate/shared/platform/accounts"
 	"github.com/paygate/paygate/shared/platform/apierr"
 	"github.com/paygate/paygate/shared/platform/auth"
+	"github.com/paygate/paygate/shared/store"
 	"github.com/paygate/paygate/shared/store/boltstore"
 )
 
@@ -111,4 +113,53 @@ func TestImportStillTakesOnlySecretKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, auth.Secret, k.Kind)
 	assert.Empty(t, k.AllowedOrigins)
+}
+
+// TestAWarmKeyStopsAtOnce holds Authenticate's reuse of a decoding
+// (store.Decoded) to what it promises: a key authenticated many times is
+// refused on the very next request once revoked or rolled, and what a caller
+// does to the key it got does not reach the next caller.
+func TestAWarmKeyStopsAtOnce(t *testing.T) {
+	ctx := context.Background()
+	repo, keys := newKeys(t)
+	acct := newAccount(t, repo, "Warm", accounts.Test)
+
+	k, secret, err := keys.Create(ctx, acct, auth.NewKey{Kind: auth.Client, AllowedOrigins: []string{"https://shop.example"}})
+	require.NoError(t, err)
+	for range 3 {
+		got, err := keys.Authenticate(ctx, secret)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"https://shop.example"}, got.AllowedOrigins)
+		got.AllowedOrigins[0] = "https://changed.example" // a caller's change stays the caller's
+		got.Name = "changed"
+	}
+	_, err = keys.Revoke(ctx, acct, k.ID)
+	require.NoError(t, err)
+	_, err = keys.Authenticate(ctx, secret)
+	assert.ErrorIs(t, err, auth.ErrInvalidKey, "revoked after warm reads")
+
+	k, secret, err = keys.Create(ctx, acct, auth.NewKey{Name: "to roll"})
+	require.NoError(t, err)
+	got, err := keys.Authenticate(ctx, secret)
+	require.NoError(t, err)
+	assert.Equal(t, "to roll", got.Name)
+	_, _, err = keys.Roll(ctx, acct, k.ID, time.Now().Add(-time.Second))
+	require.NoError(t, err)
+	_, err = keys.Authenticate(ctx, secret)
+	assert.ErrorIs(t, err, auth.ErrInvalidKey, "rolled with an expiry in the past after a warm read")
+
+	// The account's read reuses a decoding the same way: a change is seen
+	// at once, and a caller's change to its metadata stays the caller's.
+	a, err := repo.Get(ctx, acct)
+	require.NoError(t, err)
+	a.Metadata["changed"] = "by a caller"
+	_, err = repo.Update(ctx, acct, func(a *accounts.Account) ([]store.Op, error) {
+		a.Name = "Renamed"
+		return nil, nil
+	})
+	require.NoError(t, err)
+	a, err = repo.Get(ctx, acct)
+	require.NoError(t, err)
+	assert.Equal(t, "Renamed", a.Name)
+	assert.NotContains(t, a.Metadata, "changed")
 }
