@@ -14,7 +14,8 @@ import (
 	"github.com/paygate/paygate/shared/store"
 )
 
-// Image and ItemFromImage are inverse over every item the port can hold.
+// Image and ItemFromImage are inverse over every item the port can hold, and
+// so are PlainImage and ItemFromImage.
 func TestImageRoundTrip(t *testing.T) {
 	for name, it := range map[string]store.Item{
 		"plain":      {Key: store.Key{PK: "evt#a", SK: "evt_1"}, Data: []byte(`{"x":1}`), Version: 1},
@@ -26,6 +27,14 @@ func TestImageRoundTrip(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := dynamostore.ItemFromImage(dynamostore.Image(it))
+			require.NoError(t, err)
+			assert.Equal(t, it, got)
+			if name == "packed" {
+				assert.Contains(t, dynamostore.Image(it), "dz", "Image packs a large body as the adapter writes it")
+			}
+			plain := dynamostore.PlainImage(it)
+			assert.NotContains(t, plain, "dz", "PlainImage never packs")
+			got, err = dynamostore.ItemFromImage(plain)
 			require.NoError(t, err)
 			assert.Equal(t, it, got)
 		})
