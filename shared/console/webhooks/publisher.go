@@ -39,7 +39,7 @@ func (p *Publisher) Publish(ctx context.Context, it store.Item) (int, error) {
 	if !eventlog.IsRecord(it.Key) {
 		return 0, nil
 	}
-	ev, err := eventlog.Decode(it)
+	ev, err := eventlog.DecodeHead(it)
 	if err != nil || ev.Type == "" || ev.Account == "" {
 		p.log.Error("webhooks: unreadable event record skipped", "pk", it.PK, "sk", it.SK)
 		return 0, nil

@@ -114,6 +114,17 @@ func encodeRecord(r Record) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
+// fillFromKey gives a record written without its id or account the ones
+// its key holds.
+func (r *Record) fillFromKey(k store.Key) {
+	if r.ID == "" {
+		r.ID = k.SK
+	}
+	if r.Account == "" {
+		r.Account = strings.TrimPrefix(k.PK, pkPrefix)
+	}
+}
+
 func expiry(created int64) time.Time { return time.Unix(created, 0).Add(Retention) }
 
 // legacy is what records written before Append kept in other places: the
@@ -141,12 +152,7 @@ func Decode(it store.Item) (Record, error) {
 		return Record{}, apierr.Wrap("eventlog.Decode", apierr.Internal, err)
 	}
 	r := st.Record
-	if r.ID == "" {
-		r.ID = it.SK
-	}
-	if r.Account == "" {
-		r.Account = strings.TrimPrefix(it.PK, pkPrefix)
-	}
+	r.fillFromKey(it.Key)
 	if st.Livemode != nil {
 		r.Livemode = *st.Livemode
 	} else {
