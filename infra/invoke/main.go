@@ -34,6 +34,7 @@ type options struct {
 	quiet                                                      bool
 	memory                                                     bool   // -memory: size every function (memory.go)
 	runs                                                       int    // -memory: warm rounds
+	passes                                                     int    // -memory: measurements of each function, the least CPU kept
 	only                                                       string // -memory: functions matching this regexp
 	write                                                      bool   // -memory: set MemorySize in the template
 }
@@ -60,6 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.quiet, "quiet", false, "do not copy the function's logs to stderr")
 	fs.BoolVar(&o.memory, "memory", false, "measure peak RSS and CPU per invocation of every function on its events/ samples, and print the MemorySize each should get")
 	fs.IntVar(&o.runs, "runs", 20, "-memory: warm rounds of each function's events")
+	fs.IntVar(&o.passes, "passes", 1, "-memory: measure every function this many times, one pass over all after another, and keep each one's least CPU and highest peak RSS")
 	fs.BoolVar(&o.write, "write", false, "-memory: set each measured function's MemorySize (and the comment giving its reason) in the template")
 	fs.StringVar(&o.only, "only", "", "-memory: only the functions whose logical id matches this regular expression")
 	if err := fs.Parse(args); err != nil {

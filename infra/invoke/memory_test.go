@@ -27,6 +27,23 @@ func TestRecommendMemory(t *testing.T) {
 	assert.Equal(t, 1792, recommend(15, 50*time.Millisecond, true))  // stops at a full core
 }
 
+// TestMedianAndLeast: a warm round's CPU is the median round, and of
+// several passes the least CPU and the highest peak RSS are kept.
+func TestMedianAndLeast(t *testing.T) {
+	assert.Equal(t, 3*time.Millisecond, median([]time.Duration{9 * time.Millisecond, time.Millisecond, 3 * time.Millisecond}))
+	assert.Equal(t, 2*time.Millisecond, median([]time.Duration{40 * time.Millisecond, time.Millisecond, 3 * time.Millisecond, time.Millisecond}))
+
+	a := memoryRow{CPUPerCall: 2 * time.Millisecond, InitCPU: 30 * time.Millisecond, PeakRSSMB: 20, HTTP: true}
+	b := memoryRow{CPUPerCall: 1 * time.Millisecond, InitCPU: 40 * time.Millisecond, PeakRSSMB: 18, HTTP: true}
+	got := keepLeast(a, b)
+	assert.Equal(t, time.Millisecond, got.CPUPerCall)
+	assert.Equal(t, 40*time.Millisecond, got.InitCPU, "the init of the pass whose CPU is kept")
+	assert.Equal(t, 20.0, got.PeakRSSMB)
+	assert.Equal(t, recommend(20, time.Millisecond, true), got.Recommended)
+	assert.Equal(t, a, keepLeast(a, memoryRow{Err: "died"}), "a failed pass loses")
+	assert.Equal(t, b, keepLeast(memoryRow{Err: "died"}, b))
+}
+
 // TestMemoryMeasuresAndWritesTheTemplate: -memory runs a function on its
 // events under the fake Runtime API and reads real figures from /proc;
 // -write puts the size and its reason into the template.
@@ -57,7 +74,7 @@ func TestMemoryMeasuresAndWritesTheTemplate(t *testing.T) {
 	require.Contains(t, string(b), "MemorySize: 4096")
 	require.NoError(t, os.Symlink(filepath.Join(root, "events"), filepath.Join(dir, "events")))
 	require.NoError(t, os.Symlink(filepath.Join(root, "functions"), filepath.Join(dir, "functions")))
-	o := options{store: "embedded", template: tpl, runs: 2, only: "^HealthFunction$"}
+	o := options{store: "embedded", template: tpl, runs: 3, passes: 2, only: "^HealthFunction$"}
 	var out strings.Builder
 	rows, err := measureMemory(context.Background(), o, &out, io.Discard)
 	require.NoError(t, err)

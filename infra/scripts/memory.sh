@@ -3,7 +3,7 @@
 # events/ samples, and the MemorySize each should get (go run ./infra/invoke
 # -memory), on DynamoDB Local and moto as Lambda runs on DynamoDB and SQS
 # (reused when running, else started and stopped after).
-#   memory.sh [flags of go run ./infra/invoke -memory, e.g. -write -only '^Wallet' -runs 20]
+#   memory.sh [flags of go run ./infra/invoke -memory, e.g. -write -only '^Wallet' -runs 20 -passes 3]
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$REPO"
