@@ -14,25 +14,21 @@ import (
 // the attributes this adapter writes (see the package comment); Lambda hands
 // it over as events.DynamoDBAttributeValue. ItemFromImage reads it back into
 // the store.Item that was written; Image builds the very same layout from an
-// item, and PlainImage the layout of a body stored unpacked, for the
-// embedded change feed's runner (app.FeedRunner), so one decoder serves a
-// consumer on AWS and under make run.
+// item (its body unpacked, for the embedded change feed's runner,
+// app.FeedRunner), so one decoder serves a consumer on AWS and under make
+// run.
 
 // Image is the NEW_IMAGE DynamoDB Streams would carry for it: pk, sk, data
-// (binary, absent when empty) or dz (the body packed, as the adapter writes
-// a large one), n, v, and ttl (absent when it never expires).
-func Image(it store.Item) map[string]events.DynamoDBAttributeValue { return image(it, true) }
-
-// PlainImage is Image with the body never packed: the image of an item
-// whose body the adapter wrote as data, which it does for any body below
-// packThreshold, so ItemFromImage reads it as it reads Image's. The
-// embedded feed's runner uses it: there the body was never packed (the
-// embedded store keeps bodies as they are), and deflating a copy only for
-// the consumer to inflate it again was a quarter of the local gateway's CPU
-// under card payments (issue 33's profiles), a cost no Lambda pays.
-func PlainImage(it store.Item) map[string]events.DynamoDBAttributeValue { return image(it, false) }
-
-func image(it store.Item, packing bool) map[string]events.DynamoDBAttributeValue {
+// (binary, absent when empty) or, with packing, dz (the body packed, as the
+// adapter writes a large one), n, v, and ttl (absent when it never expires).
+//
+// Without packing the body is always data, the layout the adapter writes
+// for any body below packThreshold, which ItemFromImage reads the same way.
+// The embedded feed's runner asks for that: there the body was never packed
+// (the embedded store keeps bodies as they are), and deflating a copy only
+// for the consumer to inflate it again was a quarter of the local gateway's
+// CPU under card payments (issue 33's profiles), a cost no Lambda pays.
+func Image(it store.Item, packing bool) map[string]events.DynamoDBAttributeValue {
 	img := ImageKeys(it.Key)
 	var packed []byte
 	if packing {

@@ -113,7 +113,8 @@ func SequenceNumber(seq uint64) string { return fmt.Sprintf("%021d", seq) }
 // StreamEvent is the Lambda event for changes of table, record by record as
 // DynamoDB Streams (NEW_IMAGE) and the event source mapping write them:
 // eventName INSERT, MODIFY or REMOVE, Keys, NewImage in the DynamoDB adapter's
-// layout of an unpacked body (dynamostore.PlainImage; none for REMOVE),
+// layout of an unpacked body (dynamostore.Image without packing; none for
+// REMOVE),
 // SequenceNumber, SizeBytes.
 func StreamEvent(region, table string, changes []store.Change) events.DynamoDBEvent {
 	ev := events.DynamoDBEvent{Records: make([]events.DynamoDBEventRecord, 0, len(changes))}
@@ -127,7 +128,7 @@ func StreamEvent(region, table string, changes []store.Change) events.DynamoDBEv
 			StreamViewType:              string(events.DynamoDBStreamViewTypeNewImage),
 		}
 		if c.Kind != store.ChangeRemove {
-			rec.NewImage = dynamostore.PlainImage(c.Item)
+			rec.NewImage = dynamostore.Image(c.Item, false)
 			rec.SizeBytes = int64(store.ItemSize(c.Item))
 		}
 		ev.Records = append(ev.Records, events.DynamoDBEventRecord{
