@@ -24,6 +24,12 @@ func BenchmarkMerchantDetailsWarm(b *testing.B) {
 	benchMerchantDetailsWarm(b, moduleRoot(b))
 }
 
+// BenchmarkAdapterFloor is the warm GET's event through the API Gateway v2
+// adapter to a handler that writes a fixed body: the adapter's own cost.
+func BenchmarkAdapterFloor(b *testing.B) {
+	benchAdapterFloor(b, moduleRoot(b))
+}
+
 // TestDynamoCallsPerAuthenticatedRequest holds authentication to its
 // promise: one consistent GetItem for the key, no Scan, nothing else; and
 // GET /v1/merchants/me to that plus the account read. Counts are not

@@ -220,11 +220,20 @@ func warmRow(root, profileDir string) ([]row, error) {
 			return nil, err
 		}
 	}
+	floor := testing.Benchmark(func(b *testing.B) { benchAdapterFloor(b, root) })
+	if floor.N == 0 {
+		return nil, fmt.Errorf("BenchmarkAdapterFloor did not run (go test -bench AdapterFloor ./infra/bench shows why)")
+	}
 	return append([]row{{
 		name:   "warm GET /v1/merchants/me in-process (embedded store)",
 		value:  fmt.Sprintf("%.1f µs/op, %d allocs/op, %d B/op", float64(res.NsPerOp())/1000, res.AllocsPerOp(), res.AllocedBytesPerOp()),
 		target: fmt.Sprintf("< %.0f µs/op, < %d allocs/op", float64(warmMaxNs)/1000, warmMaxAllocs),
 		ok:     verdict(res.NsPerOp() < warmMaxNs && res.AllocsPerOp() < warmMaxAllocs),
+	}, {
+		name:   "its floor: the same event through the API Gateway v2 adapter to a handler writing a fixed body",
+		value:  fmt.Sprintf("%.1f µs/op, %d allocs/op, %d B/op", float64(floor.NsPerOp())/1000, floor.AllocsPerOp(), floor.AllocedBytesPerOp()),
+		target: "report (the adapter's share of the row above)",
+		ok:     "-",
 	}}, profRows...), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -86,6 +87,34 @@ func benchMerchantDetailsWarm(b *testing.B, root string) {
 	for b.Loop() {
 		if err := f.serve(ctx); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// benchAdapterFloor is the warm GET's floor: the same event through the same
+// API Gateway v2 adapter (aws-lambda-go-api-proxy, which the design card
+// names) to a handler that only writes a fixed JSON body. What the warm
+// GET costs above it is the service's; this much is the adapter's.
+func benchAdapterFloor(b *testing.B, root string) {
+	raw, err := os.ReadFile(filepath.Join(root, "events", "merchants-me.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var req events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		b.Fatal(err)
+	}
+	body := []byte(`{"id":"acct_1"}`)
+	adapter := httpadapter.NewV2(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := adapter.ProxyWithContext(ctx, req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("the adapter answered %d: %v", resp.StatusCode, err)
 		}
 	}
 }
