@@ -36,7 +36,6 @@ package dropin
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -96,13 +95,9 @@ func load() {
 }
 
 func newFile(name string, body []byte) *File {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	_, _ = zw.Write(body)
-	_ = zw.Close()
 	sum := sha256.Sum256(body)
 	ct := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".html": "text/html; charset=utf-8"}
-	return &File{Name: name, ContentType: ct[name[strings.LastIndexByte(name, '.'):]], Body: body, Gzip: buf.Bytes(),
+	return &File{Name: name, ContentType: ct[name[strings.LastIndexByte(name, '.'):]], Body: body, Gzip: httpapi.Gzip(body),
 		ETag: `"` + hex.EncodeToString(sum[:16]) + `"`}
 }
 
@@ -112,42 +107,6 @@ func Get(version, name string) (*File, bool) {
 	once.Do(load)
 	f, ok := files[version+"/"+name]
 	return f, ok
-}
-
-// AcceptsGzip reports whether the request's client takes a gzip body.
-func AcceptsGzip(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept-Encoding") {
-		for _, part := range strings.Split(v, ",") {
-			enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-			if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.TrimSpace(strings.ReplaceAll(q, " ", "")) != "q=0" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// Send answers body (of contentType) with headers, gzipped when the client
-// accepts it and it is worth it.
-func Send(r *http.Request, status int, contentType string, body, gz []byte, h http.Header) *httpapi.Response {
-	if h == nil {
-		h = http.Header{}
-	}
-	h.Add("Vary", "Accept-Encoding")
-	if gz == nil && len(body) > 512 {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-		_, _ = zw.Write(body)
-		_ = zw.Close()
-		gz = buf.Bytes()
-	}
-	resp := httpapi.Bytes(status, contentType, body)
-	if gz != nil && AcceptsGzip(r) {
-		resp = httpapi.Bytes(status, contentType, gz)
-		h.Set("Content-Encoding", "gzip")
-	}
-	resp.Headers = h
-	return resp
 }
 
 // ServeAsset serves GET /dropin/{version}/{file}: a file of a released
@@ -170,7 +129,7 @@ func ServeAsset(r *httpapi.Request) (*httpapi.Response, error) {
 		resp.Headers = h
 		return resp, nil
 	}
-	return Send(r.HTTP, http.StatusOK, f.ContentType, f.Body, f.Gzip, h), nil
+	return httpapi.Compressed(r.HTTP, http.StatusOK, f.ContentType, f.Body, f.Gzip, h), nil
 }
 
 // ChallengeCSP is the challenge screen's Content-Security-Policy: its own
@@ -187,5 +146,5 @@ func ServeChallenge(r *httpapi.Request) (*httpapi.Response, error) {
 	h.Set("Cache-Control", "public, max-age=3600")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	return Send(r.HTTP, http.StatusOK, f.ContentType, f.Body, f.Gzip, h), nil
+	return httpapi.Compressed(r.HTTP, http.StatusOK, f.ContentType, f.Body, f.Gzip, h), nil
 }

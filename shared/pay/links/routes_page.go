@@ -169,7 +169,7 @@ func (p *Pager) render(r *httpapi.Request, status int, d pageData) (*httpapi.Res
 	if err := pageTmpl().Execute(&buf, d); err != nil {
 		return nil, apierr.Wrap("links.page", apierr.Internal, err)
 	}
-	return dropin.Send(r.HTTP, status, "text/html; charset=utf-8", buf.Bytes(), nil, pageHeaders()), nil
+	return httpapi.Compressed(r.HTTP, status, "text/html; charset=utf-8", buf.Bytes(), nil, pageHeaders()), nil
 }
 
 // page serves GET /pay/{id}: one GetItem.

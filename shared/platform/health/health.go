@@ -4,6 +4,7 @@ package health
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/paygate/paygate/shared/platform/httpapi"
@@ -24,7 +25,14 @@ func Group() httpapi.Group {
 			return httpapi.OK("", Status{Status: "ok", Service: "paygate", Time: r.Now.UTC().Truncate(time.Second)}), nil
 		},
 		"GET /openapi.json": func(r *httpapi.Request) (*httpapi.Response, error) {
-			return httpapi.Raw(http.StatusOK, openapi.Document()), nil
+			return httpapi.Compressed(r.HTTP, http.StatusOK, "application/json", openapi.Document(), documentGzip(), nil), nil
 		},
 	})
 }
+
+// documentGzip is the OpenAPI document gzipped, once per instance: the
+// document is about 660 KB, and a client that takes gzip (browsers, API
+// tools) gets a sixth of it; the Lambda answer shrinks as much, and
+// encoding it was most of an invocation's CPU (make memory: 3.1 ms, then
+// 0.8 ms per warm invocation).
+var documentGzip = sync.OnceValue(func() []byte { return httpapi.Gzip(openapi.Document()) })
