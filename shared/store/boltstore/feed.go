@@ -235,7 +235,9 @@ func checkConsumer(table, consumer string) error {
 }
 
 // SetCheckpoint implements store.ChangeFeed. A checkpoint only moves forward,
-// and never past the last record appended.
+// and never past the last record appended. It rides the group commit (a
+// write of its own would cost a commit and its two fsyncs per batch each
+// consumer handles): it answers once the transaction holding it is durable.
 func (s *Store) SetCheckpoint(ctx context.Context, table, consumer string, seq uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -243,41 +245,51 @@ func (s *Store) SetCheckpoint(ctx context.Context, table, consumer string, seq u
 	if err := checkConsumer(table, consumer); err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		cps := tx.Bucket(checkpointsBucket)
-		feed := tx.Bucket(feedBucket(table))
-		key := checkpointKey(table, consumer)
-		var cur uint64
-		if v := cps.Get(key); len(v) == 8 {
-			cur = binary.BigEndian.Uint64(v)
+	req := &writeReq{now: s.clock(), done: make(chan error, 1), fn: func(tx *bolt.Tx) (error, error) {
+		return s.setCheckpoint(tx, table, consumer, seq)
+	}}
+	if err := s.group.submit(req); err != nil {
+		return err
+	}
+	return <-req.done
+}
+
+// setCheckpoint is SetCheckpoint's change inside tx: a refusal (verdict)
+// changes nothing; err aborts the transaction.
+func (s *Store) setCheckpoint(tx *bolt.Tx, table, consumer string, seq uint64) (verdict, err error) {
+	cps := tx.Bucket(checkpointsBucket)
+	feed := tx.Bucket(feedBucket(table))
+	key := checkpointKey(table, consumer)
+	var cur uint64
+	if v := cps.Get(key); len(v) == 8 {
+		cur = binary.BigEndian.Uint64(v)
+	}
+	if seq < cur || seq > feed.Sequence() {
+		return fmt.Errorf("%w: checkpoint of %s on %s from %d to %d (last record %d)",
+			store.ErrInvalid, consumer, table, cur, seq, feed.Sequence()), nil
+	}
+	if seq == cur {
+		return nil, nil
+	}
+	if err := cps.Put(key, seqKey(seq)); err != nil {
+		return nil, err
+	}
+	// Trim what every consumer of the table has passed.
+	low := seq
+	prefix := []byte(table + "\x00")
+	c := cps.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if len(v) == 8 {
+			low = min(low, binary.BigEndian.Uint64(v))
 		}
-		if seq < cur || seq > feed.Sequence() {
-			return fmt.Errorf("%w: checkpoint of %s on %s from %d to %d (last record %d)",
-				store.ErrInvalid, consumer, table, cur, seq, feed.Sequence())
+	}
+	fc := feed.Cursor()
+	for k, _ := fc.First(); k != nil && binary.BigEndian.Uint64(k) <= low; k, _ = fc.First() {
+		if err := fc.Delete(); err != nil {
+			return nil, err
 		}
-		if seq == cur {
-			return nil
-		}
-		if err := cps.Put(key, seqKey(seq)); err != nil {
-			return err
-		}
-		// Trim what every consumer of the table has passed.
-		low := seq
-		prefix := []byte(table + "\x00")
-		c := cps.Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			if len(v) == 8 {
-				low = min(low, binary.BigEndian.Uint64(v))
-			}
-		}
-		fc := feed.Cursor()
-		for k, _ := fc.First(); k != nil && binary.BigEndian.Uint64(k) <= low; k, _ = fc.First() {
-			if err := fc.Delete(); err != nil {
-				return err
-			}
-		}
-		return trimOld(feed, s.clock(), trimPerAppend)
-	})
+	}
+	return nil, trimOld(feed, s.clock(), trimPerAppend)
 }
 
 // Changed implements store.ChangeFeed.

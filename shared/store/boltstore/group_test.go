@@ -147,3 +147,62 @@ func TestCloseAnswersEveryWrite(t *testing.T) {
 		t.Fatal("a write racing Close never answered")
 	}
 }
+
+// TestCheckpointsRideTheGroupCommit: consumers moving their checkpoints
+// while writers append to a streamed table share the writers' commits, and
+// each keeps its own verdict: a checkpoint past the last record is refused
+// alone, its neighbours in the batch commit, and every consumer ends where
+// it last moved to.
+func TestCheckpointsRideTheGroupCommit(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	const writers, consumers, rounds = 16, 8, 20
+	evt := func(i, r int) store.Key {
+		return store.Key{Table: store.TableEvents, PK: "evt#a", SK: fmt.Sprintf("evt_%02d_%03d", i, r)}
+	}
+	// Records to move over, first.
+	for r := range rounds {
+		require.NoError(t, s.Write(ctx, store.Put(store.Item{Key: evt(99, r), Data: []byte("{}")}, store.IfAbsent)))
+	}
+	before := s.GroupStats()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range writers {
+		wg.Go(func() {
+			<-start
+			for r := range rounds {
+				assert.NoError(t, s.Write(ctx, store.Put(store.Item{Key: evt(i, r), Data: []byte("{}")}, store.IfAbsent)))
+			}
+		})
+	}
+	for c := range consumers {
+		wg.Go(func() {
+			<-start
+			name := fmt.Sprint("consumer-", c)
+			for r := 1; r <= rounds; r++ {
+				assert.NoError(t, s.SetCheckpoint(ctx, store.TableEvents, name, uint64(r)))
+				err := s.SetCheckpoint(ctx, store.TableEvents, name, 1<<40)
+				assert.ErrorIs(t, err, store.ErrInvalid, "past the last record")
+				if r > 1 {
+					assert.ErrorIs(t, s.SetCheckpoint(ctx, store.TableEvents, name, uint64(r-1)), store.ErrInvalid, "backwards")
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for c := range consumers {
+		got, err := s.Checkpoint(ctx, store.TableEvents, fmt.Sprint("consumer-", c))
+		require.NoError(t, err)
+		assert.EqualValues(t, rounds, got)
+	}
+	after := s.GroupStats()
+	writes, checkpoints := after.Writes-before.Writes, after.Checkpoints-before.Checkpoints
+	assert.EqualValues(t, writers*rounds, writes)
+	assert.EqualValues(t, consumers*(3*rounds-1), checkpoints)
+	t.Logf("%d writes and %d checkpoints in %d commits", writes, checkpoints, after.Commits-before.Commits)
+	assert.Less(t, after.Commits-before.Commits, writes+checkpoints, "checkpoints share commits with writes")
+	changes, err := s.Changes(ctx, store.TableEvents, 0, 1000)
+	require.NoError(t, err)
+	assert.Len(t, changes, writers*rounds, "the records every consumer passed are trimmed, the rest kept")
+}

@@ -57,11 +57,17 @@ func (s *Store) Submit(ctx context.Context, ops ...store.Op) (func() error, erro
 	return func() error { return landed(<-req.done) }, nil
 }
 
-// writeReq is one Write waiting for its batch.
+// writeReq is one Write waiting for its batch, or, with fn, another change
+// of the file sharing the batch's commit (a feed's checkpoint).
 type writeReq struct {
 	ops  []store.Op
 	now  time.Time
 	done chan error
+	// fn changes tx in place of ops: verdict is its own refusal (it changed
+	// nothing; the transaction goes on), err a failure that aborts the
+	// transaction. It may run more than once (a batch that fails is
+	// retried one write at a time), so it only reads and writes tx.
+	fn func(tx *bolt.Tx) (verdict, err error)
 }
 
 // maxBatch bounds the writes of one transaction, so one commit's latency
@@ -80,15 +86,17 @@ type committer struct {
 	closed  chan struct{} // closed by stop
 	done    chan struct{} // closed when the loop has returned
 
-	commits, writes int64 // counted by the loop only; read via Stats after stop or racily for reports
-	stats           chan chan GroupStats
+	commits, writes, checkpoints int64 // counted by the loop only; read via Stats after stop or racily for reports
+	stats                        chan chan GroupStats
 }
 
 // GroupStats counts the group commit's work: Commits bbolt write
-// transactions (each two fsyncs) for Writes store writes.
+// transactions (each two fsyncs) for Writes store writes and Checkpoints
+// change feed checkpoints.
 type GroupStats struct {
-	Commits int64
-	Writes  int64
+	Commits     int64
+	Writes      int64
+	Checkpoints int64
 }
 
 func newCommitter() *committer {
@@ -118,7 +126,7 @@ func (c *committer) run(s *Store) {
 		case r := <-c.reqs:
 			batch = append(batch[:0], r)
 		case out := <-c.stats:
-			out <- GroupStats{Commits: c.commits, Writes: c.writes}
+			out <- GroupStats{Commits: c.commits, Writes: c.writes, Checkpoints: c.checkpoints}
 			continue
 		case <-c.closed:
 			// Writes that made it into the channel before stop still
@@ -142,7 +150,13 @@ func (c *committer) run(s *Store) {
 			}
 		}
 		c.commits++
-		c.writes += int64(len(batch))
+		for _, r := range batch {
+			if r.fn != nil {
+				c.checkpoints++
+			} else {
+				c.writes++
+			}
+		}
 		s.commit(batch)
 	}
 }
@@ -165,7 +179,7 @@ func (s *Store) GroupStats() GroupStats {
 	case s.group.stats <- out:
 		return <-out
 	case <-s.group.done:
-		return GroupStats{Commits: s.group.commits, Writes: s.group.writes}
+		return GroupStats{Commits: s.group.commits, Writes: s.group.writes, Checkpoints: s.group.checkpoints}
 	}
 }
 
@@ -178,7 +192,12 @@ func (s *Store) commit(batch []*writeReq) {
 	fed := map[string]bool{} // streamed tables the committed writes appended to
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		for i, r := range batch {
-			verdict, err := writeTx(tx, r.ops, r.now, fed)
+			var verdict, err error
+			if r.fn != nil {
+				verdict, err = r.fn(tx)
+			} else {
+				verdict, err = writeTx(tx, r.ops, r.now, fed)
+			}
 			if err != nil {
 				return err
 			}
