@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate/shared/aws/awsapp"
+	"github.com/paygate/paygate/shared/platform/app"
 )
 
 // stalled is an endpoint that takes every request and never answers, as a
@@ -34,8 +35,13 @@ func stalled(t *testing.T) (string, *atomic.Int32) {
 	return srv.URL, &n
 }
 
-func config(to awsapp.Timeouts) aws.Config {
-	ac := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+// config is a client config with the service's own retryer (as Open
+// builds it) and the given bounds. The SDK's default retryer pauses up to
+// 2 s before a second attempt, which could outlast a test's call bound.
+func config(t *testing.T, to awsapp.Timeouts) aws.Config {
+	prod, err := awsapp.Config(app.Config{Region: "us-east-1", DynamoEndpoint: "http://127.0.0.1:1", Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	ac := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), Retryer: prod.Retryer}
 	to.Register(&ac)
 	return ac
 }
@@ -44,7 +50,7 @@ func config(to awsapp.Timeouts) aws.Config {
 // the call's bound, not held until the function's own timeout.
 func TestCallsToAStalledEndpointEndInTime(t *testing.T) {
 	url, n := stalled(t)
-	ddb := dynamodb.NewFromConfig(config(awsapp.Timeouts{Attempt: 150 * time.Millisecond, Call: 2 * time.Second}),
+	ddb := dynamodb.NewFromConfig(config(t, awsapp.Timeouts{Attempt: 150 * time.Millisecond, Call: 2 * time.Second}),
 		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(url) })
 	start := time.Now()
 	_, err := ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{})
@@ -56,7 +62,7 @@ func TestCallsToAStalledEndpointEndInTime(t *testing.T) {
 
 	// The call's bound holds whatever the retries.
 	n.Store(0)
-	ddb = dynamodb.NewFromConfig(config(awsapp.Timeouts{Attempt: time.Minute, Call: 300 * time.Millisecond}),
+	ddb = dynamodb.NewFromConfig(config(t, awsapp.Timeouts{Attempt: time.Minute, Call: 300 * time.Millisecond}),
 		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(url) })
 	start = time.Now()
 	_, err = ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{})
@@ -74,7 +80,7 @@ func TestLongPollWaitsOnTopOfTheBounds(t *testing.T) {
 	assert.Zero(t, awsapp.WaitOf((*sqs.ReceiveMessageInput)(nil)))
 
 	url, n := stalled(t)
-	q := sqs.NewFromConfig(config(awsapp.Timeouts{Attempt: 100 * time.Millisecond, Call: 200 * time.Millisecond}),
+	q := sqs.NewFromConfig(config(t, awsapp.Timeouts{Attempt: 100 * time.Millisecond, Call: 200 * time.Millisecond}),
 		func(o *sqs.Options) { o.BaseEndpoint = aws.String(url) })
 	start := time.Now()
 	_, err := q.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(url + "/q"), WaitTimeSeconds: 1})
