@@ -23,6 +23,16 @@ func TestEveryKindHasStatusTypeAndCode(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, Kind(999).Status())
 }
 
+// The tests' codes are registered once per test binary, as the service's
+// own are at init: registering twice panics, so a test that registered
+// them itself would fail under go test -count=2.
+var (
+	testTooLarge = Register(CodeInfo{Name: "apierr_test_item_too_large", Kind: Invalid, Meaning: "a test code"})
+	testBusy     = Register(CodeInfo{Name: "apierr_test_busy", Kind: Conflict, Meaning: "a test code"})
+	testNamed    = Register(CodeInfo{Name: "apierr_test_named", Kind: Invalid, Param: "Idempotency-Key", Meaning: "m"})
+	testLocked   = Register(CodeInfo{Name: "apierr_test_locked", Kind: Forbidden, Meaning: "m"})
+)
+
 func TestWrapKeepsTheInnerKind(t *testing.T) {
 	inner := Invalidf("amount", "amount is bad")
 	w := As(Wrap("orders.Create", Internal, fmt.Errorf("ctx: %w", inner)))
@@ -30,8 +40,7 @@ func TestWrapKeepsTheInnerKind(t *testing.T) {
 	assert.Equal(t, "amount", w.Param)
 	assert.Equal(t, Invalid, KindOf(w))
 	// An explicit server kind reclassifies a server error, never a client one.
-	tooLarge := Register(CodeInfo{Name: "apierr_test_item_too_large", Kind: Invalid, Meaning: "a test code"})
-	tooBig := As(Wrap("checkout.commit", Unavailable, fmt.Errorf("store: %w", New(tooLarge, "too large"))))
+	tooBig := As(Wrap("checkout.commit", Unavailable, fmt.Errorf("store: %w", New(testTooLarge, "too large"))))
 	assert.Equal(t, Invalid, tooBig.Kind)
 	assert.Equal(t, "apierr_test_item_too_large", tooBig.Code.Name())
 	down := As(Wrap("checkout.commit", Unavailable, &Error{Kind: Internal, Op: "dynamostore.Write"}))
@@ -55,8 +64,7 @@ func TestKindString(t *testing.T) {
 }
 
 func TestRegisteredCodes(t *testing.T) {
-	busy := Register(CodeInfo{Name: "apierr_test_busy", Kind: Conflict, Meaning: "a test code"})
-	e := New(busy, "thing %s kept changing", "x")
+	e := New(testBusy, "thing %s kept changing", "x")
 	assert.Equal(t, Conflict, e.Kind)
 	assert.Equal(t, "apierr_test_busy", e.CodeOrDefault())
 	assert.Equal(t, "thing x kept changing", e.Message)
@@ -66,8 +74,7 @@ func TestRegisteredCodes(t *testing.T) {
 	assert.Panics(t, func() { Register(CodeInfo{Name: "apierr_test_busy", Kind: Conflict, Meaning: "again"}) })
 	assert.Panics(t, func() { Register(CodeInfo{Name: "No-Snake", Kind: Conflict, Meaning: "m"}) })
 	assert.Panics(t, func() { Register(CodeInfo{Name: "no_meaning", Kind: Conflict}) })
-	named := Register(CodeInfo{Name: "apierr_test_named", Kind: Invalid, Param: "Idempotency-Key", Meaning: "m"})
-	assert.Equal(t, "Idempotency-Key", New(named, "m").Param)
+	assert.Equal(t, "Idempotency-Key", New(testNamed, "m").Param)
 	// Every kind's default code is registered.
 	for k := Internal; k <= CardDeclined; k++ {
 		name := (&Error{Kind: k}).CodeOrDefault()
@@ -81,10 +88,9 @@ func TestRegisteredCodes(t *testing.T) {
 }
 
 func TestSentinelsMatchWithErrorsIs(t *testing.T) {
-	locked := Register(CodeInfo{Name: "apierr_test_locked", Kind: Forbidden, Meaning: "m"})
-	errLocked := New(locked, "locked")
+	errLocked := New(testLocked, "locked")
 	wrapped := fmt.Errorf("sign in: %w", Wrap("dashboard.SignIn", Internal, errLocked))
 	assert.True(t, errors.Is(wrapped, errLocked), "a wrapped copy is the sentinel")
-	assert.True(t, HasCode(wrapped, locked))
+	assert.True(t, HasCode(wrapped, testLocked))
 	assert.False(t, errors.Is(Invalidf("x", "y"), errLocked))
 }
